@@ -1,0 +1,77 @@
+// Package candidates is rpctl's built-in Placement core: an in-memory model of
+// resource providers and the GET /allocation_candidates search over it, with
+// Placement 8.0.0's query parsing (microversions 1.10–1.39), its response
+// bodies and an explanation of why a root provider yielded nothing.
+//
+// The package does no I/O: callers load a Model from wherever the Placement
+// data lives (see the storage package) and hand it requests.
+package candidates
+
+// Microversion is a Placement API microversion "1.Minor". Only major version 1
+// exists, so the minor number is all we keep.
+type Microversion int
+
+// Common microversions that change allocation-candidate behaviour.
+const (
+	MinMicroversion Microversion = 10
+	MaxMicroversion Microversion = 39
+)
+
+// RequestGroup is one request group of GET /allocation_candidates: the
+// unsuffixed group (Suffix "") or a granular group resources{Suffix}.
+// It mirrors placement.lib.RequestGroup.
+type RequestGroup struct {
+	// Suffix is "" for the unsuffixed group, else the suffix as written
+	// ("1", "_NET1", ...), without the key prefix.
+	Suffix string
+	// Resources maps resource class name to requested amount. Empty for a
+	// resourceless group (1.36+).
+	Resources map[string]int64
+	// RequiredTraits is a conjunction of disjunctions: every inner slice is an
+	// any-of set (a plain trait is a one-element set; "in:A,B" from 1.39 is a
+	// two-element set).
+	RequiredTraits [][]string
+	// ForbiddenTraits are "!TRAIT" entries.
+	ForbiddenTraits []string
+	// MemberOf is a conjunction of any-of aggregate UUID sets (repeated
+	// member_of params are ANDed from 1.24; "in:" gives the any-of set).
+	MemberOf [][]string
+	// ForbiddenAggs are "!UUID" / "!in:U1,U2" aggregate UUIDs (1.32+).
+	ForbiddenAggs []string
+	// InTree is a provider UUID whose tree the group is confined to (1.31+),
+	// "" when absent.
+	InTree string
+}
+
+// UseSameProvider reports whether all of the group's resources must come from
+// one provider, which Placement derives from the group being suffixed.
+func (g *RequestGroup) UseSameProvider() bool { return g.Suffix != "" }
+
+// Request is a parsed GET /allocation_candidates query.
+type Request struct {
+	Microversion Microversion
+	// Groups are in order of first appearance of their suffix in the query
+	// string, which is the order Placement processes them in; the unsuffixed
+	// group, when present, keeps its own position.
+	Groups []RequestGroup
+	// GroupPolicy is "", "none" or "isolate".
+	GroupPolicy string
+	// Limit is 0 when no limit was given.
+	Limit int
+	// RootRequired and RootForbidden come from root_required (1.35+).
+	RootRequired  []string
+	RootForbidden []string
+	// SameSubtree holds one entry per same_subtree parameter (1.36+), each the
+	// list of suffixes it names.
+	SameSubtree [][]string
+}
+
+// Group returns the group with the given suffix, or nil.
+func (r *Request) Group(suffix string) *RequestGroup {
+	for i := range r.Groups {
+		if r.Groups[i].Suffix == suffix {
+			return &r.Groups[i]
+		}
+	}
+	return nil
+}

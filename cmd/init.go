@@ -1,0 +1,76 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// NewCmdInit builds `rpctl init`.
+func NewCmdInit(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "init",
+		Short: "Create the cell, API and Placement schemas (as Nova 26 and Placement 8.0.0 do) in empty databases",
+		Long: `Create the schemas rpctl uses, exactly as Nova's and Placement's db sync create them,
+in the embedded file (--db) or in empty MySQL/MariaDB databases (--cell-db, --api-db,
+--placement-db). Databases whose schema is already complete are left alone; Placement's
+standard resource classes and traits are synced.
+
+Exit codes: 0 done, 1 error.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			dbs, err := f.Databases(ctx, 0, storage.NeedCells|storage.NeedAPI|storage.NeedPlacement)
+			if err != nil {
+				return err
+			}
+			defer dbs.Close()
+			var rows [][]string
+			do := func(db *storage.DB, part storage.Part) error {
+				res, err := storage.Init(ctx, db, part)
+				for _, r := range res {
+					state := "created"
+					if len(r.Created) == 0 {
+						state = "already present"
+					}
+					rows = append(rows, []string{string(r.Part), db.Label(), state, fmt.Sprint(len(r.Created) + len(r.Present))})
+				}
+				return err
+			}
+			if dbs.Embedded {
+				if err := do(dbs.Cells[0], storage.PartCell); err != nil {
+					return err
+				}
+				if err := do(dbs.API, storage.PartAPI); err != nil {
+					return err
+				}
+				if err := do(dbs.Placement, storage.PartPlacement); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range dbs.Cells {
+					if err := do(c, storage.PartCell); err != nil {
+						return err
+					}
+				}
+				if dbs.API != nil {
+					if err := do(dbs.API, storage.PartAPI); err != nil {
+						return err
+					}
+				}
+				if dbs.Placement != nil {
+					if err := do(dbs.Placement, storage.PartPlacement); err != nil {
+						return err
+					}
+				}
+			}
+			if len(rows) == 0 {
+				return fmt.Errorf("%w: give --db FILE, or --cell-db/--api-db/--placement-db URLs, or --config-file", storage.ErrNoDatabase)
+			}
+			return f.Write(output.Rows{Headers: []string{"Schema", "Database", "State", "Tables"}, Rows: rows}, nil)
+		},
+	}
+}

@@ -1,0 +1,164 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+)
+
+// Nova's defaults for the options rpctl reads (nova/conf/compute.py, Zed).
+const (
+	DefaultInitialCPUAllocationRatio  = 16.0
+	DefaultInitialRAMAllocationRatio  = 1.5
+	DefaultInitialDiskAllocationRatio = 1.0
+	DefaultReservedHostMemoryMB       = 512
+)
+
+// Setting is an option value together with where it came from, so that an
+// error about it can name the file and line (or flag) to fix.
+type Setting struct {
+	Value  string
+	Source string // "nova.conf:12", "--cell-db", ...
+}
+
+// IsSet reports whether the option was given anywhere.
+func (s Setting) IsSet() bool { return s.Source != "" }
+
+// Options are the nova.conf/placement.conf options rpctl uses.
+type Options struct {
+	// SQLAlchemy URLs (or go-sql-driver DSNs).
+	CellDB      Setting // [database] connection
+	APIDB       Setting // [api_database] connection
+	PlacementDB Setting // [placement_database] connection
+
+	Ratios   Ratios
+	Reserved Reserved
+}
+
+// Ratios are Nova's allocation-ratio options. A nil override means the option
+// is unset, which since Stein is different from any value: unset lets an
+// operator manage the ratio through the Placement API.
+type Ratios struct {
+	CPU, RAM, Disk                      *float64 // cpu_allocation_ratio, ...
+	InitialCPU, InitialRAM, InitialDisk float64  // initial_cpu_allocation_ratio, ...
+	// Sources name where each override came from, for status messages.
+	CPUSource, RAMSource, DiskSource string
+}
+
+// Reserved are the host reservations Nova's resource tracker subtracts.
+type Reserved struct {
+	CPUs     int64 // reserved_host_cpus
+	MemoryMB int64 // reserved_host_memory_mb
+	DiskMB   int64 // reserved_host_disk_mb
+}
+
+// DefaultOptions returns Nova's defaults with no database configured.
+func DefaultOptions() Options {
+	return Options{
+		Ratios: Ratios{
+			InitialCPU:  DefaultInitialCPUAllocationRatio,
+			InitialRAM:  DefaultInitialRAMAllocationRatio,
+			InitialDisk: DefaultInitialDiskAllocationRatio,
+		},
+		Reserved: Reserved{MemoryMB: DefaultReservedHostMemoryMB},
+	}
+}
+
+// LoadFiles reads the oslo.config files in order (later files win) and returns
+// the options rpctl uses. A file that cannot be read or parsed, or an option
+// with a bad value, is an error naming the file, line and option.
+func LoadFiles(paths []string) (Options, error) {
+	ini := NewINI()
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return Options{}, fmt.Errorf("config file: %w", err)
+		}
+		err = ini.Parse(f, p)
+		f.Close()
+		if err != nil {
+			return Options{}, fmt.Errorf("config file %w", err)
+		}
+	}
+	return FromINI(ini)
+}
+
+// FromINI extracts Options from parsed files.
+func FromINI(ini *INI) (Options, error) {
+	o := DefaultOptions()
+	str := func(section, key string) Setting {
+		v, src, ok := ini.Get(section, key)
+		if !ok || v == "" {
+			return Setting{}
+		}
+		return Setting{Value: v, Source: src}
+	}
+	o.CellDB = str("database", "connection")
+	o.APIDB = str("api_database", "connection")
+	o.PlacementDB = str("placement_database", "connection")
+
+	var err error
+	ratio := func(key string, dst **float64, srcDst *string) {
+		if err != nil {
+			return
+		}
+		v, src, ok := ini.Get("DEFAULT", key)
+		if !ok || v == "" || v == "<None>" {
+			return
+		}
+		var f float64
+		if f, err = ParseRatio(v, src+": [DEFAULT] "+key); err == nil {
+			*dst, *srcDst = &f, src
+		}
+	}
+	ratio("cpu_allocation_ratio", &o.Ratios.CPU, &o.Ratios.CPUSource)
+	ratio("ram_allocation_ratio", &o.Ratios.RAM, &o.Ratios.RAMSource)
+	ratio("disk_allocation_ratio", &o.Ratios.Disk, &o.Ratios.DiskSource)
+
+	initial := func(key string, dst *float64) {
+		if err != nil {
+			return
+		}
+		if v, src, ok := ini.Get("DEFAULT", key); ok && v != "" {
+			*dst, err = ParseRatio(v, src+": [DEFAULT] "+key)
+		}
+	}
+	initial("initial_cpu_allocation_ratio", &o.Ratios.InitialCPU)
+	initial("initial_ram_allocation_ratio", &o.Ratios.InitialRAM)
+	initial("initial_disk_allocation_ratio", &o.Ratios.InitialDisk)
+
+	integer := func(key string, dst *int64) {
+		if err != nil {
+			return
+		}
+		if v, src, ok := ini.Get("DEFAULT", key); ok && v != "" {
+			n, perr := strconv.ParseInt(v, 10, 64)
+			if perr != nil || n < 0 {
+				err = fmt.Errorf("%s: [DEFAULT] %s: expected a non-negative integer, got %q", src, key, v)
+				return
+			}
+			*dst = n
+		}
+	}
+	integer("reserved_host_cpus", &o.Reserved.CPUs)
+	integer("reserved_host_memory_mb", &o.Reserved.MemoryMB)
+	integer("reserved_host_disk_mb", &o.Reserved.DiskMB)
+	if err != nil {
+		return Options{}, err
+	}
+	return o, nil
+}
+
+// ParseRatio parses an allocation ratio as Nova's FloatOpt(min=0.0) would,
+// naming what in the error so the operator knows which option to fix.
+func ParseRatio(v, what string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%s: expected a number, got %q", what, v)
+	}
+	if f < 0 {
+		return 0, fmt.Errorf("%s: must be >= 0.0, got %q", what, v)
+	}
+	return f, nil
+}

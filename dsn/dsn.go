@@ -1,0 +1,199 @@
+// Package dsn turns the database URLs operators have in nova.conf and
+// placement.conf (SQLAlchemy URLs) and go-sql-driver DSNs into something
+// database/sql can open, and into a form that is safe to print.
+package dsn
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Driver names as registered with database/sql.
+const (
+	MySQL  = "mysql"
+	SQLite = "sqlite"
+)
+
+// Target is an openable database.
+type Target struct {
+	Driver string // MySQL or SQLite
+	// DSN is what sql.Open takes. It contains the password: never print it.
+	DSN string
+	// Database is the schema name (MySQL) or file path (SQLite).
+	Database string
+	// Redacted is the original URL with the password replaced by "***".
+	Redacted string
+}
+
+func (t Target) String() string { return t.Redacted }
+
+// ErrUnknownScheme is returned for URLs rpctl cannot open.
+var ErrUnknownScheme = errors.New("unknown database URL scheme")
+
+// goDSN recognises go-sql-driver DSNs: user[:pass]@proto(addr)/db or user@/db.
+var goDSN = regexp.MustCompile(`^[^/@]*@(tcp|unix|tcp6)?(\([^)]*\))?/`)
+
+// Parse translates a SQLAlchemy URL (mysql://, mysql+pymysql://,
+// mysql+mysqldb://, sqlite:///rel, sqlite:////abs, sqlite:// for memory) or a
+// go-sql-driver DSN into a Target. Errors never contain the password.
+func Parse(raw string) (Target, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return Target{}, errors.New("empty database URL")
+	}
+	scheme, rest, hasScheme := strings.Cut(raw, "://")
+	if !hasScheme {
+		if goDSN.MatchString(raw) {
+			return parseGoDSN(raw)
+		}
+		return Target{}, fmt.Errorf("%w in %q: expected mysql+pymysql://user:pass@host/db, sqlite:///path or a go-sql-driver DSN", ErrUnknownScheme, Redact(raw))
+	}
+	dialect, _, _ := strings.Cut(strings.ToLower(scheme), "+")
+	switch dialect {
+	case "mysql", "mariadb":
+		return parseMySQLURL(raw)
+	case "sqlite":
+		return parseSQLiteURL(raw, rest)
+	}
+	return Target{}, fmt.Errorf("%w %q in %s (rpctl speaks mysql:// and sqlite://)", ErrUnknownScheme, scheme, Redact(raw))
+}
+
+func parseMySQLURL(raw string) (Target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error repeats the URL, password included; say only what broke.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return Target{}, fmt.Errorf("malformed database URL %s: %v", Redact(raw), err)
+	}
+	cfg := mysql.NewConfig()
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	q := u.Query()
+	if sock := q.Get("unix_socket"); sock != "" {
+		cfg.Net, cfg.Addr = "unix", sock
+	} else {
+		host := u.Hostname()
+		if host == "" {
+			host = "localhost"
+		}
+		port := u.Port()
+		if port == "" {
+			port = "3306"
+		}
+		cfg.Net, cfg.Addr = "tcp", host+":"+port
+	}
+	// SQLAlchemy query options that are not server variables must not reach
+	// go-sql-driver, which would send them as SET statements.
+	for k, vs := range q {
+		switch k {
+		case "unix_socket", "charset", "plugin", "read_default_file", "read_default_group":
+			continue
+		}
+		if cfg.Params == nil {
+			cfg.Params = map[string]string{}
+		}
+		cfg.Params[k] = vs[0]
+	}
+	applyDefaults(cfg)
+	if cs := q.Get("charset"); cs != "" {
+		cfg.Params = setParam(cfg.Params, "charset", cs)
+	}
+	return Target{Driver: MySQL, DSN: cfg.FormatDSN(), Database: cfg.DBName, Redacted: Redact(raw)}, nil
+}
+
+func setParam(p map[string]string, k, v string) map[string]string {
+	if p == nil {
+		p = map[string]string{}
+	}
+	p[k] = v
+	return p
+}
+
+func applyDefaults(cfg *mysql.Config) {
+	// Nova's columns are DATETIME; parse them into time.Time in UTC like
+	// oslo.db does, and keep multi-statement off.
+	cfg.ParseTime = true
+	cfg.Loc = nil
+	cfg.AllowNativePasswords = true
+}
+
+func parseGoDSN(raw string) (Target, error) {
+	cfg, err := mysql.ParseDSN(raw)
+	if err != nil {
+		return Target{}, fmt.Errorf("malformed MySQL DSN %s: %v", Redact(raw), scrub(err.Error(), raw))
+	}
+	applyDefaults(cfg)
+	return Target{Driver: MySQL, DSN: cfg.FormatDSN(), Database: cfg.DBName, Redacted: Redact(raw)}, nil
+}
+
+func parseSQLiteURL(raw, rest string) (Target, error) {
+	// sqlite:// → memory; sqlite:///rel → rel; sqlite:////abs → /abs.
+	path := strings.TrimPrefix(rest, "/")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if path == "" || path == ":memory:" {
+		return Target{Driver: SQLite, DSN: "file::memory:?cache=shared" + sqlitePragmas("&"), Database: ":memory:", Redacted: raw}, nil
+	}
+	return SQLiteFile(path), nil
+}
+
+// SQLiteFile is the Target of the embedded database file at path.
+func SQLiteFile(path string) Target {
+	clean := filepath.Clean(path)
+	return Target{Driver: SQLite, DSN: "file:" + clean + sqlitePragmas("?"), Database: clean, Redacted: "sqlite:///" + clean}
+}
+
+// sqlitePragmas enforces foreign keys (Placement's schema relies on them being
+// declared, not enforced, but correctness checks are cheap) and waits for a
+// lock rather than failing, so a concurrent reader does not abort a run.
+func sqlitePragmas(sep string) string {
+	return sep + "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_time_format=sqlite"
+}
+
+// Redact returns raw with any password replaced by "***". It understands URLs
+// and go-sql-driver DSNs; anything else is returned with the part between the
+// first ':' after the scheme and the last '@' masked.
+func Redact(raw string) string {
+	if scheme, rest, ok := strings.Cut(raw, "://"); ok {
+		at := strings.LastIndex(rest, "@")
+		if at < 0 {
+			return raw
+		}
+		userinfo := rest[:at]
+		if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
+			return scheme + "://" + user + ":***" + rest[at:]
+		}
+		return raw
+	}
+	at := strings.LastIndex(raw, "@")
+	if at < 0 {
+		return raw
+	}
+	if user, _, hasPass := strings.Cut(raw[:at], ":"); hasPass {
+		return user + ":***" + raw[at:]
+	}
+	return raw
+}
+
+// scrub removes the password of raw from msg, for driver errors that echo
+// the DSN.
+func scrub(msg, raw string) string {
+	red := Redact(raw)
+	if red == raw {
+		return msg
+	}
+	return strings.ReplaceAll(msg, raw, red)
+}

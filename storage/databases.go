@@ -1,0 +1,254 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/rpctl/rpctl/dsn"
+)
+
+// Source is a database URL and where it was given, for error messages.
+type Source struct {
+	URL    string
+	Origin string // "--cell-db", "nova.conf:4", ...
+}
+
+// Sources are every way a command can be told where the databases are.
+type Sources struct {
+	Embedded    string   // --db FILE: one SQLite file with all three schemas
+	CellDBs     []Source // --cell-db, repeatable: exactly these cells
+	ConfigCell  Source   // [database] connection
+	APIDB       Source   // --api-db or [api_database] connection
+	PlacementDB Source   // --placement-db or [placement_database] connection
+}
+
+// Need says which databases a command cannot work without.
+type Need uint8
+
+// The databases a command may need.
+const (
+	NeedCells Need = 1 << iota
+	NeedAPI
+	NeedPlacement
+)
+
+// Databases are the open connections of one rpctl run.
+type Databases struct {
+	Cells     []*DB // every cell to work on, cell0 excluded
+	API       *DB   // nil when not configured
+	Placement *DB   // nil when not configured
+	// Embedded is true for --db: cells, API and Placement share one file.
+	Embedded bool
+	opened   []*DB
+}
+
+// Close closes every connection.
+func (d *Databases) Close() error {
+	var errs []error
+	for _, db := range d.opened {
+		errs = append(errs, db.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// EmbeddedCellName is the cell name of the embedded database's only cell.
+const EmbeddedCellName = "cell1"
+
+// cell0UUID is Nova's fixed cell0 mapping UUID: cell0 holds instances that
+// failed to schedule and has no compute nodes.
+const cell0UUID = "00000000-0000-0000-0000-000000000000"
+
+// ErrNoDatabase is returned when a needed database is not configured.
+var ErrNoDatabase = errors.New("no database configured")
+
+// Connect opens what s names: the databases in need must be configured, those
+// in want are opened when they are. When cells are wanted and no cell
+// database is given explicitly, the cells come from the API database's
+// cell_mappings (templated URLs expanded from [database] connection), else
+// from [database] connection.
+func Connect(ctx context.Context, s Sources, need, want Need) (*Databases, error) {
+	want |= need
+	d := &Databases{}
+	fail := func(err error) (*Databases, error) {
+		d.Close()
+		return nil, err
+	}
+	if s.Embedded != "" {
+		if len(s.CellDBs) > 0 || s.APIDB.URL != "" || s.PlacementDB.URL != "" {
+			return nil, errors.New("--db (the embedded file) cannot be combined with --cell-db, --api-db or --placement-db")
+		}
+		db, err := Open(ctx, dsn.SQLiteFile(s.Embedded), RoleCell, EmbeddedCellName)
+		if err != nil {
+			return nil, err
+		}
+		d.opened = append(d.opened, db)
+		d.Embedded = true
+		d.Cells = []*DB{db}
+		d.API = &DB{DB: db.DB, Role: RoleAPI, Target: db.Target}
+		d.Placement = &DB{DB: db.DB, Role: RolePlacement, Target: db.Target}
+		return d, nil
+	}
+	open := func(src Source, role Role, name string) (*DB, error) {
+		t, err := dsn.Parse(src.URL)
+		if err != nil {
+			return nil, fmt.Errorf("%s (from %s): %w", roleLabel(role, name), src.Origin, err)
+		}
+		db, err := Open(ctx, t, role, name)
+		if err != nil {
+			return nil, err
+		}
+		d.opened = append(d.opened, db)
+		return db, nil
+	}
+	var err error
+	if s.APIDB.URL != "" && want&(NeedAPI|NeedCells) != 0 {
+		if d.API, err = open(s.APIDB, RoleAPI, ""); err != nil {
+			return fail(err)
+		}
+	}
+	if s.PlacementDB.URL != "" && want&NeedPlacement != 0 {
+		if d.Placement, err = open(s.PlacementDB, RolePlacement, ""); err != nil {
+			return fail(err)
+		}
+	}
+	if want&NeedCells != 0 {
+		switch {
+		case len(s.CellDBs) > 0:
+			for i, src := range s.CellDBs {
+				db, err := open(src, RoleCell, cellNameFromURL(src.URL, i))
+				if err != nil {
+					return fail(err)
+				}
+				d.Cells = append(d.Cells, db)
+			}
+		case d.API != nil:
+			cells, err := ListCellMappings(ctx, d.API)
+			if err != nil {
+				return fail(err)
+			}
+			for _, c := range cells {
+				if c.UUID == cell0UUID || c.Name == "cell0" {
+					continue
+				}
+				u, err := ExpandCellURL(c.DatabaseConnection, s.ConfigCell.URL)
+				if err != nil {
+					return fail(fmt.Errorf("cell mapping %q (%s): %w", c.Name, c.UUID, err))
+				}
+				db, err := open(Source{URL: u, Origin: "cell_mappings " + c.Name}, RoleCell, c.Name)
+				if err != nil {
+					return fail(err)
+				}
+				d.Cells = append(d.Cells, db)
+			}
+			if len(d.Cells) == 0 && s.ConfigCell.URL != "" {
+				db, err := open(s.ConfigCell, RoleCell, "default")
+				if err != nil {
+					return fail(err)
+				}
+				d.Cells = append(d.Cells, db)
+			}
+		case s.ConfigCell.URL != "":
+			db, err := open(s.ConfigCell, RoleCell, "default")
+			if err != nil {
+				return fail(err)
+			}
+			d.Cells = append(d.Cells, db)
+		}
+		if len(d.Cells) == 0 && need&NeedCells != 0 {
+			return fail(fmt.Errorf("%w for the Nova cell: give --db FILE (the embedded default), --cell-db URL, or --config-file nova.conf with [database] connection (or [api_database] connection with cell mappings)", ErrNoDatabase))
+		}
+	}
+	if need&NeedAPI != 0 && d.API == nil {
+		return fail(fmt.Errorf("%w for the Nova API: give --db FILE (the embedded default), --api-db URL, or --config-file nova.conf with [api_database] connection", ErrNoDatabase))
+	}
+	if need&NeedPlacement != 0 && d.Placement == nil {
+		return fail(fmt.Errorf("%w for Placement: give --db FILE (the embedded default), --placement-db URL, or --config-file placement.conf with [placement_database] connection", ErrNoDatabase))
+	}
+	return d, nil
+}
+
+func roleLabel(role Role, name string) string {
+	if role == RoleCell && name != "" {
+		return fmt.Sprintf("cell %q database", name)
+	}
+	return fmt.Sprintf("%s database", role)
+}
+
+// cellNameFromURL names a --cell-db cell by its database name, which is how
+// operators tell cells apart (nova_cell1, nova_cell2, ...).
+func cellNameFromURL(raw string, i int) string {
+	if t, err := dsn.Parse(raw); err == nil && t.Database != "" {
+		return t.Database
+	}
+	return fmt.Sprintf("cell%d", i+1)
+}
+
+// ExpandCellURL expands Nova's templated cell_mappings.database_connection
+// ("{scheme}://{username}:{password}@{hostname}/{path}") from the local
+// [database] connection, as nova.objects.CellMapping.format_db_url does. A
+// plain URL is returned unchanged.
+func ExpandCellURL(tmpl, local string) (string, error) {
+	if !strings.Contains(tmpl, "{") {
+		return tmpl, nil
+	}
+	if local == "" {
+		return "", errors.New("database_connection is a template but no [database] connection is configured to fill it from")
+	}
+	u, err := url.Parse(local)
+	if err != nil {
+		return "", fmt.Errorf("[database] connection is not a URL: %v", errors.Unwrap(err))
+	}
+	subs := map[string]string{
+		"scheme":   u.Scheme,
+		"username": u.User.Username(),
+		"hostname": u.Hostname(),
+		"port":     u.Port(),
+		"query":    u.RawQuery,
+		"fragment": u.Fragment,
+		"path":     strings.TrimLeft(u.Path, "/"),
+	}
+	subs["password"], _ = u.User.Password()
+	var b strings.Builder
+	rest := tmpl
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("unterminated '{' in template %s", dsn.Redact(tmpl))
+		}
+		key := rest[i+1 : i+j]
+		v, ok := subs[key]
+		if !ok {
+			return "", fmt.Errorf("unknown template field {%s} in %s", key, dsn.Redact(tmpl))
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(v)
+		rest = rest[i+j+1:]
+	}
+	return b.String(), nil
+}
+
+// CellMapping is a row of the API database's cell_mappings.
+type CellMapping struct {
+	ID                 int64  `db:"id"`
+	UUID               string `db:"uuid"`
+	Name               string `db:"name"`
+	DatabaseConnection string `db:"database_connection"`
+}
+
+// ListCellMappings returns every cell mapping.
+func ListCellMappings(ctx context.Context, api *DB) ([]CellMapping, error) {
+	var out []CellMapping
+	err := api.SelectContext(ctx, &out, `SELECT id, uuid, COALESCE(name, '') AS name, COALESCE(database_connection, '') AS database_connection FROM cell_mappings ORDER BY id`)
+	if err != nil {
+		return nil, api.Errorf("read cell_mappings: %w", CleanError(err))
+	}
+	return out, nil
+}

@@ -1,0 +1,157 @@
+// Package storage owns every SQL statement rpctl runs: opening the Nova cell,
+// Nova API and Placement databases (MariaDB/MySQL or the embedded SQLite
+// file), creating their schemas, and the queries the domain packages need.
+// Domain packages receive plain Go values from here and never see SQL.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+
+	"github.com/rpctl/rpctl/dsn"
+)
+
+// Role says which of Nova's and Placement's databases a handle is, so that
+// errors can tell the operator which connection to fix.
+type Role string
+
+// The databases rpctl uses.
+const (
+	RoleCell      Role = "cell"
+	RoleAPI       Role = "API"
+	RolePlacement Role = "Placement"
+)
+
+// DB is an open database of one role.
+type DB struct {
+	*sqlx.DB
+	Role   Role
+	Name   string // cell name for RoleCell, else ""
+	Target dsn.Target
+}
+
+// IsMySQL reports whether the database is MySQL/MariaDB (else SQLite).
+func (db *DB) IsMySQL() bool { return db.Target.Driver == dsn.MySQL }
+
+// Label names the database for messages: `cell "cell1" database
+// (mysql://nova:***@db/nova)`.
+func (db *DB) Label() string {
+	if db.Role == RoleCell && db.Name != "" {
+		return fmt.Sprintf("cell %q database (%s)", db.Name, db.Target.Redacted)
+	}
+	return fmt.Sprintf("%s database (%s)", db.Role, db.Target.Redacted)
+}
+
+// ConnectTimeout bounds how long Open waits for a dead server.
+var ConnectTimeout = 10 * time.Second
+
+// Open connects to t and checks the server answers. The error names the role
+// and the redacted URL, never the password.
+func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error) {
+	driverDSN := t.DSN
+	if t.Driver == dsn.MySQL {
+		cfg, err := mysql.ParseDSN(t.DSN)
+		if err != nil {
+			return nil, fmt.Errorf("%s database (%s): %v", role, t.Redacted, err)
+		}
+		if cfg.Timeout == 0 {
+			cfg.Timeout = ConnectTimeout
+		}
+		driverDSN = cfg.FormatDSN()
+	}
+	x, err := sqlx.Open(t.Driver, driverDSN)
+	if err != nil {
+		return nil, fmt.Errorf("%s database (%s): %v", role, t.Redacted, err)
+	}
+	db := &DB{DB: x, Role: role, Name: name, Target: t}
+	if t.Driver == dsn.SQLite {
+		// One writer at a time is SQLite's model; a single connection also
+		// keeps ":memory:" databases from splitting into several.
+		x.SetMaxOpenConns(1)
+	} else {
+		x.SetMaxOpenConns(32)
+		x.SetMaxIdleConns(32)
+		x.SetConnMaxLifetime(5 * time.Minute)
+	}
+	pctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	defer cancel()
+	if err := x.PingContext(pctx); err != nil {
+		x.Close()
+		return nil, db.Errorf("cannot connect: %w", CleanError(err))
+	}
+	return db, nil
+}
+
+// Errorf prefixes an error with the database's label.
+func (db *DB) Errorf(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", db.Label(), fmt.Errorf(format, args...))
+}
+
+// CleanError shortens driver errors to the one line an operator needs.
+func CleanError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return fmt.Errorf("MySQL error %d: %s", me.Number, me.Message)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errors.New("timed out")
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return errors.New(msg)
+}
+
+// Tx runs fn in a transaction, committing when fn returns nil.
+func (db *DB) Tx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return db.Errorf("begin transaction: %w", CleanError(err))
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return db.Errorf("commit: %w", CleanError(err))
+	}
+	return nil
+}
+
+// Rebind converts '?' placeholders to the driver's form.
+func (db *DB) Rebind(q string) string { return db.DB.Rebind(q) }
+
+// tableExists reports whether a table is present.
+func (db *DB) tableExists(ctx context.Context, table string) (bool, error) {
+	var n int
+	var err error
+	if db.IsMySQL() {
+		err = db.GetContext(ctx, &n, `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?`, table)
+	} else {
+		err = db.GetContext(ctx, &n, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table)
+	}
+	if err != nil {
+		return false, db.Errorf("look up table %s: %w", table, CleanError(err))
+	}
+	return n > 0, nil
+}
+
+// nullString is a helper for optional text columns.
+func nullString(s sql.NullString) string {
+	if s.Valid {
+		return s.String
+	}
+	return ""
+}
