@@ -9,6 +9,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"strings"
 	"time"
 
@@ -48,6 +50,12 @@ func (db *DB) Label() string {
 		return fmt.Sprintf("cell %q database (%s)", db.Name, db.Target.Redacted)
 	}
 	return fmt.Sprintf("%s database (%s)", db.Role, db.Target.Redacted)
+}
+
+func init() {
+	// go-sql-driver logs connection errors itself, on stderr, besides
+	// returning them; rpctl reports the returned error once, in one line.
+	mysql.SetLogger(log.New(io.Discard, "", 0))
 }
 
 // ConnectTimeout bounds how long Open waits for a dead server.

@@ -1,0 +1,105 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadFiles(t *testing.T) {
+	nova := write(t, "nova.conf", `
+[DEFAULT]
+# comment
+cpu_allocation_ratio = 4.0
+initial_ram_allocation_ratio: 1.0
+reserved_host_memory_mb = 2048
+reserved_host_disk_mb = 1500
+[database]
+connection = mysql+pymysql://nova:pw@db/nova?charset=utf8
+[api_database]
+connection = mysql+pymysql://nova:pw@db/nova_api
+`)
+	placement := write(t, "placement.conf", `
+[placement_database]
+connection = "mysql+pymysql://placement:pw@db/placement"
+[DEFAULT]
+cpu_allocation_ratio = 8.0
+`)
+	o, err := LoadFiles([]string{nova, placement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Ratios.CPU == nil || *o.Ratios.CPU != 8.0 {
+		t.Errorf("later file must win: cpu ratio %v", o.Ratios.CPU)
+	}
+	if o.Ratios.RAM != nil || o.Ratios.Disk != nil {
+		t.Errorf("unset ratios must stay nil: %v %v", o.Ratios.RAM, o.Ratios.Disk)
+	}
+	if o.Ratios.InitialCPU != 16.0 || o.Ratios.InitialRAM != 1.0 || o.Ratios.InitialDisk != 1.0 {
+		t.Errorf("initial ratios %+v", o.Ratios)
+	}
+	if o.Reserved.MemoryMB != 2048 || o.Reserved.DiskMB != 1500 || o.Reserved.CPUs != 0 {
+		t.Errorf("reserved %+v", o.Reserved)
+	}
+	if o.PlacementDB.Value != "mysql+pymysql://placement:pw@db/placement" || !strings.HasSuffix(o.PlacementDB.Source, "placement.conf:3") {
+		t.Errorf("placement db %+v", o.PlacementDB)
+	}
+	if o.CellDB.Value == "" || o.APIDB.Value == "" {
+		t.Errorf("db options missing: %+v", o)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	o, err := LoadFiles(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Reserved.MemoryMB != 512 || o.Ratios.InitialCPU != 16 || o.Ratios.InitialRAM != 1.5 || o.Ratios.InitialDisk != 1 {
+		t.Errorf("defaults %+v", o)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	tests := []struct{ name, body, want string }{
+		{"no section", "connection = x\n", "nova.conf:1: option"},
+		{"bad header", "[DEFAULT\n", "nova.conf:1: malformed section header"},
+		{"no equals", "[DEFAULT]\njust words\n", "nova.conf:2: expected \"key = value\""},
+		{"stray continuation", "[DEFAULT]\n\n  indented\n", "nova.conf:3: continuation line"},
+		{"ratio not a number", "[DEFAULT]\ncpu_allocation_ratio = lots\n", "[DEFAULT] cpu_allocation_ratio: expected a number, got \"lots\""},
+		{"negative ratio", "[DEFAULT]\ndisk_allocation_ratio = -1\n", "[DEFAULT] disk_allocation_ratio: must be >= 0.0"},
+		{"negative initial", "[DEFAULT]\ninitial_ram_allocation_ratio = -0.5\n", "initial_ram_allocation_ratio: must be >= 0.0"},
+		{"bad reserved", "[DEFAULT]\nreserved_host_memory_mb = 1GB\n", "reserved_host_memory_mb: expected a non-negative integer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadFiles([]string{write(t, "nova.conf", tc.body)})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := LoadFiles([]string{"/nonexistent/nova.conf"}); err == nil || !strings.Contains(err.Error(), "/nonexistent/nova.conf") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestZeroRatioIsSet(t *testing.T) {
+	// An explicit 0.0 is a set option (status flags it), not "unset".
+	o, err := LoadFiles([]string{write(t, "nova.conf", "[DEFAULT]\nram_allocation_ratio = 0.0\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Ratios.RAM == nil || *o.Ratios.RAM != 0 {
+		t.Errorf("ram ratio %v", o.Ratios.RAM)
+	}
+}

@@ -1,0 +1,75 @@
+package dsn
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		raw, driver, dsn, db, redacted string
+	}{
+		{"mysql+pymysql://nova:s3cret@db.example:3307/nova?charset=utf8",
+			MySQL, "nova:s3cret@tcp(db.example:3307)/nova?parseTime=true&charset=utf8", "nova", "mysql+pymysql://nova:***@db.example:3307/nova?charset=utf8"},
+		{"mysql://nova:p%40ss@10.0.0.1/nova_api",
+			MySQL, "nova:p@ss@tcp(10.0.0.1:3306)/nova_api?parseTime=true", "nova_api", "mysql://nova:***@10.0.0.1/nova_api"},
+		{"mysql+pymysql://root@/placement?unix_socket=/run/mysqld/mysqld.sock",
+			MySQL, "root@unix(/run/mysqld/mysqld.sock)/placement?parseTime=true", "placement", "mysql+pymysql://root@/placement?unix_socket=/run/mysqld/mysqld.sock"},
+		{"nova:pw@tcp(127.0.0.1:3306)/nova",
+			MySQL, "nova:pw@tcp(127.0.0.1:3306)/nova?parseTime=true", "nova", "nova:***@tcp(127.0.0.1:3306)/nova"},
+		{"sqlite:////var/lib/rpctl/cloud.db", SQLite, "", "/var/lib/rpctl/cloud.db", "sqlite:////var/lib/rpctl/cloud.db"},
+		{"sqlite:///rel/cloud.db", SQLite, "", "rel/cloud.db", "sqlite:///rel/cloud.db"},
+		{"sqlite://", SQLite, "", ":memory:", "sqlite://"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.raw, func(t *testing.T) {
+			got, err := Parse(tc.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Driver != tc.driver || got.Database != tc.db || got.Redacted != tc.redacted {
+				t.Errorf("got %s %q %q, want %s %q %q", got.Driver, got.Database, got.Redacted, tc.driver, tc.db, tc.redacted)
+			}
+			if tc.dsn != "" && got.DSN != tc.dsn {
+				t.Errorf("DSN %q, want %q", got.DSN, tc.dsn)
+			}
+		})
+	}
+}
+
+func TestParseErrorsNeverShowPassword(t *testing.T) {
+	for _, raw := range []string{
+		"postgresql://nova:topsecret@db/nova",
+		"oracle://u:topsecret@h/x",
+		"mysql://nova:topsecret@db:notaport/nova",
+		"nova:topsecret@tcp(db/nova",
+		"just-a-word-topsecret",
+	} {
+		_, err := Parse(raw)
+		if err == nil {
+			t.Errorf("%s: no error", raw)
+			continue
+		}
+		if strings.Contains(err.Error(), "topsecret") && raw != "just-a-word-topsecret" {
+			t.Errorf("%s: error shows the password: %v", raw, err)
+		}
+	}
+	if _, err := Parse("postgresql://a:b@c/d"); !errors.Is(err, ErrUnknownScheme) {
+		t.Errorf("want ErrUnknownScheme, got %v", err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"mysql+pymysql://u:p@h/db":                           "mysql+pymysql://u:***@h/db",
+		"mysql://u@h/db":                                     "mysql://u@h/db",
+		"u:p:with:colons@tcp(h:1)/db":                        "u:***@tcp(h:1)/db",
+		"mysql://u:p@ss@h/db":                                "mysql://u:***@h/db",
+		"{scheme}://{username}:{password}@{hostname}/{path}": "{scheme}://{username}:***@{hostname}/{path}",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

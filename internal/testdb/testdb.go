@@ -1,0 +1,264 @@
+// Package testdb gives integration tests real services: a throwaway MariaDB
+// server with a fresh database per test, and the real Placement API on
+// 127.0.0.1. Under `make test` (RPCTL_INTEGRATION=1) and in CI (CI=true) a
+// service that cannot be had is a test failure; elsewhere the test is skipped
+// with a message that says what is missing.
+package testdb
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Required reports whether a missing service must fail the test rather than
+// skip it.
+func Required() bool {
+	return os.Getenv("CI") == "true" || os.Getenv("RPCTL_INTEGRATION") == "1"
+}
+
+func unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if Required() {
+		t.Fatalf("integration service unavailable: %s", msg)
+	}
+	t.Skipf("skipping: %s (run `make test`, which starts it)", msg)
+}
+
+// RepoRoot is the checkout's top directory.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+var server struct {
+	once   sync.Once
+	prefix string // go-sql-driver DSN up to and including "/"
+	err    error
+}
+
+// serverPrefix returns the admin DSN prefix of a MariaDB server: the one in
+// RPCTL_TEST_MYSQL, else one started with scripts/mariadb-start.sh in a
+// private directory (shared by the test binaries of one run through a lock).
+func serverPrefix() (string, error) {
+	server.once.Do(func() {
+		if p := os.Getenv("RPCTL_TEST_MYSQL"); p != "" {
+			server.prefix = p
+			return
+		}
+		if _, err := exec.LookPath("mariadbd"); err != nil {
+			if _, err2 := os.Stat("/usr/sbin/mariadbd"); err2 != nil {
+				server.err = fmt.Errorf("no RPCTL_TEST_MYSQL and no mariadbd installed (apt-get install mariadb-server)")
+				return
+			}
+		}
+		dir := filepath.Join(os.TempDir(), "rpctl-test-mariadb")
+		os.MkdirAll(dir, 0o755)
+		lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			server.err = err
+			return
+		}
+		defer lock.Close()
+		syscall.Flock(int(lock.Fd()), syscall.LOCK_EX)
+		defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		out, err := exec.Command(filepath.Join(RepoRoot(), "scripts", "mariadb-start.sh"), dir, "33307").CombinedOutput()
+		if err != nil {
+			server.err = fmt.Errorf("scripts/mariadb-start.sh: %v: %s", err, strings.TrimSpace(string(out)))
+			return
+		}
+		vars := parseAssignments(string(out))
+		server.prefix = vars["RPCTL_TEST_MYSQL"]
+		if server.prefix == "" {
+			server.err = fmt.Errorf("scripts/mariadb-start.sh printed no RPCTL_TEST_MYSQL: %s", out)
+		}
+	})
+	return server.prefix, server.err
+}
+
+func parseAssignments(s string) map[string]string {
+	vars := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok {
+			vars[k] = strings.Trim(v, "'")
+		}
+	}
+	return vars
+}
+
+// MySQL is a fresh database on the test server.
+type MySQL struct {
+	Name string
+	// DSN is a go-sql-driver DSN for the database.
+	DSN string
+	// URL is the same database as a SQLAlchemy URL (what nova.conf holds).
+	URL string
+	// Admin is an open connection to the server, without a default database.
+	Admin *sql.DB
+}
+
+// NewMySQL creates an empty database for the test and drops it afterwards.
+func NewMySQL(t testing.TB) *MySQL {
+	t.Helper()
+	prefix, err := serverPrefix()
+	if err != nil {
+		unavailable(t, "MariaDB: %v", err)
+	}
+	cfg, err := mysql.ParseDSN(prefix)
+	if err != nil {
+		t.Fatalf("RPCTL_TEST_MYSQL is not a go-sql-driver DSN: %v", err)
+	}
+	cfg.DBName = ""
+	admin, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := admin.PingContext(ctx); err != nil {
+		admin.Close()
+		unavailable(t, "MariaDB at %s: %v", cfg.Addr, err)
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	name := "rpctl_" + sanitize(t.Name()) + "_" + hex.EncodeToString(b[:])
+	if len(name) > 64 {
+		name = name[:55] + "_" + hex.EncodeToString(b[:])
+	}
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb3"); err != nil {
+		admin.Close()
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		admin.Exec("DROP DATABASE IF EXISTS `" + name + "`")
+		admin.Close()
+	})
+	dbCfg := cfg.Clone()
+	dbCfg.DBName = name
+	dbCfg.ParseTime = true
+	url := fmt.Sprintf("mysql+pymysql://%s:%s@%s/%s?charset=utf8", cfg.User, cfg.Passwd, cfg.Addr, name)
+	return &MySQL{Name: name, DSN: dbCfg.FormatDSN(), URL: url, Admin: admin}
+}
+
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// Python is Debian's interpreter: another python3 earlier on PATH (pyenv)
+// does not see python3-nova and python3-placement.
+const Python = "/usr/bin/python3"
+
+// RequirePython skips (or fails under make test/CI) when the Debian OpenStack
+// packages a test compares against are not installed.
+func RequirePython(t testing.TB, modules ...string) {
+	t.Helper()
+	args := []string{"-c", "import " + strings.Join(modules, ", ")}
+	if out, err := exec.Command(Python, args...).CombinedOutput(); err != nil {
+		unavailable(t, "Python modules %s: %v: %s (apt-get install python3-nova python3-placement python3-pymysql)", strings.Join(modules, ", "), err, lastLine(out))
+	}
+}
+
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that is free right now.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// PlacementAPI starts the real placement-api on 127.0.0.1 against the
+// database at sqlalchemyURL and returns its base URL; it is stopped when the
+// test ends.
+func PlacementAPI(t testing.TB, sqlalchemyURL string) string {
+	t.Helper()
+	if _, err := exec.LookPath("placement-api"); err != nil {
+		unavailable(t, "placement-api not installed (apt-get install python3-placement)")
+	}
+	dir := t.TempDir()
+	port := FreePort(t)
+	out, err := exec.Command(filepath.Join(RepoRoot(), "scripts", "placement-api-start.sh"), dir, fmt.Sprint(port), sqlalchemyURL).CombinedOutput()
+	if err != nil {
+		t.Fatalf("start placement-api: %v\n%s", err, out)
+	}
+	vars := parseAssignments(string(out))
+	var pid int
+	fmt.Sscan(vars["PLACEMENT_PID"], &pid)
+	t.Cleanup(func() {
+		if pid > 0 {
+			syscall.Kill(pid, syscall.SIGTERM)
+			for i := 0; i < 50 && syscall.Kill(pid, 0) == nil; i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	return vars["PLACEMENT_URL"]
+}
+
+// PlacementGet performs a GET against the real Placement at microversion mv
+// (e.g. "1.39") and returns the status and body.
+func PlacementGet(t testing.TB, base, path, mv string) (int, []byte) {
+	t.Helper()
+	return PlacementDo(t, http.MethodGet, base, path, mv, "")
+}
+
+// PlacementDo performs a request with an optional JSON body.
+func PlacementDo(t testing.TB, method, base, path, mv, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Auth-Token", "admin")
+	req.Header.Set("OpenStack-API-Version", "placement "+mv)
+	req.Header.Set("Accept", "application/json")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Start the real OpenStack Placement API (Debian python3-placement) on
+# 127.0.0.1 against a given database, with noauth2, for tests and benchmarks.
+#
+#   scripts/placement-api-start.sh DIR PORT SQLALCHEMY_URL
+#
+# Writes DIR/placement.conf, starts placement-api in the background, waits
+# until GET / answers, and prints PLACEMENT_URL=... and PLACEMENT_PID=...
+# Requests need "X-Auth-Token: admin" and "OpenStack-API-Version: placement 1.39".
+set -euo pipefail
+dir=$1 port=$2 url=$3
+mkdir -p "$dir"
+cat >"$dir/placement.conf" <<CONF
+[DEFAULT]
+debug = false
+[api]
+auth_strategy = noauth2
+[placement_database]
+connection = $url
+[placement]
+randomize_allocation_candidates = false
+CONF
+command -v placement-api >/dev/null || { echo "placement-api-start: placement-api not found; apt-get install python3-placement" >&2; exit 1; }
+OS_PLACEMENT_CONFIG_DIR="$dir" nohup placement-api --host 127.0.0.1 --port "$port" >"$dir/api.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 120); do
+  if curl -fsS -o /dev/null -H 'X-Auth-Token: admin' "http://127.0.0.1:$port/" 2>/dev/null; then
+    echo "PLACEMENT_URL='http://127.0.0.1:$port'"
+    echo "PLACEMENT_PID='$pid'"
+    exit 0
+  fi
+  kill -0 "$pid" 2>/dev/null || { echo "placement-api-start: placement-api exited, see $dir/api.log" >&2; tail -20 "$dir/api.log" >&2; exit 1; }
+  sleep 0.25
+done
+echo "placement-api-start: no answer on port $port after 30s, see $dir/api.log" >&2
+kill "$pid" 2>/dev/null || true
+exit 1
