@@ -1,0 +1,163 @@
+// Package migrate runs rpctl's online data migrations the way
+// `nova-manage db online_data_migrations` runs Nova's: in batches, each
+// migration idempotent, with the same summary table and exit codes.
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Migration is one online data migration. It follows Nova's contract
+// (nova/cmd/manage.py): migrate at most count records and report found, the
+// records that still needed migrating when it looked (all of them, or up to
+// count), and done, those it migrated. found > 0 with done == 0 means the rest
+// cannot be migrated (bad rows); the runner then stops asking.
+type Migration interface {
+	Name() string
+	Run(ctx context.Context, count int) (found, done int, err error)
+}
+
+// RowError is a record a migration skipped because its data is bad. The
+// migration keeps going; the run ends with exit code 2.
+type RowError struct {
+	Migration string
+	Cell      string
+	ID        int64
+	Host      string
+	Err       error
+}
+
+func (e *RowError) Error() string {
+	where := fmt.Sprintf("compute node id=%d", e.ID)
+	if e.Host != "" {
+		where += fmt.Sprintf(" (%s)", e.Host)
+	}
+	if e.Cell != "" {
+		where = fmt.Sprintf("cell %s: %s", e.Cell, where)
+	}
+	return fmt.Sprintf("%s: %s: %v", e.Migration, where, e.Err)
+}
+
+// RowErrors is what a migration returns when some records were skipped; it is
+// not fatal to the run.
+type RowErrors []*RowError
+
+func (r RowErrors) Error() string {
+	if len(r) == 1 {
+		return r[0].Error()
+	}
+	return fmt.Sprintf("%d bad rows, first: %v", len(r), r[0])
+}
+
+// Row is one line of the summary table; totals are summed over batches, as
+// nova-manage does.
+type Row struct {
+	Migration   string `json:"migration"`
+	TotalNeeded int    `json:"total_needed"`
+	Completed   int    `json:"completed"`
+}
+
+// Summary is the outcome of a run.
+type Summary struct {
+	Rows []Row `json:"migrations"`
+	// Exit is nova-manage's code: 0 nothing left, 1 more may remain after
+	// --max-count, 2 a migration failed or skipped bad rows.
+	Exit int `json:"exit_code"`
+	// RowErrors are the skipped records; Errors the migrations that failed.
+	RowErrors []*RowError `json:"-"`
+	Errors    []error     `json:"-"`
+}
+
+// DefaultBatch is nova-manage's batch size when --max-count is not given.
+const DefaultBatch = 50
+
+// Runner runs migrations in order.
+type Runner struct {
+	Migrations []Migration
+	// Log receives nova-manage's progress lines ("N rows matched query X, M
+	// migrated"); nil discards them.
+	Log io.Writer
+	// Batch overrides DefaultBatch for unlimited runs.
+	Batch int
+}
+
+// ErrMaxCount is returned for a --max-count below 1 (nova-manage exits 127).
+var ErrMaxCount = errors.New("Must supply a positive value for max_number")
+
+// Run runs the migrations. maxCount <= 0 with unlimited=true runs batches
+// until a batch migrates nothing; otherwise one batch of at most maxCount.
+func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary, error) {
+	log := r.Log
+	if log == nil {
+		log = io.Discard
+	}
+	if !unlimited && maxCount < 1 {
+		return Summary{Exit: 127}, ErrMaxCount
+	}
+	if unlimited {
+		maxCount = r.Batch
+		if maxCount <= 0 {
+			maxCount = DefaultBatch
+		}
+		fmt.Fprintf(log, "Running batches of %d until complete\n", maxCount)
+	}
+	totals := map[string]*Row{}
+	var sum Summary
+	failed := false
+	for {
+		ran := 0
+		batchFailed := false
+		for _, m := range r.Migrations {
+			if err := ctx.Err(); err != nil {
+				return sum, err
+			}
+			found, done, err := m.Run(ctx, maxCount-ran)
+			if err != nil {
+				var rows RowErrors
+				if errors.As(err, &rows) {
+					sum.RowErrors = append(sum.RowErrors, rows...)
+					for _, re := range rows {
+						fmt.Fprintf(log, "Skipped %v\n", re)
+					}
+				} else {
+					fmt.Fprintf(log, "Error attempting to run %s: %v\n", m.Name(), err)
+					sum.Errors = append(sum.Errors, fmt.Errorf("%s: %w", m.Name(), err))
+					found, done = 0, 0
+					batchFailed = true
+				}
+			}
+			row := totals[m.Name()]
+			if row == nil {
+				row = &Row{Migration: m.Name()}
+				totals[m.Name()] = row
+			}
+			if found > 0 {
+				fmt.Fprintf(log, "%d rows matched query %s, %d migrated\n", found, m.Name(), done)
+			}
+			row.TotalNeeded += found
+			row.Completed += done
+			ran += done
+			if ran >= maxCount {
+				break
+			}
+		}
+		failed = failed || batchFailed
+		if !unlimited || ran == 0 || batchFailed {
+			for _, row := range totals {
+				sum.Rows = append(sum.Rows, *row)
+			}
+			sort.Slice(sum.Rows, func(i, j int) bool { return sum.Rows[i].Migration < sum.Rows[j].Migration })
+			switch {
+			case failed || len(sum.RowErrors) > 0:
+				sum.Exit = 2
+			case !unlimited && ran > 0:
+				sum.Exit = 1
+			}
+			return sum, nil
+		}
+	}
+}
