@@ -36,6 +36,7 @@ Point it at the databases in one of three ways:
 
 	root.AddCommand(
 		NewCmdInit(f),
+		NewCmdMigrate(f),
 	)
 	return root
 }

@@ -1,0 +1,187 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// MigrateOptions are the flags every migration shares.
+type MigrateOptions struct {
+	DryRun   bool
+	MaxCount int
+	// MaxCountSet distinguishes "--max-count not given" (batches until done)
+	// from a given value, as nova-manage does.
+	MaxCountSet bool
+	Cells       []string // --cell NAME: only these cells
+}
+
+// migrationSpec is one online migration that `rpctl migrate` knows. Each
+// lives in its own file and registers itself in init, so `migrate all` runs
+// them all, ordered by Order.
+type migrationSpec struct {
+	Name  string // subcommand name and summary-table key prefix
+	Order int    // `migrate all` runs lower first
+	Short string
+	Long  string
+	Need  storage.Need
+	// AddFlags adds the migration's own flags (also offered by `migrate all`).
+	AddFlags func(fs *pflag.FlagSet)
+	// Build returns the migrations to run on dbs.
+	Build func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error)
+	// DryRun prints what Build's migrations would do, writing nothing.
+	DryRun func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) error
+}
+
+var migrationSpecs []migrationSpec
+
+func registerMigration(s migrationSpec) {
+	migrationSpecs = append(migrationSpecs, s)
+	sort.SliceStable(migrationSpecs, func(i, j int) bool { return migrationSpecs[i].Order < migrationSpecs[j].Order })
+}
+
+// NewCmdMigrate builds `rpctl migrate` and its subcommands.
+func NewCmdMigrate(f *Factory) *cobra.Command {
+	parent := &cobra.Command{
+		Use:   "migrate",
+		Short: "Run rpctl's online data migrations (like nova-manage db online_data_migrations)",
+		Long: `Online data migrations, run the way nova-manage db online_data_migrations runs Nova's:
+idempotent, in batches of 50 until complete, or one batch of --max-count records.
+
+Exit codes (as nova-manage): 0 nothing left to migrate, 1 some records migrated and more may
+remain (--max-count), 2 a migration failed or skipped bad rows, 127 invalid --max-count.`,
+	}
+	all := &cobra.Command{
+		Use:   "all",
+		Short: "Run every online migration rpctl has, in order",
+		Args:  cobra.NoArgs,
+	}
+	var allOpts MigrateOptions
+	addCommonMigrateFlags(all, &allOpts)
+	all.RunE = func(c *cobra.Command, _ []string) error {
+		allOpts.MaxCountSet = c.Flags().Changed("max-count")
+		return runMigrations(c.Context(), f, migrationSpecs, &allOpts)
+	}
+	parent.AddCommand(all)
+	for _, spec := range migrationSpecs {
+		spec := spec
+		if spec.AddFlags != nil {
+			spec.AddFlags(all.Flags())
+		}
+		var o MigrateOptions
+		sub := &cobra.Command{
+			Use:   spec.Name,
+			Short: spec.Short,
+			Long:  spec.Long,
+			Args:  cobra.NoArgs,
+			RunE: func(c *cobra.Command, _ []string) error {
+				o.MaxCountSet = c.Flags().Changed("max-count")
+				return runMigrations(c.Context(), f, []migrationSpec{spec}, &o)
+			},
+		}
+		addCommonMigrateFlags(sub, &o)
+		if spec.AddFlags != nil {
+			spec.AddFlags(sub.Flags())
+		}
+		parent.AddCommand(sub)
+	}
+	return parent
+}
+
+func addCommonMigrateFlags(c *cobra.Command, o *MigrateOptions) {
+	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "print what would change and write nothing")
+	c.Flags().IntVar(&o.MaxCount, "max-count", 0, "migrate at most this many records in one batch (default: batches of 50 until complete)")
+	c.Flags().StringArrayVar(&o.Cells, "cell", nil, "only this cell (repeatable; name as in cell_mappings or --cell-db's database name)")
+}
+
+func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *MigrateOptions) error {
+	if o.MaxCountSet && o.MaxCount < 1 {
+		fmt.Fprintln(f.IO.ErrOut, migrate.ErrMaxCount)
+		return Exit(127)
+	}
+	var need storage.Need
+	for _, s := range specs {
+		need |= s.Need
+	}
+	dbs, err := f.Databases(ctx, need, 0)
+	if err != nil {
+		return err
+	}
+	defer dbs.Close()
+	if err := selectCells(dbs, o.Cells); err != nil {
+		return err
+	}
+	if o.DryRun {
+		for _, s := range specs {
+			if err := s.DryRun(ctx, f, dbs, o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var ms []migrate.Migration
+	for _, s := range specs {
+		built, err := s.Build(ctx, f, dbs, o)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, built...)
+	}
+	r := &migrate.Runner{Migrations: ms, Log: f.IO.ErrOut}
+	sum, err := r.Run(ctx, o.MaxCount, !o.MaxCountSet)
+	if err != nil {
+		if errors.Is(err, migrate.ErrMaxCount) {
+			fmt.Fprintln(f.IO.ErrOut, err)
+			return Exit(127)
+		}
+		return err
+	}
+	rows := output.Rows{Headers: []string{"Migration", "Total Needed", "Completed"}, Align: output.AlignCenter}
+	for _, r := range sum.Rows {
+		rows.Rows = append(rows.Rows, []string{r.Migration, fmt.Sprint(r.TotalNeeded), fmt.Sprint(r.Completed)})
+	}
+	if err := f.Write(rows, sum); err != nil {
+		return err
+	}
+	if len(sum.Errors) > 0 || len(sum.RowErrors) > 0 {
+		fmt.Fprintln(f.IO.ErrOut, "Some migrations failed unexpectedly. Check log for details.")
+	}
+	if sum.Exit != 0 {
+		return Exit(sum.Exit)
+	}
+	return nil
+}
+
+// selectCells narrows dbs.Cells to the named cells.
+func selectCells(dbs *storage.Databases, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	var keep []*storage.DB
+	for _, n := range names {
+		found := false
+		for _, c := range dbs.Cells {
+			if c.Name == n {
+				keep = append(keep, c)
+				found = true
+			}
+		}
+		if !found {
+			var have []string
+			for _, c := range dbs.Cells {
+				have = append(have, c.Name)
+			}
+			return fmt.Errorf("--cell %q: no such cell (cells: %v)", n, have)
+		}
+	}
+	dbs.Cells = keep
+	return nil
+}
