@@ -1,0 +1,135 @@
+package candidates
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"unicode/utf16"
+)
+
+// Error codes Placement sets explicitly (placement/errors.py); every other
+// error carries DefaultErrorCode.
+const (
+	DefaultErrorCode = "placement.undefined_code"
+	CodeBadValue     = "placement.query.bad_value"
+	CodeMissingValue = "placement.query.missing_value"
+	CodeDuplicateKey = "placement.query.duplicate_key"
+)
+
+// APIError is an error Placement would answer with a non-200 status. Message
+// is Placement's own text for the problem (the part after the webob
+// boilerplate), so callers can print it or wrap it in Placement's JSON body.
+type APIError struct {
+	Status  int    // 400, 404, ...
+	Code    string // one of the Code* constants or DefaultErrorCode
+	Message string
+}
+
+func (e *APIError) Error() string { return e.Message }
+
+// Body renders the JSON error document Placement sends for e at microversion
+// mv, byte for byte: webob wraps the message in its status explanation and
+// strips anything that looks like markup, Placement's formatter adds "code"
+// from 1.23, and Python's json.dumps spaces and escapes the result.
+func (e *APIError) Body(mv Microversion, requestID string) []byte {
+	title, explanation := statusText(e.Status)
+	detail := stripTags(explanation + "<br /><br />\n" + e.Message + "\n\n")
+	if e.Status == 406 {
+		// A microversion refusal comes from the microversion middleware,
+		// with webob's 406 template and no version to pick a format by.
+		detail = stripTags(explanation + " <br /><br />\n" + e.Message)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"errors": [{"status": %d, "title": %s, "detail": %s`, e.Status, pyJSONString(title), pyJSONString(detail))
+	if e.Status == 406 {
+		if requestID != "" {
+			fmt.Fprintf(&b, `, "request_id": %s`, pyJSONString(requestID))
+		}
+		fmt.Fprintf(&b, `, "max_version": "1.%d", "min_version": "1.0"}]}`, int(MaxMicroversion))
+		return []byte(b.String())
+	}
+	if mv >= 23 {
+		code := e.Code
+		if code == "" {
+			code = DefaultErrorCode
+		}
+		fmt.Fprintf(&b, `, "code": %s`, pyJSONString(code))
+	}
+	if requestID != "" {
+		fmt.Fprintf(&b, `, "request_id": %s`, pyJSONString(requestID))
+	}
+	b.WriteString("}]}")
+	return []byte(b.String())
+}
+
+// statusText gives webob's title and explanation for the statuses this
+// package produces.
+func statusText(status int) (title, explanation string) {
+	switch status {
+	case 400:
+		return "Bad Request", "The server could not comply with the request since it is either malformed or otherwise incorrect."
+	case 404:
+		return "Not Found", "The resource could not be found."
+	case 406:
+		return "Not Acceptable", "The resource could not be generated that was acceptable to your browser\n(content of type application/json."
+	case 500:
+		return "Internal Server Error", "The server has either erred or is incapable of performing the requested operation."
+	}
+	return http.StatusText(status), ""
+}
+
+var (
+	brRE      = regexp.MustCompile(`(?is)<br.*?>`)
+	commentRE = regexp.MustCompile(`<!--|-->`)
+	tagRE     = regexp.MustCompile(`(?s)<.*?>`)
+)
+
+// stripTags is webob.exc.strip_tags, which Placement applies to the whole
+// error text: newlines become spaces, <br> becomes a newline, and any other
+// <...> vanishes (so does part of a message that quotes such text).
+func stripTags(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "\r", "")
+	s = brRE.ReplaceAllString(s, "\n")
+	s = commentRE.ReplaceAllString(s, "")
+	return tagRE.ReplaceAllString(s, "")
+}
+
+// pyJSONString encodes s as Python's json.dumps does by default
+// (ensure_ascii): everything outside ASCII as \uXXXX, surrogate pairs above
+// the BMP, and no HTML escaping.
+func pyJSONString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			switch {
+			case r < 0x20 || r > 0x7e && r < 0x10000:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			case r >= 0x10000:
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+			default:
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,491 @@
+package candidates
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// StandardResourceClasses are os-resource-classes 1.1.0's STANDARDS. Placement
+// does not store them in its resource_classes table: their id is their index
+// in this list, and custom classes get database ids from 10000 up. The id
+// order matters because Placement builds per-tree products in class-id order.
+var StandardResourceClasses = []string{
+	"VCPU", "MEMORY_MB", "DISK_GB", "PCI_DEVICE", "SRIOV_NET_VF",
+	"NUMA_SOCKET", "NUMA_CORE", "NUMA_THREAD", "NUMA_MEMORY_MB",
+	"IPV4_ADDRESS", "VGPU", "VGPU_DISPLAY_HEAD", "NET_BW_EGR_KILOBIT_PER_SEC",
+	"NET_BW_IGR_KILOBIT_PER_SEC", "PCPU", "MEM_ENCRYPTION_CONTEXT", "FPGA",
+	"PGPU", "NET_PACKET_RATE_KILOPACKET_PER_SEC",
+	"NET_PACKET_RATE_EGR_KILOPACKET_PER_SEC",
+	"NET_PACKET_RATE_IGR_KILOPACKET_PER_SEC",
+}
+
+// FirstCustomResourceClassID is where Placement starts numbering custom
+// resource classes.
+const FirstCustomResourceClassID = 10000
+
+const sharingTrait = "MISC_SHARES_VIA_AGGREGATE"
+
+// The input rows mirror the Placement tables so that a storage layer can fill
+// a ModelInput with one bulk SELECT per table and no joins. IDs are the
+// database's internal ids; they only need to be consistent within one input.
+
+// ProviderRow is one row of resource_providers. ParentID is 0 for a root.
+type ProviderRow struct {
+	ID         int64
+	UUID       string
+	Name       string
+	Generation int64
+	ParentID   int64
+}
+
+// InventoryRow is one row of inventories.
+type InventoryRow struct {
+	ProviderID      int64
+	ResourceClassID int64
+	Total           int64
+	Reserved        int64
+	MinUnit         int64
+	MaxUnit         int64
+	StepSize        int64
+	AllocationRatio float64
+}
+
+// UsageRow is SUM(used) of allocations grouped by provider and class.
+type UsageRow struct {
+	ProviderID      int64
+	ResourceClassID int64
+	Used            int64
+}
+
+// NamedRow is an (id, name) row: resource_classes, traits, or
+// placement_aggregates (where Name is the aggregate UUID).
+type NamedRow struct {
+	ID   int64
+	Name string
+}
+
+// LinkRow is a provider ↔ trait or provider ↔ aggregate association.
+type LinkRow struct {
+	ProviderID int64
+	OtherID    int64
+}
+
+// ModelInput is everything NewModel needs.
+type ModelInput struct {
+	Providers   []ProviderRow
+	Inventories []InventoryRow
+	Usages      []UsageRow
+	// ResourceClasses lists custom classes (ids >= 10000). Standard classes
+	// are always known with ids 0..len(StandardResourceClasses)-1; a row
+	// naming a standard class is accepted and ignored.
+	ResourceClasses    []NamedRow
+	Traits             []NamedRow
+	Aggregates         []NamedRow
+	ProviderTraits     []LinkRow
+	ProviderAggregates []LinkRow
+}
+
+// Inventory is one resource class of one provider, with its usage.
+type Inventory struct {
+	Class           int32 // index into Model.classes
+	Total           int64
+	Reserved        int64
+	MinUnit         int64
+	MaxUnit         int64
+	StepSize        int64
+	AllocationRatio float64
+	Used            int64
+	// Capacity is int((total - reserved) * allocation_ratio) evaluated in
+	// IEEE doubles and truncated toward zero, exactly as CPython does it, so
+	// that e.g. 7 * 1.1 gives 7 and not 8.
+	Capacity int64
+}
+
+// capacityOf is Placement's capacity formula. Go's float64 multiply and
+// truncating conversion match CPython's float() * ratio and int().
+func capacityOf(total, reserved int64, ratio float64) int64 {
+	return int64(float64(total-reserved) * ratio)
+}
+
+// fits is the per-group SQL filter of get_providers_with_resource.
+func (inv *Inventory) fits(amount int64) bool {
+	return inv.Used+amount <= inv.Capacity && inv.MinUnit <= amount &&
+		inv.MaxUnit >= amount && inv.StepSize > 0 && amount%inv.StepSize == 0
+}
+
+// Provider is one resource provider. Slices are sorted so membership tests
+// are binary searches and no per-provider maps are needed.
+type Provider struct {
+	ID          int64
+	UUID        string
+	Name        string
+	Generation  int64
+	Parent      int32 // provider index, -1 for a root
+	Root        int32 // provider index (itself for a root)
+	Inventories []Inventory
+	Traits      []int32 // trait indexes, ascending
+	Aggregates  []int32 // aggregate indexes, ascending
+	Children    []int32
+}
+
+// Model is an immutable in-memory Placement database. Providers are indexed
+// 0..n-1 in ascending database id order; every other structure refers to
+// them by that index.
+type Model struct {
+	providers []Provider
+	byUUID    map[string]int32
+
+	classes    []rclass
+	classIndex map[string]int32
+
+	traits     []string
+	traitIndex map[string]int32
+
+	aggs     []string
+	aggIndex map[string]int32
+
+	classProviders [][]int32 // class index -> providers with inventory
+	traitProviders [][]int32 // trait index -> providers
+	aggProviders   [][]int32 // aggregate index -> providers
+
+	sharing   []int32 // providers with MISC_SHARES_VIA_AGGREGATE, ascending
+	isSharing bitset
+	// sharingAnchors[i] are the roots of every provider sharing an aggregate
+	// with sharing[i], itself included (anchors_for_sharing_providers).
+	sharingAnchors [][]int32
+	hasTrees       bool
+	roots          []int32
+}
+
+type rclass struct {
+	id   int64
+	name string
+}
+
+type bitset []uint64
+
+func newBitset(n int) bitset      { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int32)      { b[i>>6] |= 1 << (uint(i) & 63) }
+func (b bitset) has(i int32) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (b bitset) and(o bitset) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+func (b bitset) clear(i int32) { b[i>>6] &^= 1 << (uint(i) & 63) }
+func (b bitset) setAll(ps []int32) {
+	for _, p := range ps {
+		b.set(p)
+	}
+}
+
+// NewModel builds the indices once. It rejects inputs that a consistent
+// Placement database cannot produce (dangling ids, cycles).
+func NewModel(in *ModelInput) (*Model, error) {
+	m := &Model{}
+	n := len(in.Providers)
+	rows := slices.Clone(in.Providers)
+	slices.SortFunc(rows, func(a, b ProviderRow) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	m.providers = make([]Provider, n)
+	m.byUUID = make(map[string]int32, n)
+	byID := make(map[int64]int32, n)
+	for i, r := range rows {
+		if _, dup := byID[r.ID]; dup {
+			return nil, fmt.Errorf("candidates: duplicate provider id %d", r.ID)
+		}
+		byID[r.ID] = int32(i)
+		m.byUUID[r.UUID] = int32(i)
+		m.providers[i] = Provider{ID: r.ID, UUID: r.UUID, Name: r.Name,
+			Generation: r.Generation, Parent: -1, Root: -1}
+	}
+	for i, r := range rows {
+		if r.ParentID == 0 {
+			continue
+		}
+		p, ok := byID[r.ParentID]
+		if !ok {
+			return nil, fmt.Errorf("candidates: provider %s has unknown parent id %d", r.UUID, r.ParentID)
+		}
+		m.providers[i].Parent = p
+		m.providers[p].Children = append(m.providers[p].Children, int32(i))
+		m.hasTrees = true
+	}
+	for i := range m.providers {
+		if err := m.resolveRoot(int32(i), n); err != nil {
+			return nil, err
+		}
+		if m.providers[i].Parent < 0 {
+			m.roots = append(m.roots, int32(i))
+		}
+	}
+
+	// Resource classes: dense indexes, standard first.
+	m.classIndex = make(map[string]int32, len(StandardResourceClasses)+len(in.ResourceClasses))
+	classByID := make(map[int64]int32)
+	for i, name := range StandardResourceClasses {
+		m.classIndex[name] = int32(len(m.classes))
+		classByID[int64(i)] = int32(len(m.classes))
+		m.classes = append(m.classes, rclass{id: int64(i), name: name})
+	}
+	for _, r := range in.ResourceClasses {
+		if _, ok := m.classIndex[r.Name]; ok {
+			continue
+		}
+		m.classIndex[r.Name] = int32(len(m.classes))
+		classByID[r.ID] = int32(len(m.classes))
+		m.classes = append(m.classes, rclass{id: r.ID, name: r.Name})
+	}
+	// Placement orders classes by id; keep indexes in that order too so that
+	// "sorted by class index" is "sorted by class id".
+	order := make([]int32, len(m.classes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return m.classes[order[a]].id < m.classes[order[b]].id })
+	remap := make([]int32, len(order))
+	sortedClasses := make([]rclass, len(order))
+	for newIdx, old := range order {
+		remap[old] = int32(newIdx)
+		sortedClasses[newIdx] = m.classes[old]
+	}
+	m.classes = sortedClasses
+	for k, v := range m.classIndex {
+		m.classIndex[k] = remap[v]
+	}
+	for k, v := range classByID {
+		classByID[k] = remap[v]
+	}
+
+	m.traits = make([]string, 0, len(in.Traits))
+	m.traitIndex = make(map[string]int32, len(in.Traits))
+	traitByID := make(map[int64]int32, len(in.Traits))
+	for _, r := range in.Traits {
+		if _, ok := m.traitIndex[r.Name]; !ok {
+			m.traitIndex[r.Name] = int32(len(m.traits))
+			m.traits = append(m.traits, r.Name)
+		}
+		traitByID[r.ID] = m.traitIndex[r.Name]
+	}
+	m.aggs = make([]string, 0, len(in.Aggregates))
+	m.aggIndex = make(map[string]int32, len(in.Aggregates))
+	aggByID := make(map[int64]int32, len(in.Aggregates))
+	for _, r := range in.Aggregates {
+		if _, ok := m.aggIndex[r.Name]; !ok {
+			m.aggIndex[r.Name] = int32(len(m.aggs))
+			m.aggs = append(m.aggs, r.Name)
+		}
+		aggByID[r.ID] = m.aggIndex[r.Name]
+	}
+
+	// Inventories, in one backing array to keep allocations few.
+	invCount := make([]int32, n)
+	for _, r := range in.Inventories {
+		p, ok := byID[r.ProviderID]
+		if !ok {
+			return nil, fmt.Errorf("candidates: inventory for unknown provider id %d", r.ProviderID)
+		}
+		invCount[p]++
+	}
+	backing := make([]Inventory, len(in.Inventories))
+	off := 0
+	for i := range m.providers {
+		m.providers[i].Inventories = backing[off : off : off+int(invCount[i])]
+		off += int(invCount[i])
+	}
+	m.classProviders = make([][]int32, len(m.classes))
+	for _, r := range in.Inventories {
+		p := byID[r.ProviderID]
+		c, ok := classByID[r.ResourceClassID]
+		if !ok {
+			return nil, fmt.Errorf("candidates: inventory with unknown resource class id %d", r.ResourceClassID)
+		}
+		m.providers[p].Inventories = append(m.providers[p].Inventories, Inventory{
+			Class: c, Total: r.Total, Reserved: r.Reserved, MinUnit: r.MinUnit,
+			MaxUnit: r.MaxUnit, StepSize: r.StepSize, AllocationRatio: r.AllocationRatio,
+			Capacity: capacityOf(r.Total, r.Reserved, r.AllocationRatio),
+		})
+	}
+	for i := range m.providers {
+		invs := m.providers[i].Inventories
+		slices.SortFunc(invs, func(a, b Inventory) int { return int(a.Class - b.Class) })
+		for _, inv := range invs {
+			m.classProviders[inv.Class] = append(m.classProviders[inv.Class], int32(i))
+		}
+	}
+	for _, r := range in.Usages {
+		p, ok := byID[r.ProviderID]
+		if !ok {
+			continue // allocations against a deleted provider cannot matter
+		}
+		c, ok := classByID[r.ResourceClassID]
+		if !ok {
+			continue
+		}
+		if inv := m.providers[p].inventory(c); inv != nil {
+			inv.Used += r.Used
+		}
+	}
+
+	m.traitProviders = make([][]int32, len(m.traits))
+	for _, r := range in.ProviderTraits {
+		p, ok1 := byID[r.ProviderID]
+		t, ok2 := traitByID[r.OtherID]
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("candidates: dangling provider trait %d/%d", r.ProviderID, r.OtherID)
+		}
+		m.providers[p].Traits = append(m.providers[p].Traits, t)
+	}
+	m.aggProviders = make([][]int32, len(m.aggs))
+	for _, r := range in.ProviderAggregates {
+		p, ok1 := byID[r.ProviderID]
+		a, ok2 := aggByID[r.OtherID]
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("candidates: dangling provider aggregate %d/%d", r.ProviderID, r.OtherID)
+		}
+		m.providers[p].Aggregates = append(m.providers[p].Aggregates, a)
+	}
+	for i := range m.providers {
+		pr := &m.providers[i]
+		slices.Sort(pr.Traits)
+		pr.Traits = slices.Compact(pr.Traits)
+		slices.Sort(pr.Aggregates)
+		pr.Aggregates = slices.Compact(pr.Aggregates)
+		for _, t := range pr.Traits {
+			m.traitProviders[t] = append(m.traitProviders[t], int32(i))
+		}
+		for _, a := range pr.Aggregates {
+			m.aggProviders[a] = append(m.aggProviders[a], int32(i))
+		}
+	}
+
+	m.isSharing = newBitset(n)
+	if t, ok := m.traitIndex[sharingTrait]; ok {
+		m.sharing = m.traitProviders[t]
+		m.isSharing.setAll(m.sharing)
+	}
+	m.sharingAnchors = make([][]int32, len(m.sharing))
+	seen := newBitset(n)
+	for i, s := range m.sharing {
+		var anchors []int32
+		for _, a := range m.providers[s].Aggregates {
+			for _, q := range m.aggProviders[a] {
+				r := m.providers[q].Root
+				if !seen.has(r) {
+					seen.set(r)
+					anchors = append(anchors, r)
+				}
+			}
+		}
+		for _, r := range anchors {
+			seen.clear(r)
+		}
+		slices.Sort(anchors)
+		m.sharingAnchors[i] = anchors
+	}
+	return m, nil
+}
+
+func (m *Model) resolveRoot(i int32, n int) error {
+	if m.providers[i].Root >= 0 {
+		return nil
+	}
+	path := []int32{i}
+	cur := i
+	for m.providers[cur].Parent >= 0 && m.providers[cur].Root < 0 {
+		cur = m.providers[cur].Parent
+		path = append(path, cur)
+		if len(path) > n+1 {
+			return fmt.Errorf("candidates: provider %s is in a parent cycle", m.providers[i].UUID)
+		}
+	}
+	root := m.providers[cur].Root
+	if root < 0 {
+		root = cur
+	}
+	for _, p := range path {
+		m.providers[p].Root = root
+	}
+	return nil
+}
+
+func (p *Provider) inventory(c int32) *Inventory {
+	lo, hi := 0, len(p.Inventories)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		switch {
+		case p.Inventories[mid].Class < c:
+			lo = mid + 1
+		case p.Inventories[mid].Class > c:
+			hi = mid
+		default:
+			return &p.Inventories[mid]
+		}
+	}
+	return nil
+}
+
+func (p *Provider) hasTrait(t int32) bool {
+	_, ok := slices.BinarySearch(p.Traits, t)
+	return ok
+}
+
+func (p *Provider) inAgg(a int32) bool {
+	_, ok := slices.BinarySearch(p.Aggregates, a)
+	return ok
+}
+
+// NumProviders returns the number of providers in the model.
+func (m *Model) NumProviders() int { return len(m.providers) }
+
+// Provider returns the provider at index i (see ProviderIndex).
+func (m *Model) Provider(i int32) *Provider { return &m.providers[i] }
+
+// ProviderIndex returns the index of the provider with that UUID.
+func (m *Model) ProviderIndex(uuid string) (int32, bool) {
+	i, ok := m.byUUID[uuid]
+	return i, ok
+}
+
+// ClassName returns the name of a resource class index.
+func (m *Model) ClassName(c int32) string { return m.classes[c].name }
+
+// TraitName returns the name of a trait index.
+func (m *Model) TraitName(t int32) string { return m.traits[t] }
+
+// AggregateUUID returns the UUID of an aggregate index.
+func (m *Model) AggregateUUID(a int32) string { return m.aggs[a] }
+
+// HasTrees reports whether any provider has a parent, which is what switches
+// Placement onto its nested code paths.
+func (m *Model) HasTrees() bool { return m.hasTrees }
+
+// IsSharing reports whether provider i has MISC_SHARES_VIA_AGGREGATE.
+func (m *Model) IsSharing(i int32) bool { return m.isSharing.has(i) }
+
+func (m *Model) sharingAnchorsOf(p int32) []int32 {
+	i, ok := slices.BinarySearch(m.sharing, p)
+	if !ok {
+		return nil
+	}
+	return m.sharingAnchors[i]
+}
+
+// TraitNames returns the sorted trait names of provider i.
+func (m *Model) TraitNames(i int32) []string {
+	p := &m.providers[i]
+	out := make([]string, len(p.Traits))
+	for k, t := range p.Traits {
+		out[k] = m.traits[t]
+	}
+	sort.Strings(out)
+	return out
+}
