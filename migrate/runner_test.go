@@ -1,0 +1,97 @@
+package migrate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fakeMigration migrates from a pool of records; bad ones are found but
+// never migrated, as with Nova's unmigratable rows.
+type fakeMigration struct {
+	name      string
+	good, bad int
+	fail      error
+}
+
+func (m *fakeMigration) Name() string { return m.name }
+
+func (m *fakeMigration) Run(_ context.Context, count int) (int, int, error) {
+	if m.fail != nil {
+		return 0, 0, m.fail
+	}
+	found := min(m.good+m.bad, count)
+	done := min(m.good, count)
+	m.good -= done
+	var err error
+	if m.bad > 0 && found > done {
+		err = RowErrors{{Migration: m.name, ID: 7, Host: "cn7", Err: errors.New("bad pci_stats")}}
+	}
+	return found, done, err
+}
+
+func TestRunnerMatchesNovaManage(t *testing.T) {
+	tests := []struct {
+		name      string
+		ms        []*fakeMigration
+		max       int
+		unlimited bool
+		wantExit  int
+		wantRows  string
+	}{
+		{"unlimited runs batches until nothing is left", []*fakeMigration{{name: "b", good: 120}, {name: "a", good: 3}}, 0, true, 0,
+			"a:3/3 b:120/120"},
+		{"max-count stops after the budget and says more may remain", []*fakeMigration{{name: "first", good: 5}, {name: "second", good: 5}}, 3, false, 1,
+			"first:3/3"},
+		{"max-count with nothing to do exits 0", []*fakeMigration{{name: "x"}}, 10, false, 0, "x:0/0"},
+		{"bad rows are reported and end with exit 2", []*fakeMigration{{name: "inv", good: 2, bad: 1}}, 0, true, 2,
+			"inv:4/2"},
+		{"a failing migration is exit 2 and counts nothing", []*fakeMigration{{name: "boom", fail: errors.New("db gone")}, {name: "ok", good: 1}}, 0, true, 2,
+			"boom:0/0 ok:1/1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ms []Migration
+			for _, m := range tc.ms {
+				ms = append(ms, m)
+			}
+			var log bytes.Buffer
+			r := &Runner{Migrations: ms, Log: &log}
+			sum, err := r.Run(context.Background(), tc.max, tc.unlimited)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, row := range sum.Rows {
+				got = append(got, row.Migration+":"+strconv.Itoa(row.TotalNeeded)+"/"+strconv.Itoa(row.Completed))
+			}
+			if strings.Join(got, " ") != tc.wantRows || sum.Exit != tc.wantExit {
+				t.Errorf("rows %v exit %d, want %s exit %d\nlog:\n%s", got, sum.Exit, tc.wantRows, tc.wantExit, log.String())
+			}
+		})
+	}
+}
+
+func TestRunnerRejectsBadMaxCount(t *testing.T) {
+	for _, n := range []int{0, -1} {
+		sum, err := (&Runner{}).Run(context.Background(), n, false)
+		if !errors.Is(err, ErrMaxCount) || sum.Exit != 127 {
+			t.Errorf("max-count %d: err %v exit %d", n, err, sum.Exit)
+		}
+	}
+}
+
+func TestRunnerLogLines(t *testing.T) {
+	var log bytes.Buffer
+	r := &Runner{Migrations: []Migration{&fakeMigration{name: "m", good: 2}}, Log: &log}
+	if _, err := r.Run(context.Background(), 0, true); err != nil {
+		t.Fatal(err)
+	}
+	want := "Running batches of 50 until complete\n2 rows matched query m, 2 migrated\n"
+	if log.String() != want {
+		t.Errorf("log %q, want %q", log.String(), want)
+	}
+}
