@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/samplecloud"
+	"github.com/rpctl/rpctl/storage"
+)
+
+type sampleCloudOptions struct {
+	nodes, cells, badRows, instances int
+	seed                             int64
+	force                            bool
+}
+
+// NewCmdSampleCloud builds `rpctl sample-cloud`.
+func NewCmdSampleCloud(f *Factory) *cobra.Command {
+	o := sampleCloudOptions{}
+	c := &cobra.Command{
+		Use:   "sample-cloud",
+		Short: "Fill empty Nova databases with a realistic, deterministic pre-migration cloud",
+		Long: `Generate a Nova deployment as it looks before its compute_nodes capacity is moved
+into Placement, and write it into the cell (and API) databases: compute nodes with NULL
+and set uuids, 0.0/NULL/valid allocation ratios, pci_stats and numa_topology in every
+format Nova has stored, soft-deleted rows, services, instances with flavors and
+in-progress migrations. The same --seed always gives the same cloud.
+
+With --db FILE the file's schemas are created if it is empty, and every cell's nodes go
+into its one cell database, mapped to cell "cell1". With MySQL/MariaDB databases each
+cell database gets one cell (--cells defaults to their number); empty databases get the
+schema first. The API database, when configured, gets cell0 and cell mappings (unless it
+has some), host mappings and flavors. A cell database that already has compute nodes is
+refused unless --force, which deletes the rows of the tables sample-cloud writes first.
+
+Exit codes: 0 written, 1 error.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			dbs, err := f.Databases(ctx, storage.NeedCells, storage.NeedAPI|storage.NeedPlacement)
+			if err != nil {
+				return err
+			}
+			defer dbs.Close()
+			if err := initSchemas(c, dbs); err != nil {
+				return err
+			}
+			cells := o.cells
+			if cells == 0 {
+				cells = 1
+				if !dbs.Embedded {
+					cells = len(dbs.Cells)
+				}
+			}
+			if o.instances == 0 {
+				o.instances = -1 // Options: 0 is the default, negative none
+			}
+			cloud := samplecloud.Generate(samplecloud.Options{Nodes: o.nodes, Cells: cells, Seed: o.seed, BadRows: o.badRows, MaxInstancesPerNode: o.instances})
+			sum, err := samplecloud.Write(ctx, dbs, cloud, samplecloud.WriteOptions{Force: o.force})
+			if err != nil {
+				return err
+			}
+			rows := output.Rows{Headers: []string{"Cell", "Database", "Compute nodes", "Deleted", "Bad", "Services", "Instances", "Migrations"}}
+			for _, cs := range sum.Cells {
+				rows.Rows = append(rows.Rows, []string{cs.Cell, cs.Database, fmt.Sprint(cs.ComputeNodes), fmt.Sprint(cs.Deleted),
+					fmt.Sprint(cs.Bad), fmt.Sprint(cs.Services), fmt.Sprint(cs.Instances), fmt.Sprint(cs.Migrations)})
+			}
+			if sum.API != "" {
+				rows.Rows = append(rows.Rows, []string{"(API)", sum.API, "", "", "", "",
+					fmt.Sprintf("%d host mappings", sum.HostMappings), fmt.Sprintf("%d flavors", sum.Flavors)})
+			}
+			return f.Write(rows, sum)
+		},
+	}
+	fl := c.Flags()
+	fl.IntVar(&o.nodes, "nodes", samplecloud.DefaultNodes, "live, valid compute nodes to generate (about 5% more soft-deleted rows are added)")
+	fl.IntVar(&o.cells, "cells", 0, "cells to spread the nodes over (default: 1 with --db, else the number of cell databases)")
+	fl.Int64Var(&o.seed, "seed", 1, "random seed; the same seed gives the same cloud")
+	fl.IntVar(&o.badRows, "bad-rows", 0, "malformed compute nodes to add to cell1, for testing error handling")
+	fl.IntVar(&o.instances, "max-instances-per-node", samplecloud.DefaultMaxInstancesPerNode, "instances per live node are drawn from 0..this")
+	fl.BoolVar(&o.force, "force", false, "write even into cells that have compute nodes, deleting the sample tables' rows first")
+	return c
+}
+
+// initSchemas creates the schemas of empty databases, as rpctl init does;
+// complete schemas (say, from Nova's db sync) are left alone.
+func initSchemas(c *cobra.Command, dbs *storage.Databases) error {
+	ctx := c.Context()
+	if dbs.Embedded {
+		_, err := storage.Init(ctx, dbs.Cells[0], storage.PartCell, storage.PartAPI, storage.PartPlacement)
+		return err
+	}
+	for _, db := range dbs.Cells {
+		if _, err := storage.Init(ctx, db, storage.PartCell); err != nil {
+			return err
+		}
+	}
+	if dbs.API != nil {
+		if _, err := storage.Init(ctx, dbs.API, storage.PartAPI); err != nil {
+			return err
+		}
+	}
+	return nil
+}
