@@ -1,0 +1,139 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/status"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// StatusOptions are the flags of `rpctl status`.
+type StatusOptions struct {
+	JSON              bool
+	Checks            []string
+	MinServiceVersion int64
+}
+
+const statusLong = `Check whether the cloud is ready for (or done with) the move of Nova's compute-node
+capacity into Placement, the way nova-status upgrade check does: every check runs, in
+order, across all cells, and the table is oslo.upgradecheck's.
+
+Checks: Compute Node UUIDs, Resource Providers, Inventory Drift, Allocation Ratios,
+Over-committed Providers, Missing Root Provider IDs, Incomplete Consumers (Placement's
+own two), Orphaned Providers, Service Versions.
+
+Exit codes: 0 all succeeded, 1 at least one warning, 2 at least one failure (a database
+that cannot be read fails the checks that need it), 255 a check crashed or the command
+line or config files are wrong.`
+
+// NewCmdStatus builds `rpctl status`.
+func NewCmdStatus(f *Factory) *cobra.Command {
+	o := &StatusOptions{}
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Run nova-status-style upgrade checks of the cells and Placement (exit 0/1/2)",
+		Long:  statusLong,
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runStatus(c, f, o) },
+	}
+	addStatusFlags(c, o)
+	return c
+}
+
+// NewCmdUpgrade builds `rpctl upgrade check`, the spelling nova-status and
+// placement-status use, for the same checks.
+func NewCmdUpgrade(f *Factory) *cobra.Command {
+	o := &StatusOptions{}
+	parent := &cobra.Command{
+		Use:   "upgrade",
+		Short: "Upgrade checks (rpctl upgrade check is rpctl status)",
+	}
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "Run the upgrade checks (same as rpctl status)",
+		Long:  statusLong,
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runStatus(c, f, o) },
+	}
+	addStatusFlags(check, o)
+	parent.AddCommand(check)
+	return parent
+}
+
+func addStatusFlags(c *cobra.Command, o *StatusOptions) {
+	c.Flags().BoolVar(&o.JSON, "json", false, `print {"name", "checks": [{"check", "result", "details"}]} as oslo.upgradecheck's --json would (same as -f json)`)
+	c.Flags().StringArrayVar(&o.Checks, "check", nil, `run only this check (repeatable; name as in the table, any case, or e.g. "compute-node-uuids")`)
+	c.Flags().Int64Var(&o.MinServiceVersion, "min-service-version", status.DefaultMinServiceVersion,
+		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
+	// A usage error must not exit 1 or 2, which CI reads as a warning or a
+	// failure of the cloud.
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &ExitError{Code: status.ExitCrashed, Err: err} })
+	c.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if root := c.Root(); root.PersistentPreRunE != nil {
+			if err := root.PersistentPreRunE(c, args); err != nil {
+				return &ExitError{Code: status.ExitCrashed, Err: err}
+			}
+		}
+		return nil
+	}
+}
+
+func runStatus(c *cobra.Command, f *Factory, o *StatusOptions) error {
+	ctx := c.Context()
+	usage := func(err error) error { return &ExitError{Code: status.ExitCrashed, Err: err} }
+	if o.MinServiceVersion < 1 {
+		return usage(fmt.Errorf("--min-service-version must be a positive service version, got %d", o.MinServiceVersion))
+	}
+	opts, err := f.Options()
+	if err != nil {
+		return usage(err)
+	}
+	src, err := f.Sources()
+	if err != nil {
+		return usage(err)
+	}
+	// Select before connecting, so that a typo costs no connections.
+	env := &status.Env{Options: opts, MinServiceVersion: o.MinServiceVersion}
+	checks, err := status.Select(status.Checks(env), o.Checks)
+	if err != nil {
+		return usage(err)
+	}
+	dbs, err := storage.ConnectReachable(ctx, src)
+	if err != nil {
+		return usage(err)
+	}
+	defer dbs.Close()
+	env.Cells, env.CellErrs, env.Placement, env.PlacementErr = dbs.Cells, dbs.CellErrs, dbs.Placement, dbs.PlacementErr
+
+	env.Prefetch(ctx, checks)
+	rep := status.Run(ctx, checks)
+	if err := ctx.Err(); err != nil {
+		return usage(err)
+	}
+	format := f.Format
+	if o.JSON {
+		format = output.JSON
+	}
+	switch format {
+	case output.JSON:
+		err = status.RenderJSON(f.IO.Out, rep.Results)
+	case output.Table, "":
+		err = status.RenderTable(f.IO.Out, rep.Results, f.IO.Palette())
+	default:
+		rows := output.Rows{Headers: []string{"Check", "Result", "Details"}}
+		for _, r := range rep.Results {
+			rows.Rows = append(rows.Rows, []string{r.Check, r.Code.String(), r.Details})
+		}
+		err = f.Write(rows, nil)
+	}
+	if err != nil {
+		return usage(err)
+	}
+	if code := rep.Exit(); code != 0 {
+		return Exit(code)
+	}
+	return nil
+}

@@ -1,0 +1,614 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// DefaultMinServiceVersion is the nova-conductor/nova-osapi_compute service
+// version rpctl's migration relies on: 37, the last SERVICE_VERSION of Stein
+// (nova/objects/service.py: 37 is the first entry on compute RPC 5.1, which
+// compute/rpcapi.py lists as Stein's; 38 adds the Train-only
+// COMPUTE_STATUS_DISABLED trait). Stein is the release of the
+// initial-allocation-ratios work: its conductors and API read a NULL or 0.0
+// ratio as "unset" and fill it from initial_*_allocation_ratio, the
+// semantics `rpctl migrate ratios` writes, and its computes report the
+// inventories rpctl creates through update_provider_tree.
+const DefaultMinServiceVersion = 37
+
+// Control-plane binaries whose age blocks the migration; nova-api's service
+// record is "nova-osapi_compute".
+var controlBinaries = []string{"nova-conductor", "nova-osapi_compute"}
+
+// Names of the checks, the literal strings of the table and --check.
+const (
+	CheckComputeNodeUUIDs  = "Compute Node UUIDs"
+	CheckResourceProviders = "Resource Providers"
+	CheckInventoryDrift    = "Inventory Drift"
+	CheckAllocationRatios  = "Allocation Ratios"
+	CheckOverCommitted     = "Over-committed Providers"
+	CheckMissingRootIDs    = "Missing Root Provider IDs"
+	CheckIncompleteConsum  = "Incomplete Consumers"
+	CheckOrphanedProviders = "Orphaned Providers"
+	CheckServiceVersions   = "Service Versions"
+)
+
+// Env is what the checks look at. A database that could not be opened is
+// given by its error; the checks that need it fail with that error.
+type Env struct {
+	Cells     []*storage.DB
+	CellErrs  []error
+	Placement *storage.DB
+	// PlacementErr is why Placement is nil.
+	PlacementErr error
+	Options      config.Options
+	// MinServiceVersion is the oldest nova-conductor/nova-osapi_compute
+	// version that passes; 0 means DefaultMinServiceVersion.
+	MinServiceVersion int64
+	// Sample is how many hosts a message names before "and N more"; 0
+	// means 5.
+	Sample int
+
+	nodesOnce sync.Once
+	nodes     map[string][]storage.NodeCapacity // by cell name
+	nodesErr  error
+	provOnce  sync.Once
+	provs     []storage.ProviderTotals
+	provErr   error
+	overOnce  sync.Once
+	over      []storage.Overuse
+	overErr   error
+}
+
+// Prefetch starts, in the background, the bulk reads the given checks share
+// or that take longest, so that the cell and Placement servers work at the
+// same time while the checks still run, and report, in order.
+func (e *Env) Prefetch(ctx context.Context, checks []Check) {
+	need := map[string]bool{}
+	for _, c := range checks {
+		need[c.Name] = true
+	}
+	if need[CheckResourceProviders] || need[CheckInventoryDrift] || need[CheckOrphanedProviders] {
+		go e.loadNodes(ctx)
+		go e.loadProviders(ctx)
+	}
+	if need[CheckOverCommitted] {
+		go e.loadOveruse(ctx)
+	}
+}
+
+func (e *Env) loadOveruse(ctx context.Context) ([]storage.Overuse, error) {
+	e.overOnce.Do(func() {
+		if e.Placement == nil {
+			e.overErr = e.placementErr()
+			return
+		}
+		e.over, e.overErr = storage.ListOverusedInventories(ctx, e.Placement)
+	})
+	return e.over, e.overErr
+}
+
+func (e *Env) sample() int {
+	if e.Sample > 0 {
+		return e.Sample
+	}
+	return 5
+}
+
+// Checks returns rpctl's upgrade checks in the order they run.
+func Checks(e *Env) []Check {
+	return []Check{
+		{CheckComputeNodeUUIDs, e.checkUUIDs},
+		{CheckResourceProviders, e.checkProviders},
+		{CheckInventoryDrift, e.checkDrift},
+		{CheckAllocationRatios, e.checkRatios},
+		{CheckOverCommitted, e.checkOverCommitted},
+		{CheckMissingRootIDs, e.checkRootIDs},
+		{CheckIncompleteConsum, e.checkIncompleteConsumers},
+		{CheckOrphanedProviders, e.checkOrphans},
+		{CheckServiceVersions, e.checkServiceVersions},
+	}
+}
+
+// unavailable is the Failure of a check whose database cannot be read; the
+// error already names the database and what is missing.
+func unavailable(errs ...error) (Code, string, error) {
+	var msgs []string
+	for _, err := range errs {
+		if err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	return Failure, "Cannot run the check: " + strings.Join(msgs, "; "), nil
+}
+
+// forEachCell calls fn for every cell; read errors are collected so that
+// one broken cell does not hide what the others show.
+func (e *Env) forEachCell(fn func(c *storage.DB) error) []error {
+	errs := append([]error(nil), e.CellErrs...)
+	for _, c := range e.Cells {
+		if err := fn(c); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+func cellName(c *storage.DB) string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return "default"
+}
+
+// hostOf names a node by its hypervisor_hostname, the name `openstack
+// hypervisor list` and the provider carry.
+func hostOf(r storage.NodeRef) string {
+	switch {
+	case r.Node != "":
+		return r.Node
+	case r.Host != "":
+		return r.Host
+	}
+	return fmt.Sprintf("id=%d", r.ID)
+}
+
+// listSome joins the first items and says how many more there are.
+func listSome(items []string, total int) string {
+	s := strings.Join(items, ", ")
+	if more := total - len(items); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// perCell formats "cell1: a, b and 3 more; cell2: c" from per-cell samples.
+type perCell struct {
+	cell  string
+	count int
+	first []string
+}
+
+func joinCells(pc []perCell) string {
+	var parts []string
+	for _, p := range pc {
+		if p.count > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %s", p.cell, listSome(p.first, p.count)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sampleHosts(s storage.NodeSample) []string {
+	var out []string
+	for _, r := range s.First {
+		out = append(out, hostOf(r))
+	}
+	return out
+}
+
+// withErrors turns a verdict into a Failure when some cells could not be
+// read, keeping what the readable cells showed.
+func (e *Env) withErrors(code Code, details string, errs []error) (Code, string, error) {
+	if len(errs) == 0 {
+		return code, details, nil
+	}
+	_, msg, _ := unavailable(errs...)
+	if details != "" && len(e.Cells) > 0 {
+		msg += " Readable cells: " + details
+	}
+	return Failure, msg, nil
+}
+
+func (e *Env) checkUUIDs(ctx context.Context) (Code, string, error) {
+	var pc []perCell
+	total := 0
+	errs := e.forEachCell(func(c *storage.DB) error {
+		s, err := storage.NodesWithoutUUID(ctx, c, e.sample())
+		if err != nil {
+			return err
+		}
+		total += s.Count
+		pc = append(pc, perCell{cellName(c), s.Count, sampleHosts(s)})
+		return nil
+	})
+	if total == 0 {
+		return e.withErrors(Success, "", errs)
+	}
+	d := fmt.Sprintf("%s %s a NULL uuid, so no resource provider can be created for them (%s). Run \"rpctl migrate inventory\".",
+		plural(total, "compute node", "compute nodes"), hasHave(total), joinCells(pc))
+	return e.withErrors(Warning, d, errs)
+}
+
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}
+
+func (e *Env) checkRatios(ctx context.Context) (Code, string, error) {
+	var msgs []string
+	code := Success
+	// An explicit 0.0 option is a mistake Nova cannot recover from at the
+	// resource tracker: it would publish a capacity of zero.
+	r := e.Options.Ratios
+	for _, o := range []struct {
+		name string
+		v    *float64
+		src  string
+	}{{"cpu_allocation_ratio", r.CPU, r.CPUSource}, {"ram_allocation_ratio", r.RAM, r.RAMSource}, {"disk_allocation_ratio", r.Disk, r.DiskSource}} {
+		if o.v != nil && *o.v == 0 {
+			code = Failure
+			msgs = append(msgs, fmt.Sprintf("[DEFAULT] %s is set to 0.0 (%s); unset it or give a positive ratio.", o.name, o.src))
+		}
+	}
+	var empty, negative []perCell
+	emptyN, negN := 0, 0
+	errs := e.forEachCell(func(c *storage.DB) error {
+		s, err := storage.NodesWithEmptyRatios(ctx, c, e.sample())
+		if err != nil {
+			return err
+		}
+		n, err := storage.NodesWithNegativeRatios(ctx, c, e.sample())
+		if err != nil {
+			return err
+		}
+		emptyN += s.Count
+		negN += n.Count
+		empty = append(empty, perCell{cellName(c), s.Count, sampleHosts(s)})
+		negative = append(negative, perCell{cellName(c), n.Count, sampleHosts(n)})
+		return nil
+	})
+	if emptyN > 0 {
+		code = max(code, Warning)
+		msgs = append(msgs, fmt.Sprintf("%s %s a 0.0 or NULL allocation ratio (%s). Run \"rpctl migrate ratios\".",
+			plural(emptyN, "compute node", "compute nodes"), hasHave(emptyN), joinCells(empty)))
+	}
+	if negN > 0 {
+		code = max(code, Warning)
+		msgs = append(msgs, fmt.Sprintf("%s %s a negative allocation ratio, which no Nova option can set (%s); fix them by hand.",
+			plural(negN, "compute node", "compute nodes"), hasHave(negN), joinCells(negative)))
+	}
+	return e.withErrors(code, strings.Join(msgs, " "), errs)
+}
+
+// loadNodes reads every cell's nodes with a uuid once for the checks that
+// join them with Placement.
+func (e *Env) loadNodes(ctx context.Context) (map[string][]storage.NodeCapacity, error) {
+	e.nodesOnce.Do(func() {
+		e.nodes = map[string][]storage.NodeCapacity{}
+		errs := e.forEachCell(func(c *storage.DB) error {
+			ns, err := storage.ListNodeCapacities(ctx, c)
+			if err != nil {
+				return err
+			}
+			e.nodes[cellName(c)] = ns
+			return nil
+		})
+		e.nodesErr = errors.Join(errs...)
+	})
+	return e.nodes, e.nodesErr
+}
+
+func (e *Env) loadProviders(ctx context.Context) ([]storage.ProviderTotals, error) {
+	e.provOnce.Do(func() {
+		if e.Placement == nil {
+			e.provErr = e.placementErr()
+			return
+		}
+		e.provs, e.provErr = storage.ListProviderTotals(ctx, e.Placement)
+	})
+	return e.provs, e.provErr
+}
+
+func (e *Env) placementErr() error {
+	if e.PlacementErr != nil {
+		return e.PlacementErr
+	}
+	return errors.New("no Placement database")
+}
+
+// cellOrder is the cells' names in the order they were given.
+func (e *Env) cellOrder() []string {
+	var out []string
+	for _, c := range e.Cells {
+		out = append(out, cellName(c))
+	}
+	return out
+}
+
+// legacyClasses are the inventory classes a compute node's legacy columns
+// describe, in Placement's standard order.
+var legacyClasses = []string{"VCPU", "MEMORY_MB", "DISK_GB"}
+
+func legacy(n storage.NodeCapacity) [3]int64 { return [3]int64{n.VCPUs, n.MemoryMB, n.LocalGB} }
+
+func placementTotals(p storage.ProviderTotals) [3]*int64 { return [3]*int64{p.VCPU, p.Memory, p.Disk} }
+
+func (e *Env) checkProviders(ctx context.Context) (Code, string, error) {
+	nodes, nerr := e.loadNodes(ctx)
+	provs, perr := e.loadProviders(ctx)
+	if perr != nil {
+		return unavailable(perr, nerr)
+	}
+	byUUID := make(map[string]*storage.ProviderTotals, len(provs))
+	for i := range provs {
+		byUUID[provs[i].UUID] = &provs[i]
+	}
+	var noProv, noInv []perCell
+	noProvN, noInvN := 0, 0
+	for _, cell := range e.cellOrder() {
+		np, ni := perCell{cell: cell}, perCell{cell: cell}
+		for _, n := range nodes[cell] {
+			if n.Deleted {
+				continue
+			}
+			p := byUUID[n.UUID]
+			if p == nil {
+				np.count++
+				if len(np.first) < e.sample() {
+					np.first = append(np.first, hostOf(n.NodeRef))
+				}
+				continue
+			}
+			var missing []string
+			tot := placementTotals(*p)
+			for i, v := range legacy(n) {
+				if v > 0 && tot[i] == nil {
+					missing = append(missing, legacyClasses[i])
+				}
+			}
+			if len(missing) > 0 {
+				ni.count++
+				if len(ni.first) < e.sample() {
+					ni.first = append(ni.first, fmt.Sprintf("%s (%s)", hostOf(n.NodeRef), strings.Join(missing, ", ")))
+				}
+			}
+		}
+		noProv, noInv = append(noProv, np), append(noInv, ni)
+		noProvN += np.count
+		noInvN += ni.count
+	}
+	var msgs []string
+	if noProvN > 0 {
+		msgs = append(msgs, fmt.Sprintf("%s with a uuid %s no resource provider (%s).",
+			plural(noProvN, "compute node", "compute nodes"), hasHave(noProvN), joinCells(noProv)))
+	}
+	if noInvN > 0 {
+		msgs = append(msgs, fmt.Sprintf("%s %s no inventory for a class their node has (%s).",
+			plural(noInvN, "resource provider", "resource providers"), hasHave(noInvN), joinCells(noInv)))
+	}
+	if len(msgs) == 0 {
+		return e.withErrors(Success, "", errsOf(nerr))
+	}
+	msgs = append(msgs, "Run \"rpctl migrate inventory\".")
+	return e.withErrors(Warning, strings.Join(msgs, " "), errsOf(nerr))
+}
+
+func errsOf(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func (e *Env) checkDrift(ctx context.Context) (Code, string, error) {
+	nodes, nerr := e.loadNodes(ctx)
+	provs, perr := e.loadProviders(ctx)
+	if perr != nil {
+		return unavailable(perr, nerr)
+	}
+	byUUID := make(map[string]*storage.ProviderTotals, len(provs))
+	for i := range provs {
+		byUUID[provs[i].UUID] = &provs[i]
+	}
+	var pcs []perCell
+	total := 0
+	for _, cell := range e.cellOrder() {
+		pc := perCell{cell: cell}
+		for _, n := range nodes[cell] {
+			p := byUUID[n.UUID]
+			if n.Deleted || p == nil {
+				continue
+			}
+			tot := placementTotals(*p)
+			for i, v := range legacy(n) {
+				if tot[i] == nil || *tot[i] == v {
+					continue
+				}
+				pc.count++
+				if len(pc.first) < e.sample() {
+					pc.first = append(pc.first, fmt.Sprintf("%s %s legacy %d Placement %d", hostOf(n.NodeRef), legacyClasses[i], v, *tot[i]))
+				}
+			}
+		}
+		pcs = append(pcs, pc)
+		total += pc.count
+	}
+	if total == 0 {
+		return e.withErrors(Success, "", errsOf(nerr))
+	}
+	d := fmt.Sprintf("%s with the compute node's legacy vcpus/memory_mb/local_gb (%s). Check the compute nodes' resource tracker, or re-run \"rpctl migrate inventory\".",
+		plural(total, "inventory total disagrees", "inventory totals disagree"), joinCells(pcs))
+	return e.withErrors(Warning, d, errsOf(nerr))
+}
+
+func (e *Env) checkOverCommitted(ctx context.Context) (Code, string, error) {
+	over, err := e.loadOveruse(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	if len(over) == 0 {
+		return Success, "", nil
+	}
+	provs := map[string]bool{}
+	var first []string
+	for _, o := range over {
+		provs[o.UUID] = true
+		if len(first) < e.sample() {
+			name := o.Name
+			if name == "" {
+				name = o.UUID
+			}
+			first = append(first, fmt.Sprintf("%s %s used %d > capacity %s ((%d - %d) * %s)",
+				name, o.Class, o.Used, fmtFloat(o.Capacity()), o.Total, o.Reserved, fmtFloat(o.AllocationRatio)))
+		}
+	}
+	return Failure, fmt.Sprintf("%s on %s exceed Placement's capacity (total - reserved) * allocation_ratio: %s. New instances cannot land there and moves will fail; raise the allocation ratio or move instances away.",
+		plural(len(over), "inventory's allocations", "inventories' allocations"), plural(len(provs), "resource provider", "resource providers"),
+		listSome(first, len(over))), nil
+}
+
+func fmtFloat(f float64) string {
+	s := fmt.Sprintf("%g", f)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
+}
+
+// The two checks of placement-status upgrade check (placement 8.0.0
+// placement/cmd/status.py), with its words.
+func (e *Env) checkRootIDs(ctx context.Context) (Code, string, error) {
+	if e.Placement == nil {
+		return unavailable(e.placementErr())
+	}
+	missing, err := storage.MissingRootProviderIDs(ctx, e.Placement)
+	if err != nil {
+		return unavailable(err)
+	}
+	if missing {
+		return Failure, `There is at least one resource provider table record which misses its root provider id. Run the "placement-manage db online_data_migrations" command.`, nil
+	}
+	return Success, "", nil
+}
+
+func (e *Env) checkIncompleteConsumers(ctx context.Context) (Code, string, error) {
+	if e.Placement == nil {
+		return unavailable(e.placementErr())
+	}
+	n, err := storage.IncompleteConsumers(ctx, e.Placement)
+	if err != nil {
+		return unavailable(err)
+	}
+	if n > 0 {
+		return Warning, fmt.Sprintf(`There are %d incomplete consumers table records for existing allocations. Run the "placement-manage db online_data_migrations" command.`, n), nil
+	}
+	return Success, "", nil
+}
+
+func (e *Env) checkOrphans(ctx context.Context) (Code, string, error) {
+	nodes, nerr := e.loadNodes(ctx)
+	provs, perr := e.loadProviders(ctx)
+	if perr != nil || nerr != nil {
+		// Without every cell a provider cannot be called orphaned.
+		return unavailable(perr, nerr)
+	}
+	live, deleted := map[string]bool{}, map[string]string{}
+	for cell, ns := range nodes {
+		for _, n := range ns {
+			if n.Deleted {
+				deleted[n.UUID] = cell + ": " + hostOf(n.NodeRef)
+			} else {
+				live[n.UUID] = true
+			}
+		}
+	}
+	var orphans []string
+	for _, p := range provs {
+		if !p.Root || p.Sharing || live[p.UUID] {
+			continue
+		}
+		name := p.Name
+		if name == "" {
+			name = p.UUID
+		}
+		if d, ok := deleted[p.UUID]; ok {
+			orphans = append(orphans, fmt.Sprintf("%s (node deleted, %s)", name, d))
+		} else {
+			orphans = append(orphans, fmt.Sprintf("%s (no compute node)", name))
+		}
+	}
+	if len(orphans) == 0 {
+		return Success, "", nil
+	}
+	sort.Strings(orphans)
+	n := len(orphans)
+	return Warning, fmt.Sprintf("%s without a parent %s no live compute node in any cell: %s. Delete them (openstack resource provider delete) once their allocations are gone.",
+		plural(n, "resource provider", "resource providers"), hasHave(n), listSome(orphans[:min(n, e.sample())], n)), nil
+}
+
+func (e *Env) checkServiceVersions(ctx context.Context) (Code, string, error) {
+	threshold := e.MinServiceVersion
+	if threshold <= 0 {
+		threshold = DefaultMinServiceVersion
+	}
+	type agg struct {
+		count, below int
+		min          int64
+		first        []string
+	}
+	bins := append(append([]string(nil), controlBinaries...), "nova-compute")
+	per := map[string]*agg{}
+	for _, b := range bins {
+		per[b] = &agg{}
+	}
+	errs := e.forEachCell(func(c *storage.DB) error {
+		sv, err := storage.ServiceVersionSummary(ctx, c, bins, threshold, e.sample())
+		if err != nil {
+			return err
+		}
+		for _, s := range sv {
+			a := per[s.Binary]
+			if a.count == 0 || s.Min < a.min {
+				a.min = s.Min
+			}
+			a.count += s.Count
+			a.below += s.Below
+			for _, f := range s.First {
+				if len(a.first) < e.sample() {
+					a.first = append(a.first, fmt.Sprintf("%s: %s (%d)", cellName(c), f.Host, f.Version))
+				}
+			}
+		}
+		return nil
+	})
+	code := Success
+	var msgs []string
+	for _, b := range controlBinaries {
+		a := per[b]
+		switch {
+		case a.count == 0:
+			code = max(code, Warning)
+			msgs = append(msgs, fmt.Sprintf("No live %s service found in any cell, so its version cannot be checked.", b))
+		case a.below > 0:
+			code = Failure
+			msgs = append(msgs, fmt.Sprintf("%s older than service version %d (minimum %d): %s. Upgrade them before migrating to Placement.",
+				plural(a.below, b+" service is", b+" services are"), threshold, a.min, listSome(a.first, a.below)))
+		}
+	}
+	if a := per["nova-compute"]; a.below > 0 {
+		code = max(code, Warning)
+		msgs = append(msgs, fmt.Sprintf("%s older than service version %d (minimum %d): %s. They keep working, but upgrade them so they report inventories as Placement expects.",
+			plural(a.below, "nova-compute service is", "nova-compute services are"), threshold, a.min, listSome(a.first, a.below)))
+	}
+	return e.withErrors(code, strings.Join(msgs, " "), errs)
+}

@@ -1,0 +1,147 @@
+// Package status is rpctl's upgrade check: nova-status-style checks of the
+// Nova cells, the API database and Placement, run in order and all of them,
+// with oslo.upgradecheck's table, a real --json and its exit codes.
+package status
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Code is a check's outcome, oslo.upgradecheck's Code.
+type Code int
+
+// The outcomes, worst last; the command exits with the worst.
+const (
+	Success Code = 0
+	Warning Code = 1
+	Failure Code = 2
+)
+
+// ExitCrashed is the exit code when a check itself broke; oslo.upgradecheck
+// uses 255 so that it is not taken for a check's verdict.
+const ExitCrashed = 255
+
+// Check is one named upgrade check. Run returns the verdict and, for a
+// warning or failure, details telling the operator what to do (empty details
+// print as "None"). An error or a panic means the check itself broke: it is
+// reported, the remaining checks still run, and the run exits 255.
+type Check struct {
+	Name string
+	Run  func(ctx context.Context) (Code, string, error)
+}
+
+// Result is a check's outcome.
+type Result struct {
+	Check   string
+	Code    Code
+	Details string
+	// Crashed is set when Run returned an error or panicked; Code is then
+	// Failure and Details say what broke.
+	Crashed bool
+	// Elapsed is how long the check took (for --verbose and benchmarks).
+	Elapsed time.Duration
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Results []Result
+}
+
+// Exit is the process exit code: 255 if a check crashed, else the worst code.
+func (r Report) Exit() int {
+	worst := Success
+	for _, res := range r.Results {
+		if res.Crashed {
+			return ExitCrashed
+		}
+		worst = max(worst, res.Code)
+	}
+	return int(worst)
+}
+
+// Run runs every check in order, whatever the earlier ones found.
+func Run(ctx context.Context, checks []Check) Report {
+	var rep Report
+	for _, c := range checks {
+		start := time.Now()
+		r := runOne(ctx, c)
+		r.Elapsed = time.Since(start)
+		rep.Results = append(rep.Results, r)
+	}
+	return rep
+}
+
+func runOne(ctx context.Context, c Check) (res Result) {
+	res.Check = c.Name
+	defer func() {
+		if p := recover(); p != nil {
+			res.Code, res.Crashed = Failure, true
+			res.Details = fmt.Sprintf("Error: the check crashed: %v", p)
+		}
+	}()
+	code, details, err := c.Run(ctx)
+	if err != nil {
+		return Result{Check: c.Name, Code: Failure, Details: "Error: " + err.Error(), Crashed: true}
+	}
+	if code < Success || code > Failure {
+		return Result{Check: c.Name, Code: Failure, Details: fmt.Sprintf("Error: the check returned an unknown code %d", code), Crashed: true}
+	}
+	res.Code, res.Details = code, details
+	return res
+}
+
+// Select returns the checks whose names are in names (case-insensitive, and
+// "compute-node-uuids" matches "Compute Node UUIDs"), in the checks' order.
+// An unknown name is an error listing the known ones.
+func Select(checks []Check, names []string) ([]Check, error) {
+	if len(names) == 0 {
+		return checks, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		k := slug(n)
+		found := false
+		for _, c := range checks {
+			if slug(c.Name) == k {
+				found = true
+			}
+		}
+		if !found {
+			var known []string
+			for _, c := range checks {
+				known = append(known, fmt.Sprintf("%q", c.Name))
+			}
+			return nil, fmt.Errorf("--check %q: no such check (checks: %s)", n, strings.Join(known, ", "))
+		}
+		want[k] = true
+	}
+	var out []Check
+	for _, c := range checks {
+		if want[slug(c.Name)] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// slug folds a check name for matching: lower case, runs of anything but
+// letters and digits become one '-'.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
+}
