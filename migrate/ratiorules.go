@@ -1,0 +1,143 @@
+package migrate
+
+import (
+	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/nova"
+)
+
+// Nova 26's allocation-ratio rules (Stein's initial-allocation-ratios work),
+// in one place so that the ratio migration and the inventory migration agree.
+//
+// Sources: nova/objects/compute_node.py migrate_empty_ratio and
+// _from_db_object (a compute_nodes row), nova/virt/driver.py
+// _get_allocation_ratios (a Placement inventory), nova/conf/compute.py.
+
+// RatioKind is one of the three ratios Nova keeps per compute node.
+type RatioKind int
+
+// The ratios, in the order Nova's migration visits them.
+const (
+	RatioCPU RatioKind = iota
+	RatioDisk
+	RatioRAM
+)
+
+// RatioKinds lists every kind.
+var RatioKinds = []RatioKind{RatioCPU, RatioDisk, RatioRAM}
+
+func (k RatioKind) prefix() string {
+	switch k {
+	case RatioCPU:
+		return "cpu"
+	case RatioRAM:
+		return "ram"
+	default:
+		return "disk"
+	}
+}
+
+// Option is the nova.conf [DEFAULT] override option and the compute_nodes
+// column: "cpu_allocation_ratio".
+func (k RatioKind) Option() string { return k.prefix() + "_allocation_ratio" }
+
+// InitialOption is "initial_cpu_allocation_ratio".
+func (k RatioKind) InitialOption() string { return "initial_" + k.Option() }
+
+// ResourceClass is the Placement class the ratio applies to.
+func (k RatioKind) ResourceClass() string {
+	switch k {
+	case RatioCPU:
+		return "VCPU"
+	case RatioRAM:
+		return "MEMORY_MB"
+	default:
+		return "DISK_GB"
+	}
+}
+
+// Row returns the row's stored ratio of this kind (nil for NULL).
+func (k RatioKind) Row(cn *nova.ComputeNode) *float64 {
+	switch k {
+	case RatioCPU:
+		return cn.CPUAllocationRatio
+	case RatioRAM:
+		return cn.RAMAllocationRatio
+	default:
+		return cn.DiskAllocationRatio
+	}
+}
+
+// Conf returns the override (nil when unset) and the initial value.
+func (k RatioKind) Conf(r config.Ratios) (override *float64, initial float64) {
+	switch k {
+	case RatioCPU:
+		return r.CPU, r.InitialCPU
+	case RatioRAM:
+		return r.RAM, r.InitialRAM
+	default:
+		return r.Disk, r.InitialDisk
+	}
+}
+
+// IsEmptyRatio reports whether a stored ratio is one Nova treats as "never
+// set": NULL or 0.0. Negative values are not empty: Nova leaves them alone.
+func IsEmptyRatio(v *float64) bool { return v == nil || *v == 0 }
+
+// RatioSource says which rule chose a ratio, for dry runs and explanations.
+type RatioSource string
+
+// The rules, in precedence order.
+const (
+	FromOverride    RatioSource = "override"     // xxx_allocation_ratio is set and not 0.0
+	FromPlacement   RatioSource = "placement"    // the inventory's existing value is kept
+	FromComputeNode RatioSource = "compute_node" // the legacy row's own ratio
+	FromInitial     RatioSource = "initial"      // initial_xxx_allocation_ratio
+)
+
+// ConfRatio is Nova's `CONF.x_allocation_ratio or CONF.initial_x_allocation_ratio`:
+// an override of 0.0 counts as unset, because Python's `or` treats 0.0 as
+// false — that is how Nova 26 behaves, and why `rpctl status` calls an
+// explicit 0.0 a failure.
+func ConfRatio(override *float64, initial float64) (float64, RatioSource) {
+	if override != nil && *override != 0 {
+		return *override, FromOverride
+	}
+	return initial, FromInitial
+}
+
+// EffectiveRatio is the ratio Nova uses for a compute_nodes row: the stored
+// value unless it is NULL or 0.0, else ConfRatio. fix says the stored value
+// is empty and Nova (migrate_empty_ratio, or loading the row) writes back v.
+func EffectiveRatio(row, override *float64, initial float64) (v float64, src RatioSource, fix bool) {
+	if !IsEmptyRatio(row) {
+		return *row, FromComputeNode, false
+	}
+	v, src = ConfRatio(override, initial)
+	return v, src, true
+}
+
+// PlacementRatio is the allocation ratio to write into a Placement inventory
+// of the kind's class, following nova/virt/driver.py _get_allocation_ratios
+// extended by the legacy row rpctl migrates from:
+//
+//  1. a set, non-zero xxx_allocation_ratio always wins, even over a value an
+//     operator set through the Placement API;
+//  2. else an existing inventory keeps its ratio (existing != nil), whatever
+//     it is, so edits through the API survive re-runs; Placement's schema
+//     accepts 0.0 and negative ratios and Nova keeps them too;
+//  3. else, when the inventory is being created from a compute_nodes row
+//     whose ratio is set (not NULL, not 0.0, not negative), that ratio: it is
+//     what the old resource tracker reported and the scheduler used;
+//  4. else initial_xxx_allocation_ratio.
+func PlacementRatio(override, existing, row *float64, initial float64) (float64, RatioSource) {
+	if override != nil && *override != 0 {
+		return *override, FromOverride
+	}
+	if existing != nil {
+		return *existing, FromPlacement
+	}
+	if row != nil && *row > 0 {
+		return *row, FromComputeNode
+	}
+	return initial, FromInitial
+}

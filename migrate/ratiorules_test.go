@@ -1,0 +1,150 @@
+package migrate
+
+import (
+	"testing"
+
+	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/storage"
+)
+
+func ratioFP(v float64) *float64 { return &v }
+
+func TestEffectiveRatio(t *testing.T) {
+	tests := []struct {
+		name     string
+		row      *float64
+		override *float64
+		initial  float64
+		want     float64
+		src      RatioSource
+		fix      bool
+	}{
+		{"set row wins over everything", ratioFP(4), ratioFP(2), 16, 4, FromComputeNode, false},
+		{"NULL row, no override: initial", nil, nil, 16, 16, FromInitial, true},
+		{"0.0 row, no override: initial", ratioFP(0), nil, 16, 16, FromInitial, true},
+		{"NULL row, override", nil, ratioFP(3), 16, 3, FromOverride, true},
+		{"0.0 row, override", ratioFP(0), ratioFP(3), 16, 3, FromOverride, true},
+		// Nova 26: `r if r else init_x_ratio` treats an explicit 0.0 as unset.
+		{"NULL row, override 0.0 falls back to initial", nil, ratioFP(0), 16, 16, FromInitial, true},
+		{"negative row is left alone, as Nova does", ratioFP(-1), ratioFP(3), 16, -1, FromComputeNode, false},
+		{"tiny but non-zero row is set", ratioFP(1e-7), ratioFP(3), 16, 1e-7, FromComputeNode, false},
+		{"initial 0.0 gives 0.0 (caller must refuse)", nil, nil, 0, 0, FromInitial, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, src, fix := EffectiveRatio(tt.row, tt.override, tt.initial)
+			if v != tt.want || src != tt.src || fix != tt.fix {
+				t.Errorf("EffectiveRatio = %v, %s, %v; want %v, %s, %v", v, src, fix, tt.want, tt.src, tt.fix)
+			}
+		})
+	}
+}
+
+func TestPlacementRatio(t *testing.T) {
+	tests := []struct {
+		name                    string
+		override, existing, row *float64
+		initial                 float64
+		want                    float64
+		src                     RatioSource
+	}{
+		// Scenario 1: always override from config.
+		{"override beats an API-set value", ratioFP(2), ratioFP(5), ratioFP(4), 16, 2, FromOverride},
+		{"override on create", ratioFP(2), nil, nil, 16, 2, FromOverride},
+		// Scenario 2/3: no override, the API value survives.
+		{"existing Placement value kept", nil, ratioFP(5), ratioFP(4), 16, 5, FromPlacement},
+		{"override 0.0 is unset: existing kept", ratioFP(0), ratioFP(5), nil, 16, 5, FromPlacement},
+		{"create from the legacy row's ratio", nil, nil, ratioFP(4), 16, 4, FromComputeNode},
+		{"create, row NULL: initial", nil, nil, nil, 16, 16, FromInitial},
+		{"create, row 0.0: initial", nil, nil, ratioFP(0), 16, 16, FromInitial},
+		{"create, row negative: initial", nil, nil, ratioFP(-1), 16, 16, FromInitial},
+		{"create, override 0.0, row 0.0: initial", ratioFP(0), nil, ratioFP(0), 1.5, 1.5, FromInitial},
+		{"an API-set 0.0 is kept, as Nova keeps it", nil, ratioFP(0), ratioFP(4), 1, 0, FromPlacement},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, src := PlacementRatio(tt.override, tt.existing, tt.row, tt.initial)
+			if v != tt.want || src != tt.src {
+				t.Errorf("PlacementRatio = %v, %s; want %v, %s", v, src, tt.want, tt.src)
+			}
+		})
+	}
+}
+
+func TestRatioKinds(t *testing.T) {
+	r := config.Ratios{CPU: ratioFP(1), RAM: ratioFP(2), Disk: ratioFP(3), InitialCPU: 4, InitialRAM: 5, InitialDisk: 6}
+	want := map[RatioKind][4]any{
+		RatioCPU:  {"cpu_allocation_ratio", "initial_cpu_allocation_ratio", "VCPU", [2]float64{1, 4}},
+		RatioRAM:  {"ram_allocation_ratio", "initial_ram_allocation_ratio", "MEMORY_MB", [2]float64{2, 5}},
+		RatioDisk: {"disk_allocation_ratio", "initial_disk_allocation_ratio", "DISK_GB", [2]float64{3, 6}},
+	}
+	for k, w := range want {
+		o, i := k.Conf(r)
+		if k.Option() != w[0] || k.InitialOption() != w[1] || k.ResourceClass() != w[2] || [2]float64{*o, i} != w[3] {
+			t.Errorf("kind %d: %s %s %s %v %v", k, k.Option(), k.InitialOption(), k.ResourceClass(), *o, i)
+		}
+	}
+}
+
+func TestPlanRow(t *testing.T) {
+	defaults := config.DefaultOptions().Ratios
+	withOverrides := defaults
+	withOverrides.CPU, withOverrides.RAM = ratioFP(4), ratioFP(0)
+	zeroInitial := defaults
+	zeroInitial.InitialCPU = 0
+	tests := []struct {
+		name    string
+		node    storage.NodeRatios
+		r       config.Ratios
+		want    map[string][2]string // column -> old, new
+		wantErr string
+	}{
+		{"all empty, defaults", storage.NodeRatios{ID: 1, CPU: ratioFP(0), RAM: nil, Disk: ratioFP(0)}, defaults,
+			map[string][2]string{"cpu_allocation_ratio": {"0.0", "16.0"}, "ram_allocation_ratio": {"NULL", "1.5"}, "disk_allocation_ratio": {"0.0", "1.0"}}, ""},
+		{"only the empty one changes", storage.NodeRatios{ID: 2, CPU: ratioFP(8), RAM: ratioFP(1.2), Disk: nil}, defaults,
+			map[string][2]string{"disk_allocation_ratio": {"NULL", "1.0"}}, ""},
+		{"override, and 0.0 override falls back", storage.NodeRatios{ID: 3, CPU: nil, RAM: nil, Disk: ratioFP(1)}, withOverrides,
+			map[string][2]string{"cpu_allocation_ratio": {"NULL", "4.0"}, "ram_allocation_ratio": {"NULL", "1.5"}}, ""},
+		{"initial 0.0 cannot fix", storage.NodeRatios{ID: 4, CPU: nil, RAM: ratioFP(1), Disk: ratioFP(1)}, zeroInitial,
+			nil, "cpu_allocation_ratio is NULL and would stay 0.0: initial_cpu_allocation_ratio is 0.0 and cpu_allocation_ratio is unset or 0.0"},
+		{"initial 0.0 is harmless when CPU is set", storage.NodeRatios{ID: 5, CPU: ratioFP(2), RAM: ratioFP(0), Disk: ratioFP(1)}, zeroInitial,
+			map[string][2]string{"ram_allocation_ratio": {"0.0", "1.5"}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := PlanRow("cell1", tt.node, tt.r)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := map[string][2]string{}
+			for _, c := range got {
+				m[c.Ratio] = [2]string{FormatRatio(c.Old), FormatRatio(&c.New)}
+			}
+			if len(m) != len(tt.want) {
+				t.Fatalf("got %v, want %v", m, tt.want)
+			}
+			for k, v := range tt.want {
+				if m[k] != v {
+					t.Errorf("%s: got %v, want %v", k, m[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestFormatRatio(t *testing.T) {
+	for in, want := range map[float64]string{16: "16.0", 1.5: "1.5", 0: "0.0", 1.1: "1.1", 1e-7: "0.0000001"} {
+		if got := FormatRatio(&in); got != want {
+			t.Errorf("FormatRatio(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if got := FormatRatio(nil); got != "NULL" {
+		t.Errorf("FormatRatio(nil) = %q", got)
+	}
+}
