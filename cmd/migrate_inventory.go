@@ -1,0 +1,217 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/storage"
+)
+
+func init() {
+	registerMigration(migrationSpec{
+		Name:  "inventory",
+		Order: 10,
+		Short: "Create a resource provider with inventories in Placement for every legacy compute node",
+		Long: `Every live compute_nodes row of every cell (or --cell) becomes a Placement resource
+provider (uuid = compute_nodes.uuid, generated and stored first when NULL; name =
+hypervisor_hostname) with one inventory per resource class: VCPU, MEMORY_MB, DISK_GB,
+PCI classes from pci_stats, NUMA_* from numa_topology, CUSTOM_* from extra_resources.
+Each node is written in one Placement transaction; re-running changes only what differs.
+
+Allocation ratios: a set cpu/ram/disk_allocation_ratio wins; else the value already in
+Placement is kept; else the row's value unless 0.0/NULL; else initial_*_allocation_ratio.
+
+--layout nested makes each NUMA cell a child provider (HW_NUMA_ROOT) with its PCPU, VCPU,
+MEMORY_MB and PCI pools. --shared-storage ceph=compute-*,nfs=gpu-* moves the DISK_GB of the
+matching hosts to one sharing provider per pool (MISC_SHARES_VIA_AGGREGATE).`,
+		Need:     storage.NeedCells | storage.NeedPlacement,
+		AddFlags: addInventoryFlags,
+		Build:    buildInventory,
+		DryRun:   dryRunInventory,
+	})
+}
+
+// inventoryFlags are the flags of `migrate inventory`, also on `migrate all`.
+var inventoryFlags struct {
+	layout     string
+	pciMaxUnit []string
+	shared     []string
+	parallel   int
+}
+
+func addInventoryFlags(fs *pflag.FlagSet) {
+	addRatioFlags(fs)
+	fs.StringVar(&inventoryFlags.layout, "layout", migrate.LayoutFlat, "provider tree: flat (everything on the compute node's provider) or nested (a child provider per NUMA cell)")
+	fs.StringArrayVar(&inventoryFlags.pciMaxUnit, "pci-max-unit", nil, "max_unit of a PCI resource class, CLASS=N (repeatable; default: the class's total)")
+	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
+	fs.IntVar(&inventoryFlags.parallel, "parallel", 2, "concurrent Placement writers (MySQL only; SQLite has one writer)")
+}
+
+func inventoryConfig(f *Factory) (migrate.InventoryConfig, error) {
+	var c migrate.InventoryConfig
+	switch inventoryFlags.layout {
+	case migrate.LayoutFlat, migrate.LayoutNested:
+		c.Layout = inventoryFlags.layout
+	default:
+		return c, fmt.Errorf("--layout %q: expected flat or nested", inventoryFlags.layout)
+	}
+	if inventoryFlags.parallel < 1 {
+		return c, fmt.Errorf("--parallel %d: expected 1 or more", inventoryFlags.parallel)
+	}
+	var err error
+	if c.PCIMaxUnit, err = migrate.ParsePCIMaxUnit(inventoryFlags.pciMaxUnit); err != nil {
+		return c, err
+	}
+	if c.SharedStorage, err = migrate.ParseSharedStorage(inventoryFlags.shared); err != nil {
+		return c, err
+	}
+	if c.Ratios, err = migrationRatios(f); err != nil {
+		return c, err
+	}
+	o, err := f.Options()
+	if err != nil {
+		return c, err
+	}
+	c.Reserved = o.Reserved
+	return c, nil
+}
+
+func buildInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+	c, err := inventoryConfig(f)
+	if err != nil {
+		return nil, err
+	}
+	m := &migrate.Inventory{Cells: dbs.Cells, Placement: dbs.Placement, Config: c, Parallel: inventoryFlags.parallel}
+	p := newProgress(f.IO.ErrOut, f.IO.IsStderrTTY())
+	m.Progress = p.update
+	m.AfterRun = p.clear
+	return []migrate.Migration{m}, nil
+}
+
+// progress shows nodes done, rate and ETA: a redrawn bar on a terminal,
+// a plain line every few seconds otherwise.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	start time.Time
+	last  time.Time
+	drawn bool
+}
+
+func newProgress(w io.Writer, tty bool) *progress { return &progress{w: w, tty: tty} }
+
+func (p *progress) update(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if p.start.IsZero() {
+		p.start, p.last = now, now
+	}
+	every := 5 * time.Second
+	if p.tty {
+		every = 100 * time.Millisecond
+	}
+	if done < total && now.Sub(p.last) < every {
+		return
+	}
+	p.last = now
+	el := now.Sub(p.start).Seconds()
+	rate := 0.0
+	if el > 0 {
+		rate = float64(done) / el
+	}
+	eta := "?"
+	if rate > 0 {
+		eta = (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second).String()
+	}
+	if !p.tty {
+		fmt.Fprintf(p.w, "inventory: %d/%d nodes, %.0f nodes/s, ETA %s\n", done, total, rate, eta)
+		return
+	}
+	const width = 30
+	fill := 0
+	if total > 0 {
+		fill = done * width / total
+	}
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d nodes  %.0f/s  ETA %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, rate, eta)
+	p.drawn = true
+}
+
+// clear removes the bar so the runner's summary lines start clean.
+func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}
+
+func fmtInv(v *storage.PInventory) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("total=%d reserved=%d min=%d max=%d step=%d ratio=%s", v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, migrate.FormatRatio(&v.AllocationRatio))
+}
+
+func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) error {
+	c, err := inventoryConfig(f)
+	if err != nil {
+		return err
+	}
+	plan, err := migrate.PlanInventory(ctx, dbs.Cells, dbs.Placement, &c)
+	if err != nil {
+		return err
+	}
+	rows := output.Rows{Headers: []string{"Cell", "ID", "Provider", "UUID", "Action", "Resource Class", "Before", "After"}}
+	add := func(pn *migrate.PlannedNode) {
+		id := ""
+		if pn.NodeID != 0 {
+			id = fmt.Sprint(pn.NodeID)
+		}
+		if pn.Error != "" {
+			rows.Rows = append(rows.Rows, []string{pn.Cell, id, pn.Host, pn.UUID, "skip (bad row)", "", "", ""})
+			fmt.Fprintf(f.IO.ErrOut, "would skip %v\n", &migrate.RowError{Migration: migrate.InventoryName, Cell: pn.Cell, ID: pn.NodeID, Host: pn.Host, Err: errors.New(pn.Error)})
+			return
+		}
+		for _, ch := range pn.Changes {
+			u := ch.UUID
+			if u == "" {
+				u = "(generated)"
+			}
+			extra := ""
+			if len(ch.AddTraits) > 0 {
+				extra += " +traits " + strings.Join(ch.AddTraits, ",")
+			}
+			if len(ch.AddAggs) > 0 {
+				extra += " +aggregates " + strings.Join(ch.AddAggs, ",")
+			}
+			rows.Rows = append(rows.Rows, []string{pn.Cell, id, ch.Name, u, ch.Action + extra, "", "", ""})
+			for _, ic := range ch.Inventories {
+				rows.Rows = append(rows.Rows, []string{"", "", "", "", "", ic.ResourceClass, fmtInv(ic.Before), fmtInv(ic.After)})
+			}
+		}
+	}
+	for _, pn := range plan.Shared {
+		add(pn)
+	}
+	for _, pn := range plan.Nodes {
+		add(pn)
+	}
+	if err := f.Write(rows, plan); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d sharing providers; nothing written (--dry-run)\n",
+		migrate.InventoryName, len(plan.Nodes), plan.Unchanged, len(plan.Shared))
+	return nil
+}

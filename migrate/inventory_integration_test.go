@@ -1,0 +1,354 @@
+package migrate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/samplecloud"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// mysqlDB opens a fresh MariaDB database with one schema part.
+func mysqlDB(t testing.TB, part storage.Part, role storage.Role, name string) (*storage.DB, *testdb.MySQL) {
+	t.Helper()
+	m := testdb.NewMySQL(t)
+	ctx := context.Background()
+	tg, err := dsn.Parse(m.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(ctx, tg, role, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := storage.Init(ctx, db, part); err != nil {
+		t.Fatal(err)
+	}
+	return db, m
+}
+
+// sampleCloud writes a generated cloud into a fresh cell database and
+// returns it with an empty Placement database.
+func sampleCloud(t *testing.T, o samplecloud.Options) (cell, placement *storage.DB, cellM, placeM *testdb.MySQL, cloud *samplecloud.Cloud) {
+	t.Helper()
+	cell, cellM = mysqlDB(t, storage.PartCell, storage.RoleCell, "cell1")
+	placement, placeM = mysqlDB(t, storage.PartPlacement, storage.RolePlacement, "")
+	cloud = samplecloud.Generate(o)
+	if _, err := samplecloud.Write(context.Background(), &storage.Databases{Cells: []*storage.DB{cell}}, cloud, samplecloud.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return
+}
+
+// dumpPlacement renders the Placement tables by provider name (uuids of
+// generated compute node uuids differ between runs), for comparisons.
+func dumpPlacement(t *testing.T, db *storage.DB) string {
+	t.Helper()
+	st, err := storage.LoadPlacementState(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(u string) string {
+		if p := st.Providers[u]; p != nil {
+			return p.Name
+		}
+		return u
+	}
+	var lines []string
+	for _, p := range st.Providers {
+		l := fmt.Sprintf("%s gen=%d parent=%s root=%s", p.Name, p.Generation, name(p.ParentUUID), name(p.RootUUID))
+		for _, rc := range sortedKeys(p.Inventories) {
+			v := p.Inventories[rc]
+			l += fmt.Sprintf(" %s=%d/%d/%d/%d/%d/%g", rc, v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, v.AllocationRatio)
+		}
+		l += " traits=" + strings.Join(sortedKeys(p.Traits), ",") + " aggs=" + strings.Join(sortedKeys(p.Aggregates), ",")
+		lines = append(lines, l)
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func placementStatus(t *testing.T, url string) {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "placement.conf")
+	os.WriteFile(conf, []byte("[placement_database]\nconnection = "+url+"\n"), 0o600)
+	out, err := exec.Command("/usr/bin/placement-status", "--config-file", conf, "upgrade", "check").CombinedOutput()
+	if err != nil || strings.Contains(string(out), "Result: Failure") {
+		t.Fatalf("placement-status upgrade check: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Missing Root Provider IDs") {
+		t.Fatalf("placement-status printed no checks:\n%s", out)
+	}
+}
+
+func getJSON(t *testing.T, base, path string, v any) {
+	t.Helper()
+	code, body := testdb.PlacementGet(t, base, path, "1.39")
+	if code != 200 {
+		t.Fatalf("GET %s: %d %s", path, code, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+type apiInventory struct {
+	Total           int64   `json:"total"`
+	Reserved        int64   `json:"reserved"`
+	MinUnit         int64   `json:"min_unit"`
+	MaxUnit         int64   `json:"max_unit"`
+	StepSize        int64   `json:"step_size"`
+	AllocationRatio float64 `json:"allocation_ratio"`
+}
+
+// TestInventoryAgainstRealPlacement migrates a sample cloud into MariaDB,
+// then asks the real placement-api and placement-status about it, for both
+// layouts.
+func TestInventoryAgainstRealPlacement(t *testing.T) {
+	testdb.RequirePython(t, "placement")
+	for _, layout := range []string{LayoutFlat, LayoutNested} {
+		t.Run(layout, func(t *testing.T) {
+			ctx := context.Background()
+			cell, placement, _, placeM, cloud := sampleCloud(t, samplecloud.Options{Nodes: 40, Seed: 7, BadRows: 9})
+			cfg := InventoryConfig{Layout: layout, Ratios: config.DefaultOptions().Ratios, Reserved: config.Reserved{CPUs: 1, MemoryMB: 512, DiskMB: 1500},
+				SharedStorage: []SharedPool{{Name: "ceph", Globs: []string{"cmp1-0000*"}}}}
+			m := &Inventory{Cells: []*storage.DB{cell}, Placement: placement, Config: cfg, Parallel: 2, GroupSize: 7}
+			sum, err := (&Runner{Migrations: []Migration{m}}).Run(ctx, 0, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Exit != 2 || len(sum.RowErrors) != 7 {
+				t.Fatalf("exit %d, %d row errors (want 2, 7 bad rows): %v", sum.Exit, len(sum.RowErrors), sum.RowErrors)
+			}
+			for _, re := range sum.RowErrors {
+				if !slices.Contains(cloud.Kinds["bad"], re.ID) || re.Host == "" {
+					t.Errorf("row error for a good node or without host: %v", re)
+				}
+			}
+			before := dumpPlacement(t, placement)
+
+			// What the real Placement says.
+			base := testdb.PlacementAPI(t, placeM.URL)
+			nodes, err := storage.ListComputeNodes(ctx, cell, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, n := range nodes {
+				if slices.Contains(cloud.Kinds["bad"], n.ID) {
+					continue
+				}
+				if n.UUID == nil {
+					t.Fatalf("node %d still has no uuid", n.ID)
+				}
+				p, err := cfg.PlanNode("cell1", n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range p.Providers {
+					var got struct {
+						Inventories map[string]apiInventory `json:"inventories"`
+					}
+					getJSON(t, base, "/resource_providers/"+d.UUID+"/inventories", &got)
+					if len(got.Inventories) != len(d.Inventories) {
+						t.Errorf("%s: placement has %d inventories, want %d", d.Name, len(got.Inventories), len(d.Inventories))
+					}
+					for rc, want := range d.Inventories {
+						g := got.Inventories[rc]
+						wr := cfg.ratio(want, nil)
+						if g.Total != want.Total || g.Reserved != want.Reserved || g.MaxUnit != want.MaxUnit || g.MinUnit != 1 || g.StepSize != 1 || float32(g.AllocationRatio) != float32(wr) {
+							t.Errorf("%s %s: placement says %+v, want %+v ratio %v", d.Name, rc, g, want.PInventory, wr)
+						}
+					}
+					checked++
+				}
+				// Spot checks by hand, independent of PlanNode.
+				if layout == LayoutFlat {
+					var got struct {
+						Inventories map[string]apiInventory `json:"inventories"`
+					}
+					getJSON(t, base, "/resource_providers/"+*n.UUID+"/inventories", &got)
+					if v := got.Inventories["VCPU"]; v.Total != n.VCPUs || v.Reserved != 1 {
+						t.Errorf("node %d VCPU %+v, want total %d reserved 1", n.ID, v, n.VCPUs)
+					}
+					if v := got.Inventories["MEMORY_MB"]; v.Total != n.MemoryMB || v.Reserved != 512 {
+						t.Errorf("node %d MEMORY_MB %+v", n.ID, v)
+					}
+					if slices.Contains(cloud.Kinds["ratios=zero"], n.ID) && got.Inventories["VCPU"].AllocationRatio != 16 {
+						t.Errorf("node %d with 0.0 ratios: VCPU ratio %v, want initial 16.0", n.ID, got.Inventories["VCPU"].AllocationRatio)
+					}
+					if !strings.HasPrefix(*n.HypervisorHostname, "cmp1-0000") {
+						if v := got.Inventories["DISK_GB"]; v.Total != n.LocalGB || v.Reserved != 2 {
+							t.Errorf("node %d DISK_GB %+v, want total %d reserved 2 (1500 MB rounded up)", n.ID, v, n.LocalGB)
+						}
+					}
+				}
+			}
+			if checked < 30 {
+				t.Fatalf("checked only %d providers", checked)
+			}
+			var cands struct {
+				AllocationRequests []json.RawMessage `json:"allocation_requests"`
+			}
+			getJSON(t, base, "/allocation_candidates?resources=VCPU:1", &cands)
+			if len(cands.AllocationRequests) == 0 {
+				t.Fatal("GET /allocation_candidates?resources=VCPU:1 returned no candidates")
+			}
+			getJSON(t, base, "/allocation_candidates?resources=VCPU:1,MEMORY_MB:512,DISK_GB:10", &cands)
+			if len(cands.AllocationRequests) == 0 {
+				t.Fatal("no candidates for VCPU+MEMORY_MB+DISK_GB")
+			}
+			var sharing struct {
+				ResourceProviders []struct {
+					UUID string `json:"uuid"`
+				} `json:"resource_providers"`
+			}
+			getJSON(t, base, "/resource_providers?required=MISC_SHARES_VIA_AGGREGATE", &sharing)
+			if len(sharing.ResourceProviders) != 1 || sharing.ResourceProviders[0].UUID != SharedProviderUUID("ceph") {
+				t.Errorf("sharing providers: %+v", sharing)
+			}
+			if layout == LayoutNested {
+				var numa struct {
+					ResourceProviders []json.RawMessage `json:"resource_providers"`
+				}
+				getJSON(t, base, "/resource_providers?required=HW_NUMA_ROOT", &numa)
+				if len(numa.ResourceProviders) == 0 {
+					t.Error("no HW_NUMA_ROOT providers in the nested layout")
+				}
+			}
+			placementStatus(t, placeM.URL)
+
+			// A re-run changes nothing.
+			m2 := &Inventory{Cells: []*storage.DB{cell}, Placement: placement, Config: cfg, Parallel: 2}
+			if _, err := (&Runner{Migrations: []Migration{m2}}).Run(ctx, 0, true); err != nil {
+				t.Fatal(err)
+			}
+			if m2.Pending() != 7 {
+				t.Errorf("re-run found %d nodes to migrate, want only the 7 bad rows", m2.Pending())
+			}
+			if after := dumpPlacement(t, placement); after != before {
+				t.Errorf("re-run changed Placement")
+			}
+		})
+	}
+}
+
+// buildRpctl builds the command for tests that run it as a process.
+func buildRpctl(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rpctl")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/rpctl")
+	cmd.Dir = testdb.RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestInventoryCrashConverges kills the migration with SIGKILL at random
+// moments, re-runs it, and compares the Placement tables with a clean run's.
+func TestInventoryCrashConverges(t *testing.T) {
+	bin := buildRpctl(t)
+	o := samplecloud.Options{Nodes: 400, Cells: 1, Seed: 3}
+	args := func(cellM, placeM *testdb.MySQL) []string {
+		return []string{"--cell-db", cellM.DSN, "--placement-db", placeM.DSN, "migrate", "inventory", "--layout", "nested", "--shared-storage", "pool=cmp1-000*"}
+	}
+	_, cleanP, cellA, placeA, _ := sampleCloud(t, o)
+	start := time.Now()
+	if out, err := exec.Command(bin, args(cellA, placeA)...).CombinedOutput(); err != nil {
+		t.Fatalf("clean run: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	want := dumpPlacement(t, cleanP)
+
+	_, crashP, cellB, placeB, _ := sampleCloud(t, o)
+	rng := rand.New(rand.NewPCG(1, 2))
+	kills := 0
+	for i := 0; i < 8; i++ {
+		cmd := exec.Command(bin, args(cellB, placeB)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int64N(int64(full))))
+		if cmd.Process.Signal(syscall.SIGKILL) == nil {
+			kills++
+		}
+		cmd.Wait()
+	}
+	if out, err := exec.Command(bin, args(cellB, placeB)...).CombinedOutput(); err != nil {
+		t.Fatalf("re-run after %d kills: %v\n%s", kills, err, out)
+	}
+	got := dumpPlacement(t, crashP)
+	if got != want {
+		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+		t.Errorf("after %d SIGKILLs and a re-run, Placement differs from a clean run (%d vs %d providers)", kills, len(gl), len(wl))
+		for _, l := range gl {
+			if !slices.Contains(wl, l) {
+				t.Logf("only after crash: %s", l)
+				break
+			}
+		}
+	}
+	t.Logf("clean run %v; %d kills at random points, then a re-run converged", full.Round(time.Millisecond), kills)
+}
+
+// TestRatioSurvivesRerun: a ratio changed through the real placement-api
+// survives `rpctl migrate all` when no override is configured, and is
+// replaced when one is.
+func TestRatioSurvivesRerun(t *testing.T) {
+	testdb.RequirePython(t, "placement")
+	bin := buildRpctl(t)
+	_, placement, cellM, placeM, _ := sampleCloud(t, samplecloud.Options{Nodes: 5, Seed: 11})
+	run := func(extra ...string) {
+		t.Helper()
+		a := append([]string{"--cell-db", cellM.DSN, "--placement-db", placeM.DSN, "migrate", "all"}, extra...)
+		if out, err := exec.Command(bin, a...).CombinedOutput(); err != nil {
+			t.Fatalf("rpctl %v: %v\n%s", extra, err, out)
+		}
+	}
+	run()
+	st, err := storage.LoadPlacementState(context.Background(), placement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rp *storage.PProvider
+	for _, p := range st.Providers {
+		rp = p
+		break
+	}
+	base := testdb.PlacementAPI(t, placeM.URL)
+	vcpu := rp.Inventories["VCPU"]
+	body := fmt.Sprintf(`{"resource_provider_generation": %d, "total": %d, "reserved": %d, "min_unit": 1, "max_unit": %d, "step_size": 1, "allocation_ratio": 3.0}`,
+		rp.Generation, vcpu.Total, vcpu.Reserved, vcpu.MaxUnit)
+	if code, b := testdb.PlacementDo(t, "PUT", base, "/resource_providers/"+rp.UUID+"/inventories/VCPU", "1.39", body); code != 200 {
+		t.Fatalf("PUT inventory: %d %s", code, b)
+	}
+	ratio := func() float64 {
+		var got apiInventory
+		getJSON(t, base, "/resource_providers/"+rp.UUID+"/inventories/VCPU", &got)
+		return got.AllocationRatio
+	}
+	run()
+	if r := ratio(); r != 3.0 {
+		t.Fatalf("after re-run without override: VCPU ratio %v, want the API-set 3.0", r)
+	}
+	run("--cpu-allocation-ratio", "4.0")
+	if r := ratio(); r != 4.0 {
+		t.Fatalf("after re-run with --cpu-allocation-ratio 4.0: VCPU ratio %v, want 4.0", r)
+	}
+}

@@ -1,0 +1,625 @@
+package migrate
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/novaformats"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// Layouts of the provider tree a compute node becomes.
+const (
+	LayoutFlat   = "flat"   // the spec's: everything on the compute node's provider
+	LayoutNested = "nested" // one child provider per NUMA cell
+)
+
+// PFResourceClass is the class of type-PF PCI pools: os-resource-classes
+// has SRIOV_NET_VF but nothing for physical functions.
+const PFResourceClass = "CUSTOM_SRIOV_NET_PF"
+
+// Traits the layouts put on providers.
+const (
+	TraitComputeNode = "COMPUTE_NODE" // Nova's resource tracker puts it on every compute root
+	TraitNUMARoot    = "HW_NUMA_ROOT"
+	TraitShares      = "MISC_SHARES_VIA_AGGREGATE"
+)
+
+// SharedPool is a --shared-storage pool: the hosts matching Globs keep their
+// DISK_GB on one sharing provider.
+type SharedPool struct {
+	Name  string
+	Globs []string
+}
+
+// InventoryConfig is what the inventory migration needs besides the rows.
+type InventoryConfig struct {
+	Layout        string
+	PCIMaxUnit    map[string]int64 // --pci-max-unit CLASS=N
+	SharedStorage []SharedPool
+	Ratios        config.Ratios
+	Reserved      config.Reserved
+}
+
+// ParseSharedStorage reads --shared-storage values: comma-separated
+// POOL=HOST_GLOB pairs; a pool named several times collects all its globs.
+func ParseSharedStorage(vals []string) ([]SharedPool, error) {
+	var out []SharedPool
+	idx := map[string]int{}
+	for _, v := range vals {
+		for _, pair := range strings.Split(v, ",") {
+			pair = strings.TrimSpace(pair)
+			if pair == "" {
+				continue
+			}
+			name, glob, ok := strings.Cut(pair, "=")
+			name, glob = strings.TrimSpace(name), strings.TrimSpace(glob)
+			if !ok || name == "" || glob == "" {
+				return nil, fmt.Errorf("--shared-storage %q: expected POOL=HOST_GLOB", pair)
+			}
+			if _, err := path.Match(glob, ""); err != nil {
+				return nil, fmt.Errorf("--shared-storage %q: bad glob: %v", pair, err)
+			}
+			i, seen := idx[name]
+			if !seen {
+				i = len(out)
+				idx[name] = i
+				out = append(out, SharedPool{Name: name})
+			}
+			out[i].Globs = append(out[i].Globs, glob)
+		}
+	}
+	return out, nil
+}
+
+// ParsePCIMaxUnit reads --pci-max-unit values: CLASS=N.
+func ParsePCIMaxUnit(vals []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, v := range vals {
+		for _, pair := range strings.Split(v, ",") {
+			if strings.TrimSpace(pair) == "" {
+				continue
+			}
+			k, n, ok := strings.Cut(pair, "=")
+			var x int64
+			if _, err := fmt.Sscan(strings.TrimSpace(n), &x); !ok || err != nil || x < 1 {
+				return nil, fmt.Errorf("--pci-max-unit %q: expected RESOURCE_CLASS=N with N >= 1", pair)
+			}
+			out[NormalizeClass(strings.TrimSpace(k))] = x
+		}
+	}
+	return out, nil
+}
+
+var invalidClassChars = regexp.MustCompile(`[^A-Z0-9_]`)
+
+var standardClasses = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range storage.StandardResourceClasses() {
+		m[c] = true
+	}
+	return m
+}()
+
+// NormalizeClass turns a name into a resource class Placement accepts: a
+// standard class stays; anything else is upper-cased, characters outside
+// [A-Z0-9_] become "_", and it gets the CUSTOM_ prefix unless it has it.
+func NormalizeClass(name string) string {
+	up := strings.ToUpper(name)
+	if standardClasses[up] {
+		return up
+	}
+	up = invalidClassChars.ReplaceAllString(up, "_")
+	if !strings.HasPrefix(up, "CUSTOM_") {
+		up = "CUSTOM_" + up
+	}
+	return up
+}
+
+// pciClass is the resource class of a PCI pool: its resource_class tag,
+// else by dev_type (type-PCI and pools without dev_type, which predate the
+// tag: PCI_DEVICE; type-VF: SRIOV_NET_VF; type-PF: PFResourceClass; any
+// other type, such as type-VDPA: CUSTOM_PCI_<TYPE>).
+func pciClass(p novaformats.PCIPool) string {
+	if rc := strings.TrimSpace(p.Tags["resource_class"]); rc != "" {
+		return NormalizeClass(rc)
+	}
+	switch t := p.DevType(); t {
+	case "", "type-PCI":
+		return "PCI_DEVICE"
+	case "type-VF":
+		return "SRIOV_NET_VF"
+	case "type-PF":
+		return PFResourceClass
+	default:
+		return NormalizeClass("PCI_" + strings.TrimPrefix(t, "type-"))
+	}
+}
+
+// invRatio says which allocation-ratio rule an inventory follows.
+type invRatio int
+
+const (
+	ratioFixed invRatio = iota // 1.0 unless Placement holds a valid value
+	ratioCPU
+	ratioRAM
+	ratioDisk
+)
+
+// DesiredInventory is an inventory before its allocation ratio is resolved
+// against what Placement holds.
+type DesiredInventory struct {
+	storage.PInventory
+	kind invRatio
+	row  *float64 // the compute node row's ratio column
+}
+
+// DesiredProvider is one provider of a node's tree.
+type DesiredProvider struct {
+	UUID        string
+	Name        string
+	ParentUUID  string
+	Inventories map[string]DesiredInventory
+	Traits      []string
+	Aggregates  []string
+}
+
+// NodePlan is the desired provider tree of one compute node.
+type NodePlan struct {
+	Cell string
+	Node nova.ComputeNode
+	// Providers, root first, then children; UUIDs of a node without a uuid
+	// are filled in by Bind.
+	Providers []DesiredProvider
+	pool      int // index into the shared pools, -1 for none
+}
+
+// Host is the node's hypervisor_hostname (the provider name).
+func (p *NodePlan) Host() string {
+	if p.Node.HypervisorHostname != nil {
+		return *p.Node.HypervisorHostname
+	}
+	return ""
+}
+
+func (c *InventoryConfig) ratio(d DesiredInventory, existing *storage.PInventory) float64 {
+	var cur *float64
+	if existing != nil {
+		v := existing.AllocationRatio
+		cur = &v
+	}
+	// The Stein initial-allocation-ratios rule, shared with `migrate ratios`.
+	r := c.Ratios
+	var v float64
+	switch d.kind {
+	case ratioCPU:
+		v, _ = PlacementRatio(r.CPU, cur, d.row, r.InitialCPU)
+	case ratioRAM:
+		v, _ = PlacementRatio(r.RAM, cur, d.row, r.InitialRAM)
+	case ratioDisk:
+		v, _ = PlacementRatio(r.Disk, cur, d.row, r.InitialDisk)
+	default:
+		v, _ = PlacementRatio(nil, cur, nil, 1.0)
+	}
+	return v
+}
+
+// childUUID derives a stable uuid (RFC 4122 version 5) for a child
+// provider, so that a re-run after a crash finds the child it created.
+func childUUID(parent, what string) string { return uuid5(parent, what) }
+
+func uuid5(ns, name string) string {
+	h := sha1.Sum([]byte("rpctl:" + ns + ":" + name))
+	h[6] = (h[6] & 0x0f) | 0x50
+	h[8] = (h[8] & 0x3f) | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
+
+// SharedProviderUUID and SharedAggregateUUID name a pool's sharing provider
+// and aggregate; they are derived from the pool name so every run agrees.
+func SharedProviderUUID(pool string) string  { return uuid5("shared-storage-provider", pool) }
+func SharedAggregateUUID(pool string) string { return uuid5("shared-storage-aggregate", pool) }
+
+// SharedProviderName is the sharing provider's name.
+func SharedProviderName(pool string) string { return "shared-storage-" + pool }
+
+func inv(total, reserved, maxUnit int64, kind invRatio, row *float64) DesiredInventory {
+	reserved = min(max(reserved, 0), total)
+	maxUnit = min(max(maxUnit, 1), total)
+	return DesiredInventory{PInventory: storage.PInventory{Total: total, Reserved: reserved, MinUnit: 1, MaxUnit: maxUnit, StepSize: 1}, kind: kind, row: row}
+}
+
+func put(m map[string]DesiredInventory, rc string, d DesiredInventory) {
+	if d.Total > 0 {
+		m[rc] = d
+	}
+}
+
+// DiskMaxUnit is DISK_GB's max_unit: disk_available_least when it is
+// between 1 and the total (the largest disk that still fits); otherwise the
+// total. NULL means the driver never reported it; zero or negative is what
+// libvirt reports when sparse images overcommit the disk, and more than the
+// total is not a real value: in those cases, like Nova's resource tracker
+// (which ignores disk_available_least), a single server may take all of it.
+func DiskMaxUnit(total int64, dal *int64) int64 {
+	if dal != nil && *dal >= 1 && *dal <= total {
+		return *dal
+	}
+	return total
+}
+
+// ReservedDiskGB rounds reserved_host_disk_mb up to whole GiB, as Nova's
+// resource tracker does.
+func ReservedDiskGB(mb int64) int64 { return (mb + 1023) / 1024 }
+
+// PlanNode turns a compute node row into its desired provider tree. An
+// error means the row is bad and is skipped.
+func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, error) {
+	p := &NodePlan{Cell: cell, Node: n, pool: -1}
+	host := p.Host()
+	if strings.TrimSpace(host) == "" {
+		return nil, fmt.Errorf("hypervisor_hostname is empty; it would be the resource provider's name")
+	}
+	if len(host) > 200 {
+		return nil, fmt.Errorf("hypervisor_hostname is longer than the 200 characters a provider name may have")
+	}
+	if n.VCPUs < 0 || n.MemoryMB < 0 || n.LocalGB < 0 {
+		return nil, fmt.Errorf("negative totals (vcpus=%d, memory_mb=%d, local_gb=%d)", n.VCPUs, n.MemoryMB, n.LocalGB)
+	}
+	for _, r := range []struct {
+		name string
+		v    *float64
+	}{{"cpu_allocation_ratio", n.CPUAllocationRatio}, {"ram_allocation_ratio", n.RAMAllocationRatio}, {"disk_allocation_ratio", n.DiskAllocationRatio}} {
+		if r.v != nil && (*r.v < 0 || math.IsNaN(*r.v) || math.IsInf(*r.v, 0)) {
+			return nil, fmt.Errorf("%s is %v; it must be 0.0 (unset) or positive", r.name, *r.v)
+		}
+	}
+	pools, err := novaformats.ParsePCIStats(n.PCIStats)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := novaformats.ParseNUMATopology(n.NUMATopology)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := novaformats.ParseExtraResources(n.ExtraResources)
+	if err != nil {
+		return nil, err
+	}
+	for i := range c.SharedStorage {
+		if c.inPool(i, n) {
+			p.pool = i
+			break
+		}
+	}
+	uuid := ""
+	if n.UUID != nil {
+		uuid = *n.UUID
+	}
+	root := DesiredProvider{UUID: uuid, Name: host, Inventories: map[string]DesiredInventory{}, Traits: []string{TraitComputeNode}}
+	rs := c.Reserved
+	if p.pool < 0 {
+		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), DiskMaxUnit(n.LocalGB, n.DiskAvailableLeast), ratioDisk, n.DiskAllocationRatio))
+	} else {
+		root.Aggregates = []string{SharedAggregateUUID(c.SharedStorage[p.pool].Name)}
+	}
+	for name, total := range extra {
+		rc := NormalizeClass(name)
+		if rc == "CUSTOM_" || len(rc) > 255 {
+			return nil, fmt.Errorf("extra_resources: %q is not a usable resource class name", name)
+		}
+		if _, dup := root.Inventories[rc]; dup {
+			return nil, fmt.Errorf("extra_resources: %q names the class %s twice", name, rc)
+		}
+		put(root.Inventories, rc, inv(total, 0, total, ratioFixed, nil))
+	}
+	nested := c.Layout == LayoutNested && len(cells) > 0
+	// PCI pools: by class, and in the nested layout by NUMA cell.
+	cellIDs := map[int64]bool{}
+	for _, cl := range cells {
+		cellIDs[cl.ID] = true
+	}
+	type key struct {
+		rc   string
+		cell int64 // -1: the root
+	}
+	pci := map[key]int64{}
+	for _, pl := range pools {
+		k := key{pciClass(pl), -1}
+		if nested && pl.NUMANode != nil && cellIDs[*pl.NUMANode] {
+			k.cell = *pl.NUMANode
+		}
+		pci[k] += pl.Count
+	}
+	pciInv := func(where int64, m map[string]DesiredInventory) {
+		for k, total := range pci {
+			if k.cell != where {
+				continue
+			}
+			if _, clash := m[k.rc]; clash {
+				continue // extra_resources already named it; the row's own list wins
+			}
+			maxUnit := total
+			if mu, ok := c.PCIMaxUnit[k.rc]; ok {
+				maxUnit = mu
+			}
+			put(m, k.rc, inv(total, 0, maxUnit, ratioFixed, nil))
+		}
+	}
+	pciInv(-1, root.Inventories)
+	if !nested {
+		put(root.Inventories, "VCPU", inv(n.VCPUs, rs.CPUs, n.VCPUs, ratioCPU, n.CPUAllocationRatio))
+		put(root.Inventories, "MEMORY_MB", inv(n.MemoryMB, rs.MemoryMB, n.MemoryMB, ratioRAM, n.RAMAllocationRatio))
+		if len(cells) > 0 {
+			var threads, cores, mem, maxT, maxC, maxM int64
+			sockets := map[string]bool{}
+			for _, cl := range cells {
+				t, co := cl.Threads(), cl.CoreCount()
+				threads, cores, mem = threads+t, cores+co, mem+cl.MemoryMB
+				maxT, maxC, maxM = max(maxT, t), max(maxC, co), max(maxM, cl.MemoryMB)
+				if cl.Socket != nil {
+					sockets[fmt.Sprint("s", *cl.Socket)] = true
+				} else {
+					sockets[fmt.Sprint("c", cl.ID)] = true
+				}
+			}
+			put(root.Inventories, "NUMA_THREAD", inv(threads, 0, maxT, ratioFixed, nil))
+			put(root.Inventories, "NUMA_CORE", inv(cores, 0, maxC, ratioFixed, nil))
+			put(root.Inventories, "NUMA_SOCKET", inv(int64(len(sockets)), 0, 1, ratioFixed, nil))
+			put(root.Inventories, "NUMA_MEMORY_MB", inv(mem, 0, maxM, ratioFixed, nil))
+		}
+		p.Providers = []DesiredProvider{root}
+		return p, nil
+	}
+	p.Providers = []DesiredProvider{root}
+	// Host reservations fill the cells in id order: Nova reserves host CPUs
+	// and memory per host, not per cell.
+	resCPU, resMem := rs.CPUs, rs.MemoryMB
+	for _, cl := range cells {
+		child := DesiredProvider{
+			Name:        fmt.Sprintf("%s_NUMA%d", host, cl.ID),
+			ParentUUID:  uuid,
+			Inventories: map[string]DesiredInventory{},
+			Traits:      []string{TraitNUMARoot},
+		}
+		if uuid != "" {
+			child.UUID = childUUID(uuid, fmt.Sprint("numa-", cl.ID))
+		}
+		shared := int64(len(cl.CPUs))
+		put(child.Inventories, "PCPU", inv(int64(len(cl.PCPUs)), 0, int64(len(cl.PCPUs)), ratioFixed, nil))
+		r := min(resCPU, shared)
+		resCPU -= r
+		put(child.Inventories, "VCPU", inv(shared, r, shared, ratioCPU, n.CPUAllocationRatio))
+		r = min(resMem, cl.MemoryMB)
+		resMem -= r
+		put(child.Inventories, "MEMORY_MB", inv(cl.MemoryMB, r, cl.MemoryMB, ratioRAM, n.RAMAllocationRatio))
+		pciInv(cl.ID, child.Inventories)
+		p.Providers = append(p.Providers, child)
+	}
+	if len(child0Names(p)) != len(p.Providers)-1 {
+		return nil, fmt.Errorf("numa_topology: duplicate cell names")
+	}
+	return p, nil
+}
+
+func child0Names(p *NodePlan) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range p.Providers[1:] {
+		m[c.Name] = true
+	}
+	return m
+}
+
+func (c *InventoryConfig) inPool(i int, n nova.ComputeNode) bool {
+	for _, g := range c.SharedStorage[i].Globs {
+		for _, h := range []*string{n.Host, n.HypervisorHostname} {
+			if h != nil {
+				if ok, _ := path.Match(g, *h); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Bind sets the node's uuid (after it was generated and stored) on the plan.
+func (p *NodePlan) Bind(uuid string) {
+	p.Node.UUID = &uuid
+	p.Providers[0].UUID = uuid
+	for i := 1; i < len(p.Providers); i++ {
+		var id string
+		fmt.Sscanf(p.Providers[i].Name[len(p.Host()):], "_NUMA%s", &id)
+		p.Providers[i].UUID = childUUID(uuid, "numa-"+id)
+		p.Providers[i].ParentUUID = uuid
+	}
+}
+
+// SharedPlans builds each pool's sharing provider from its member nodes:
+// DISK_GB total is the largest local_gb the members report (they all see
+// the same pool), reserved is reserved_host_disk_mb rounded up, max_unit the
+// total, and the ratio follows the disk rule with the first member's row
+// value.
+func (c *InventoryConfig) SharedPlans(plans []*NodePlan) []DesiredProvider {
+	var out []DesiredProvider
+	for i, sp := range c.SharedStorage {
+		var total int64
+		var row *float64
+		members := 0
+		for _, p := range plans {
+			if p.pool != i {
+				continue
+			}
+			members++
+			total = max(total, p.Node.LocalGB)
+			if row == nil && p.Node.DiskAllocationRatio != nil && *p.Node.DiskAllocationRatio != 0 {
+				row = p.Node.DiskAllocationRatio
+			}
+		}
+		if members == 0 {
+			continue
+		}
+		d := DesiredProvider{
+			UUID: SharedProviderUUID(sp.Name), Name: SharedProviderName(sp.Name),
+			Inventories: map[string]DesiredInventory{},
+			Traits:      []string{TraitShares},
+			Aggregates:  []string{SharedAggregateUUID(sp.Name)},
+		}
+		put(d.Inventories, "DISK_GB", inv(total, ReservedDiskGB(c.Reserved.DiskMB), total, ratioDisk, row))
+		out = append(out, d)
+	}
+	return out
+}
+
+// InventoryChange is one inventory's before and after, for --dry-run.
+type InventoryChange struct {
+	ResourceClass string              `json:"resource_class"`
+	Before        *storage.PInventory `json:"before"`
+	After         *storage.PInventory `json:"after"`
+}
+
+// ProviderChange describes what happens to one provider.
+type ProviderChange struct {
+	UUID        string            `json:"uuid"`
+	Name        string            `json:"name"`
+	Parent      string            `json:"parent_provider_uuid,omitempty"`
+	Action      string            `json:"action"` // create, update, unchanged
+	Inventories []InventoryChange `json:"inventories"`
+	AddTraits   []string          `json:"add_traits,omitempty"`
+	AddAggs     []string          `json:"add_aggregates,omitempty"`
+}
+
+// managedClasses are the classes this migration writes, so a class the node
+// no longer has is removed; other classes (an operator's, or a
+// nova-compute's) are left alone.
+var managedClasses = map[string]bool{
+	"VCPU": true, "MEMORY_MB": true, "DISK_GB": true, "PCPU": true, "PCI_DEVICE": true, "SRIOV_NET_VF": true,
+	PFResourceClass: true, "NUMA_THREAD": true, "NUMA_CORE": true, "NUMA_SOCKET": true, "NUMA_MEMORY_MB": true,
+}
+
+// Diff compares desired providers with Placement's state and returns the
+// writes (nil when nothing changes) and a description of the changes. A
+// provider name held by another uuid is an error: Placement names are
+// unique.
+func (c *InventoryConfig) Diff(desired []DesiredProvider, st *storage.PlacementState) (*storage.NodeWrite, []ProviderChange, error) {
+	w := &storage.NodeWrite{}
+	var changes []ProviderChange
+	for _, d := range desired {
+		cur := st.Providers[d.UUID]
+		if other, ok := st.ByName[d.Name]; ok && other != d.UUID {
+			return nil, nil, fmt.Errorf("resource provider name %q is already used by provider %s", d.Name, other)
+		}
+		pw := storage.ProviderWrite{UUID: d.UUID, Name: d.Name, ParentUUID: d.ParentUUID}
+		ch := ProviderChange{UUID: d.UUID, Name: d.Name, Parent: d.ParentUUID}
+		if cur == nil {
+			pw.Create = true
+			ch.Action = "create"
+			pw.AddInventories = map[string]storage.PInventory{}
+			for _, rc := range sortedKeys(d.Inventories) {
+				di := d.Inventories[rc]
+				v := di.PInventory
+				v.AllocationRatio = c.ratio(di, nil)
+				pw.AddInventories[rc] = v
+				ch.Inventories = append(ch.Inventories, InventoryChange{ResourceClass: rc, After: &v})
+			}
+			pw.AddTraits, pw.AddAggregates = d.Traits, d.Aggregates
+			ch.AddTraits, ch.AddAggs = d.Traits, d.Aggregates
+			pw.Generation = bumps(len(pw.AddInventories) > 0, len(pw.AddTraits) > 0, len(pw.AddAggregates) > 0)
+			w.Providers = append(w.Providers, pw)
+			changes = append(changes, ch)
+			continue
+		}
+		if cur.ParentUUID != d.ParentUUID {
+			return nil, nil, fmt.Errorf("resource provider %s (%s) exists with parent %q, not %q", d.UUID, d.Name, cur.ParentUUID, d.ParentUUID)
+		}
+		pw.ExpectGeneration = cur.Generation
+		invChanged := false
+		for _, rc := range sortedKeys(d.Inventories) {
+			di := d.Inventories[rc]
+			v := di.PInventory
+			old, has := cur.Inventories[rc]
+			if has {
+				v.AllocationRatio = c.ratio(di, &old)
+				if old.Equal(v) {
+					continue
+				}
+				if pw.UpdateInventories == nil {
+					pw.UpdateInventories = map[string]storage.PInventory{}
+				}
+				pw.UpdateInventories[rc] = v
+				o := old
+				ch.Inventories = append(ch.Inventories, InventoryChange{ResourceClass: rc, Before: &o, After: &v})
+			} else {
+				v.AllocationRatio = c.ratio(di, nil)
+				if pw.AddInventories == nil {
+					pw.AddInventories = map[string]storage.PInventory{}
+				}
+				pw.AddInventories[rc] = v
+				ch.Inventories = append(ch.Inventories, InventoryChange{ResourceClass: rc, After: &v})
+			}
+			invChanged = true
+		}
+		for _, rc := range sortedKeys(cur.Inventories) {
+			if _, want := d.Inventories[rc]; !want && managedClasses[rc] {
+				if cur.Used[rc] {
+					return nil, nil, fmt.Errorf("provider %s (%s) no longer has %s but it has allocations against it", d.UUID, d.Name, rc)
+				}
+				pw.DeleteInventories = append(pw.DeleteInventories, rc)
+				o := cur.Inventories[rc]
+				ch.Inventories = append(ch.Inventories, InventoryChange{ResourceClass: rc, Before: &o})
+				invChanged = true
+			}
+		}
+		for _, t := range d.Traits {
+			if !cur.Traits[t] {
+				pw.AddTraits = append(pw.AddTraits, t)
+			}
+		}
+		for _, a := range d.Aggregates {
+			if !cur.Aggregates[a] {
+				pw.AddAggregates = append(pw.AddAggregates, a)
+			}
+		}
+		ch.AddTraits, ch.AddAggs = pw.AddTraits, pw.AddAggregates
+		if !invChanged && len(pw.AddTraits) == 0 && len(pw.AddAggregates) == 0 {
+			continue
+		}
+		pw.Generation = cur.Generation + bumps(invChanged, len(pw.AddTraits) > 0, len(pw.AddAggregates) > 0)
+		ch.Action = "update"
+		w.Providers = append(w.Providers, pw)
+		changes = append(changes, ch)
+	}
+	if len(w.Providers) == 0 {
+		return nil, nil, nil
+	}
+	return w, changes, nil
+}
+
+// bumps counts generation increments the way the Placement API would make
+// them for the same change: one for the inventory PUT, one for the traits
+// PUT, one for the aggregates PUT.
+func bumps(flags ...bool) int64 {
+	var n int64
+	for _, f := range flags {
+		if f {
+			n++
+		}
+	}
+	return n
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
