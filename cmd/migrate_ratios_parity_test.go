@@ -150,7 +150,7 @@ func TestMigrateRatiosParityWithNova(t *testing.T) {
 	if out, err := exec.Command(script, prefix, novaCell.Name, novaAPI.Name, novaPlacement.Name).CombinedOutput(); err != nil {
 		t.Fatalf("reference db sync: %v\n%s", err, out)
 	}
-	if _, errOut, code := ratiosRpctl(t, "--cell-db", rpctlCell.URL, "init"); code != 0 {
+	if _, errOut, code := rpctl(t, "--cell-db", rpctlCell.URL, "init"); code != 0 {
 		t.Fatalf("rpctl init: %s", errOut)
 	}
 	ctx := context.Background()
@@ -223,7 +223,7 @@ func TestMigrateRatiosParityWithNova(t *testing.T) {
 				}
 				novaCode = ee.ExitCode()
 			}
-			rpctlOut, rpctlErr, rpctlCode := ratiosRpctl(t, rpctlArgs...)
+			rpctlOut, rpctlErr, rpctlCode := rpctl(t, rpctlArgs...)
 
 			if novaCode != rpctlCode {
 				t.Errorf("exit code: nova-manage %d, rpctl %d", novaCode, rpctlCode)

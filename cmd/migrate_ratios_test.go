@@ -9,30 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/cmd"
 	"github.com/rpctl/rpctl/dsn"
-	"github.com/rpctl/rpctl/iostreams"
 	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 
 // ratiosRpctl runs rpctl in-process and returns stdout, stderr and the exit
 // code main would use.
-func ratiosRpctl(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	root := cmd.NewCmdRoot(cmd.NewFactory(ios), "test")
-	root.SetArgs(args)
-	root.SetOut(out)
-	root.SetErr(errOut)
-	err := root.ExecuteContext(context.Background())
-	if err != nil && err.Error() != "" {
-		if ee, ok := err.(*cmd.ExitError); !ok || ee.Err != nil {
-			fmt.Fprintln(errOut, "rpctl: "+err.Error())
-		}
-	}
-	return out.String(), errOut.String(), cmd.ExitCode(err)
-}
 
 func ratiosFP(v float64) *float64 { return &v }
 
@@ -48,7 +31,7 @@ func ratiosNode(id int64, cpu, ram, disk *float64) nova.ComputeNode {
 func ratiosEmbedded(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "cloud.db")
-	if _, errOut, code := ratiosRpctl(t, "--db", path, "init"); code != 0 {
+	if _, errOut, code := rpctl(t, "--db", path, "init"); code != 0 {
 		t.Fatalf("init: %s", errOut)
 	}
 	db, err := storage.Open(context.Background(), dsn.SQLiteFile(path), storage.RoleCell, "cell1")
@@ -121,7 +104,7 @@ func TestMigrateRatiosBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := ratiosRpctl(t, append([]string{"--db", path}, tt.args...)...)
+			out, errOut, code := rpctl(t, append([]string{"--db", path}, tt.args...)...)
 			if code != 1 || !strings.Contains(errOut, tt.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || out != "" {
 				t.Errorf("code %d\nstdout %q\nstderr %q\nwant one line containing %q", code, out, errOut, tt.want)
 			}
@@ -135,7 +118,7 @@ func TestMigrateRatiosBadInput(t *testing.T) {
 func TestMigrateRatiosDryRunAndRun(t *testing.T) {
 	path := ratiosEmbedded(t)
 	before := ratiosDump(t, path)
-	out, errOut, code := ratiosRpctl(t, "--db", path, "migrate", "ratios", "--dry-run", "--ram-allocation-ratio", "1.25")
+	out, errOut, code := rpctl(t, "--db", path, "migrate", "ratios", "--dry-run", "--ram-allocation-ratio", "1.25")
 	if code != 0 {
 		t.Fatalf("dry run: %d %s", code, errOut)
 	}
@@ -153,13 +136,13 @@ func TestMigrateRatiosDryRunAndRun(t *testing.T) {
 	if ratiosDump(t, path) != before {
 		t.Fatal("dry run wrote")
 	}
-	out, _, _ = ratiosRpctl(t, "--db", path, "-f", "json", "migrate", "ratios", "--dry-run", "--max-count", "1")
+	out, _, _ = rpctl(t, "--db", path, "-f", "json", "migrate", "ratios", "--dry-run", "--max-count", "1")
 	var changes []map[string]any
 	if err := json.Unmarshal([]byte(out), &changes); err != nil || len(changes) != 2 || changes[0]["old"] != 0.0 || changes[1]["old"] != nil {
 		t.Errorf("json dry run (max-count 1 row): %v %s", err, out)
 	}
 
-	out, errOut, code = ratiosRpctl(t, "--db", path, "migrate", "ratios", "--ram-allocation-ratio", "1.25")
+	out, errOut, code = rpctl(t, "--db", path, "migrate", "ratios", "--ram-allocation-ratio", "1.25")
 	if code != 0 || !strings.Contains(out, "| migrate_empty_ratio |      2       |     2     |") ||
 		!strings.Contains(errOut, "2 rows matched query migrate_empty_ratio, 2 migrated") {
 		t.Fatalf("run: %d\n%s\n%s", code, out, errOut)
@@ -167,7 +150,7 @@ func TestMigrateRatiosDryRunAndRun(t *testing.T) {
 	if got, want := ratiosDump(t, path), "1 16 1.25 1 true\n2 4 1 1 true\n3 4 1 1 false\n"; got != want {
 		t.Errorf("after run:\n%s\nwant\n%s", got, want)
 	}
-	_, errOut, code = ratiosRpctl(t, "--db", path, "migrate", "ratios", "--dry-run")
+	_, errOut, code = rpctl(t, "--db", path, "migrate", "ratios", "--dry-run")
 	if code != 0 || !strings.Contains(errOut, "nothing to change") {
 		t.Errorf("dry run after: %d %s", code, errOut)
 	}
@@ -175,7 +158,7 @@ func TestMigrateRatiosDryRunAndRun(t *testing.T) {
 
 func TestMigrateRatiosUnknownCell(t *testing.T) {
 	path := ratiosEmbedded(t)
-	_, errOut, code := ratiosRpctl(t, "--db", path, "migrate", "ratios", "--cell", "nope")
+	_, errOut, code := rpctl(t, "--db", path, "migrate", "ratios", "--cell", "nope")
 	if code != 1 || !strings.Contains(errOut, `--cell "nope": no such cell`) {
 		t.Errorf("%d %s", code, errOut)
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestSampleCloudAndComputeNodeList(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "rpctl.db")
-	out, errOut, code := ratiosRpctl(t, "--db", db, "sample-cloud", "--nodes", "12", "--seed", "3", "--bad-rows", "2", "-f", "json")
+	out, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--nodes", "12", "--seed", "3", "--bad-rows", "2", "-f", "json")
 	if code != 0 {
 		t.Fatalf("sample-cloud: exit %d: %s", code, errOut)
 	}
@@ -23,11 +23,11 @@ func TestSampleCloudAndComputeNodeList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil || len(sum.Cells) != 1 || sum.Cells[0].ComputeNodes != 12 || sum.Cells[0].Bad != 2 || sum.HostMappings != 14 {
 		t.Fatalf("summary %s (%v)", out, err)
 	}
-	if _, errOut, code := ratiosRpctl(t, "--db", db, "sample-cloud"); code != 1 || !strings.Contains(errOut, "already has") {
+	if _, errOut, code := rpctl(t, "--db", db, "sample-cloud"); code != 1 || !strings.Contains(errOut, "already has") {
 		t.Fatalf("second run: exit %d: %s", code, errOut)
 	}
 
-	out, errOut, code = ratiosRpctl(t, "--db", db, "compute-node", "list", "-f", "value")
+	out, errOut, code = rpctl(t, "--db", db, "compute-node", "list", "-f", "value")
 	if code != 0 {
 		t.Fatalf("list: exit %d: %s", code, errOut)
 	}
@@ -43,14 +43,14 @@ func TestSampleCloudAndComputeNodeList(t *testing.T) {
 	if f := strings.Fields(lines[1]); f[2] == "-" || f[8] != "0.0" {
 		t.Errorf("row 2: %q", lines[1])
 	}
-	all, _, _ := ratiosRpctl(t, "--db", db, "compute-node", "list", "--all", "-f", "value")
+	all, _, _ := rpctl(t, "--db", db, "compute-node", "list", "--all", "-f", "value")
 	if n := len(strings.Split(strings.TrimSpace(all), "\n")); n <= len(lines) || !strings.Contains(all, " true") {
 		t.Errorf("--all: %d rows, no deleted one:\n%s", n, all)
 	}
-	if _, errOut, code := ratiosRpctl(t, "--db", db, "compute-node", "list", "--cell", "nope"); code != 1 || !strings.Contains(errOut, `no cell named "nope"`) {
+	if _, errOut, code := rpctl(t, "--db", db, "compute-node", "list", "--cell", "nope"); code != 1 || !strings.Contains(errOut, `no cell named "nope"`) {
 		t.Errorf("unknown cell: exit %d: %s", code, errOut)
 	}
-	out, _, _ = ratiosRpctl(t, "--db", db, "compute-node", "list", "-f", "json")
+	out, _, _ = rpctl(t, "--db", db, "compute-node", "list", "-f", "json")
 	var rows []map[string]any
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || rows[0]["uuid"] != nil || rows[0]["cell"] != "cell1" {
 		t.Errorf("json: %v %v", err, rows[0])

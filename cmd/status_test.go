@@ -2,34 +2,13 @@ package cmd_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/cmd"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/iostreams"
 )
-
-// rpctl runs the command tree as main does and returns stdout, stderr and
-// the exit code.
-func rpctl(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	root := cmd.NewCmdRoot(cmd.NewFactory(ios), "test")
-	root.SetArgs(args)
-	root.SetOut(out)
-	root.SetErr(errOut)
-	err := root.ExecuteContext(context.Background())
-	if err != nil {
-		if ee, ok := err.(*cmd.ExitError); !ok || ee.Err != nil {
-			errOut.WriteString("rpctl: " + err.Error() + "\n")
-		}
-	}
-	return out.String(), errOut.String(), cmd.ExitCode(err)
-}
 
 type statusDoc struct {
 	Name   string `json:"name"`

@@ -3,7 +3,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,14 +15,7 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	io := iostreams.System()
-	root := cmd.NewCmdRoot(cmd.NewFactory(io), version)
-	err := root.ExecuteContext(ctx)
-	if err != nil && err.Error() != "" {
-		if ee, ok := err.(*cmd.ExitError); !ok || ee.Err != nil {
-			fmt.Fprintln(io.ErrOut, "rpctl: "+err.Error())
-		}
-	}
-	os.Exit(cmd.ExitCode(err))
+	code := cmd.Run(ctx, iostreams.System(), version, os.Args[1:])
+	stop()
+	os.Exit(code)
 }

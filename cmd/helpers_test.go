@@ -1,0 +1,18 @@
+package cmd_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/iostreams"
+)
+
+// rpctl runs the command tree as main does and returns stdout, stderr and
+// the exit code.
+func rpctl(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	code := cmd.Run(context.Background(), ios, "test", args)
+	return out.String(), errOut.String(), code
+}

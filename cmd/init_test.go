@@ -1,0 +1,82 @@
+package cmd_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/rpctl/rpctl/internal/testdb"
+)
+
+// TestBadInputIsOneLine covers the foundation's promise: every way of
+// pointing rpctl at a database wrongly ends in one line on stderr that says
+// what is wrong, a non-zero exit, and never the password.
+func TestBadInputIsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	badConf := filepath.Join(dir, "nova.conf")
+	os.WriteFile(badConf, []byte("[database]\nconnection = mysql://nova:hunter2@db/nova\nthis line is not an option\n"), 0o600)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unparsable config", []string{"--config-file", badConf, "init"}, badConf + ":3: expected \"key = value\""},
+		{"missing config", []string{"--config-file", filepath.Join(dir, "nope.conf"), "init"}, "nope.conf: no such file"},
+		{"unknown scheme", []string{"--placement-db", "postgresql://placement:hunter2@db/placement", "init"}, `unknown database URL scheme "postgresql"`},
+		{"dead server", []string{"--placement-db", "mysql+pymysql://placement:hunter2@127.0.0.1:1/placement", "init"}, "Placement database (mysql+pymysql://placement:***@127.0.0.1:1/placement): cannot connect"},
+		{"no database at all", []string{"init"}, "no database configured"},
+		{"no cell database", []string{"compute-node", "list"}, "give --db FILE (the embedded default), --cell-db URL, or --config-file"},
+		{"bad format", []string{"--db", filepath.Join(dir, "x.db"), "-f", "xml", "compute-node", "list"}, `invalid --format "xml"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := rpctl(t, tc.args...)
+			if code == 0 {
+				t.Fatalf("exit 0; stdout %q", out)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q, want it to contain %q", errOut, tc.want)
+			}
+			if n := strings.Count(strings.TrimRight(errOut, "\n"), "\n"); n != 0 {
+				t.Errorf("stderr has %d lines, want one: %q", n+1, errOut)
+			}
+			if strings.Contains(out+errOut, "hunter2") {
+				t.Errorf("password printed: %q %q", out, errOut)
+			}
+		})
+	}
+}
+
+func TestWrongPassword(t *testing.T) {
+	my := testdb.NewMySQL(t)
+	cfg, err := mysql.ParseDSN(my.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "mysql+pymysql://" + cfg.User + ":hunter2-wrong@" + cfg.Addr + "/" + my.Name
+	_, errOut, code := rpctl(t, "--placement-db", url, "init")
+	if code != 1 || !strings.Contains(errOut, "Access denied") || strings.Contains(errOut, "hunter2") {
+		t.Errorf("exit %d stderr %q", code, errOut)
+	}
+}
+
+func TestInitOnMariaDBAndSQLite(t *testing.T) {
+	cell, api, pl := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+	for _, args := range [][]string{
+		{"--cell-db", cell.URL, "--api-db", api.DSN, "--placement-db", pl.URL, "init"},
+		{"--db", filepath.Join(t.TempDir(), "cloud.db"), "init"},
+	} {
+		out, errOut, code := rpctl(t, args...)
+		if code != 0 || strings.Count(out, "created") != 3 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		// A second init finds complete schemas and leaves them alone.
+		out, errOut, code = rpctl(t, args...)
+		if code != 0 || strings.Count(out, "already present") != 3 {
+			t.Fatalf("%v again: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
+}
