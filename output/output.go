@@ -120,6 +120,7 @@ func Write(w io.Writer, format string, r Rows, data any) error {
 			if err := yaml.Unmarshal(b, node); err != nil {
 				return err
 			}
+			blockStyle(node)
 			enc := yaml.NewEncoder(w)
 			enc.SetIndent(2)
 			defer enc.Close()
@@ -164,4 +165,16 @@ func cell(row []string, i int) string {
 		return row[i]
 	}
 	return ""
+}
+
+// blockStyle clears the flow style ("{...}", "[...]") a node decoded from
+// JSON carries, so it prints as ordinary block YAML.
+func blockStyle(n *yaml.Node) {
+	n.Style &^= yaml.FlowStyle
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		n.Style &^= yaml.DoubleQuotedStyle
+	}
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }
