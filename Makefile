@@ -29,6 +29,8 @@ demo: build
 	@mkdir -p $(dir $(DEMO_DB)); rm -f $(DEMO_DB)*
 	$(BIN) --db $(DEMO_DB) sample-cloud --nodes 200 --cells 2 --seed 42
 	$(BIN) --db $(DEMO_DB) compute-node list
+	$(BIN) --db $(DEMO_DB) migrate inventory
+	$(BIN) --db $(DEMO_DB) candidates --resources VCPU:1,MEMORY_MB:512 --limit 3
 
 bench:
 	@scripts/bench.sh

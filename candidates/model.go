@@ -4,25 +4,24 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/rpctl/rpctl/standards"
 )
 
-// StandardResourceClasses are os-resource-classes 1.1.0's STANDARDS. Placement
-// does not store them in its resource_classes table: their id is their index
-// in this list, and custom classes get database ids from 10000 up. The id
-// order matters because Placement builds per-tree products in class-id order.
-var StandardResourceClasses = []string{
-	"VCPU", "MEMORY_MB", "DISK_GB", "PCI_DEVICE", "SRIOV_NET_VF",
-	"NUMA_SOCKET", "NUMA_CORE", "NUMA_THREAD", "NUMA_MEMORY_MB",
-	"IPV4_ADDRESS", "VGPU", "VGPU_DISPLAY_HEAD", "NET_BW_EGR_KILOBIT_PER_SEC",
-	"NET_BW_IGR_KILOBIT_PER_SEC", "PCPU", "MEM_ENCRYPTION_CONTEXT", "FPGA",
-	"PGPU", "NET_PACKET_RATE_KILOPACKET_PER_SEC",
-	"NET_PACKET_RATE_EGR_KILOPACKET_PER_SEC",
-	"NET_PACKET_RATE_IGR_KILOPACKET_PER_SEC",
-}
+// StandardResourceClasses are os-resource-classes 1.1.0's STANDARDS (the one
+// copy lives in package standards). Placement's id for each is its index in
+// this list, and custom classes get database ids from 10000 up. The id order
+// matters because Placement builds per-tree products in class-id order.
+var StandardResourceClasses = standards.ResourceClasses()
+
+// StandardTraits are the os-traits 2.9.0 names that Placement 8.0.0 syncs
+// into its traits table at start-up. Tests and synthetic clouds use them;
+// a model loaded from a real database gets its trait list from there.
+var StandardTraits = standards.Traits()
 
 // FirstCustomResourceClassID is where Placement starts numbering custom
 // resource classes.
-const FirstCustomResourceClassID = 10000
+const FirstCustomResourceClassID = standards.FirstCustomResourceClassID
 
 const sharingTrait = "MISC_SHARES_VIA_AGGREGATE"
 

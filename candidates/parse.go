@@ -529,11 +529,12 @@ func parseGroups(q query, mv Microversion, req *Request) error {
 		}
 		switch prefix {
 		case "resources":
-			res, err := parseResources(p.value)
+			res, order, err := parseResources(p.value)
 			if err != nil {
 				return err
 			}
 			g.Resources = res // a repeated resources[N]: the last one wins
+			g.ResourceOrder = order
 		case "required":
 			// Gathered by the canonical key, so "required1\n" contributes
 			// nothing but still creates group "1", as in Placement.
@@ -706,31 +707,35 @@ const resourcesForm = "Badly formed resources parameter. Expected resources quer
 
 // parseResources is util.normalize_resources_qs_param. Resource class names
 // are not checked here: unknown names need the database.
-func parseResources(v string) (map[string]int64, error) {
+func parseResources(v string) (map[string]int64, []string, error) {
 	if pyStrip(v) == "" {
-		return nil, badRequest(DefaultErrorCode, resourcesForm+"empty string.")
+		return nil, nil, badRequest(DefaultErrorCode, resourcesForm+"empty string.")
 	}
 	res := map[string]int64{}
+	var order []string
 	for _, item := range strings.Split(v, ",") {
 		parts := strings.Split(item, ":")
 		if len(parts) != 2 {
-			return nil, badRequest(DefaultErrorCode, resourcesForm+item+".")
+			return nil, nil, badRequest(DefaultErrorCode, resourcesForm+item+".")
 		}
 		rc, amount := parts[0], parts[1]
 		n, ok := pyInt(amount)
 		if !ok {
-			return nil, badRequest(DefaultErrorCode, fmt.Sprintf("Requested resource %s expected positive integer amount. Got: %s.", rc, amount))
+			return nil, nil, badRequest(DefaultErrorCode, fmt.Sprintf("Requested resource %s expected positive integer amount. Got: %s.", rc, amount))
 		}
 		if n.neg || n.v == 0 && !n.overflow {
-			return nil, badRequest(DefaultErrorCode, fmt.Sprintf("Requested resource %s requires amount >= 1. Got: %s.", rc, n.decimal()))
+			return nil, nil, badRequest(DefaultErrorCode, fmt.Sprintf("Requested resource %s requires amount >= 1. Got: %s.", rc, n.decimal()))
 		}
 		if n.overflow || n.v > math.MaxInt64 {
 			// Placement accepts it and then fails storing it in a query.
-			return nil, &APIError{Status: 500, Code: DefaultErrorCode, Message: "Python int too large to convert to SQLite INTEGER"}
+			return nil, nil, &APIError{Status: 500, Code: DefaultErrorCode, Message: "Python int too large to convert to SQLite INTEGER"}
+		}
+		if _, dup := res[rc]; !dup {
+			order = append(order, rc)
 		}
 		res[rc] = int64(n.v)
 	}
-	return res, nil
+	return res, order, nil
 }
 
 // parseTraits is util.normalize_traits_qs_param for one value of a

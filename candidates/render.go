@@ -13,7 +13,17 @@ import (
 // of provider_summaries, trait lists and mapping lists).
 func (r *Result) MarshalPlacement(mv Microversion) ([]byte, error) {
 	m := r.model
-	w := &pyJSON{}
+	// Sized up front: growing a multi-megabyte buffer by doubling was a
+	// third of the time of a large answer.
+	size := 64
+	for i := range r.Candidates {
+		size += 120 + 110*len(r.Candidates[i].Resources) + 60*len(r.Candidates[i].Mappings)
+	}
+	for _, p := range r.Summaries {
+		pr := &m.providers[p]
+		size += 160 + 72*len(pr.Inventories) + 40*len(pr.Traits)
+	}
+	w := &pyJSON{b: make([]byte, 0, size)}
 	w.raw(`{"allocation_requests": [`)
 	for i := range r.Candidates {
 		if i > 0 {
@@ -153,6 +163,20 @@ func (w *pyJSON) raw(s string) { w.b = append(w.b, s...) }
 func (w *pyJSON) int(n int64)  { w.b = strconv.AppendInt(w.b, n, 10) }
 
 func (w *pyJSON) str(s string) {
+	// UUIDs and class and trait names are plain ASCII: copy them whole.
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		w.b = append(w.b, '"')
+		w.b = append(w.b, s...)
+		w.b = append(w.b, '"')
+		return
+	}
 	const hex = "0123456789abcdef"
 	w.b = append(w.b, '"')
 	for _, r := range s {

@@ -27,6 +27,11 @@ type RequestGroup struct {
 	// Resources maps resource class name to requested amount. Empty for a
 	// resourceless group (1.36+).
 	Resources map[string]int64
+	// ResourceOrder is Resources' keys in the order the query first names
+	// them (a Python dict's order), so that of several unknown classes the
+	// one Placement names is reported. Nil for hand-built requests, which
+	// then report the alphabetically first.
+	ResourceOrder []string
 	// RequiredTraits is a conjunction of disjunctions: every inner slice is an
 	// any-of set (a plain trait is a one-element set; "in:A,B" from 1.39 is a
 	// two-element set).

@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -269,13 +270,15 @@ func (m *Model) aggMembers(sets [][]string) bitset {
 func (s *searcher) resolveGroup(g *RequestGroup) (*groupCtx, error) {
 	m := s.m
 	gc := &groupCtx{g: g, suffixed: g.UseSameProvider(), treeRoot: -1}
-	// Placement reports the first unknown class in query order; the map has
-	// lost that order, so the alphabetically first one is named.
-	names := make([]string, 0, len(g.Resources))
-	for n := range g.Resources {
-		names = append(names, n)
+	// Placement reports the first unknown class in query order.
+	names := g.ResourceOrder
+	if len(names) != len(g.Resources) {
+		names = make([]string, 0, len(g.Resources))
+		for n := range g.Resources {
+			names = append(names, n)
+		}
+		sort.Strings(names)
 	}
-	sort.Strings(names)
 	for _, n := range names {
 		if _, ok := m.classIndex[n]; !ok {
 			return nil, searchBadRequest(fmt.Sprintf(
@@ -630,7 +633,7 @@ func (g *anchorGen) push(d int, c *gcand) bool {
 			}
 		}
 	}
-	var recs []undoRec
+	recs := g.undo[d][:0] // reuses the buffer of the last visit at this depth
 	ok := true
 	for _, a := range c.res {
 		i := -1
@@ -675,7 +678,7 @@ func (g *anchorGen) pop(d int) {
 			g.acc = g.acc[:r.i]
 		}
 	}
-	g.undo[d] = nil
+	g.undo[d] = recs[:0]
 	g.owner[d] = -1
 }
 
@@ -769,41 +772,63 @@ func (m *Model) isAncestorOrSelf(a, p int32) bool {
 func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand) *Result {
 	m := s.m
 	ng := len(ctxs)
-	byAnchor := make([]map[int32][]*gcand, ng)
+	// Per group, the candidates in runs of one anchor, anchors ascending
+	// (a stable sort keeps each anchor's own order).
+	type run struct {
+		anchor int32
+		items  []*gcand
+	}
+	runs := make([][]run, ng)
 	for gi := range per {
-		b := map[int32][]*gcand{}
+		ptrs := make([]*gcand, len(per[gi]))
 		for k := range per[gi] {
-			c := &per[gi][k]
-			b[c.anchor] = append(b[c.anchor], c)
+			ptrs[k] = &per[gi][k]
 		}
-		byAnchor[gi] = b
-	}
-	var anchors []int32
-	for a := range byAnchor[0] {
-		ok := true
-		for gi := 1; gi < ng; gi++ {
-			if _, has := byAnchor[gi][a]; !has {
-				ok = false
-				break
+		slices.SortStableFunc(ptrs, func(a, b *gcand) int { return cmp.Compare(a.anchor, b.anchor) })
+		for lo := 0; lo < len(ptrs); {
+			hi := lo + 1
+			for hi < len(ptrs) && ptrs[hi].anchor == ptrs[lo].anchor {
+				hi++
 			}
-		}
-		if ok {
-			anchors = append(anchors, a)
+			runs[gi] = append(runs[gi], run{ptrs[lo].anchor, ptrs[lo:hi:hi]})
+			lo = hi
 		}
 	}
-	slices.Sort(anchors)
+	// Anchors every group has, by merge-joining the runs.
+	var anchors []int32
+	var lists [][]*gcand // ng per anchor
+	pos := make([]int, ng)
+	for _, r0 := range runs[0] {
+		ok := true
+		for gi := 1; gi < ng && ok; gi++ {
+			for pos[gi] < len(runs[gi]) && runs[gi][pos[gi]].anchor < r0.anchor {
+				pos[gi]++
+			}
+			ok = pos[gi] < len(runs[gi]) && runs[gi][pos[gi]].anchor == r0.anchor
+		}
+		if !ok {
+			continue
+		}
+		anchors = append(anchors, r0.anchor)
+		lists = append(lists, r0.items)
+		for gi := 1; gi < ng; gi++ {
+			lists = append(lists, runs[gi][pos[gi]].items)
+		}
+	}
+	// One backing array per field instead of five allocations per anchor.
 	gens := make([]*anchorGen, len(anchors))
+	genBacking := make([]anchorGen, len(anchors))
+	idx := make([]int, len(anchors)*ng)
+	undo := make([][]undoRec, len(anchors)*ng)
+	owner := make([]int32, len(anchors)*ng)
+	for k := range owner {
+		owner[k] = -1
+	}
 	for i, a := range anchors {
-		lists := make([][]*gcand, ng)
-		for gi := range lists {
-			lists[gi] = byAnchor[gi][a]
-		}
-		owner := make([]int32, ng)
-		for k := range owner {
-			owner[k] = -1
-		}
-		gens[i] = &anchorGen{s: s, ctxs: ctxs, lists: lists, idx: make([]int, ng),
-			undo: make([][]undoRec, ng), owner: owner, anchor: a}
+		lo, hi := i*ng, (i+1)*ng
+		genBacking[i] = anchorGen{s: s, ctxs: ctxs, lists: lists[lo:hi:hi], idx: idx[lo:hi:hi],
+			undo: undo[lo:hi:hi], owner: owner[lo:hi:hi], anchor: a}
+		gens[i] = &genBacking[i]
 	}
 
 	excludeNested := !s.nestedAware && m.hasTrees
@@ -919,6 +944,13 @@ func usesTwoOfOneTree(m *Model, res []Amount) bool {
 }
 
 func consolidate(anchor int32, ctxs []*groupCtx, combo []*gcand) Candidate {
+	if len(combo) == 1 {
+		// One group's request is already sorted and consolidated; results
+		// are read-only, so it can be shared rather than copied.
+		c := combo[0]
+		return Candidate{Anchor: anchor, Resources: c.res,
+			Mappings: []Mapping{{Suffix: ctxs[0].g.Suffix, Providers: c.provs}}}
+	}
 	n := 0
 	for _, c := range combo {
 		n += len(c.res)

@@ -36,7 +36,12 @@ Point it at the databases in one of three ways:
 
 	root.AddCommand(
 		NewCmdInit(f),
+		NewCmdSampleCloud(f),
+		NewCmdComputeNode(f),
 		NewCmdMigrate(f),
+		NewCmdStatus(f),
+		NewCmdUpgrade(f),
+		NewCmdCandidates(f),
 	)
 	return root
 }

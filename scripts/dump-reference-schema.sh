@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate storage/schema/* from the schemas Nova's and Placement's own
-# `db sync` create (Debian python3-nova / python3-placement), and the standard
-# resource classes and traits from the installed os-resource-classes and
+# `db sync` create (Debian python3-nova / python3-placement), and standards/*.txt
+# (the standard resource classes and traits) from the installed os-resource-classes and
 # os-traits. Run it after a package upgrade; the Go tests compare the result
 # with a fresh db sync, so a stale copy fails `make test`.
 #
@@ -60,11 +60,12 @@ m -N -e 'SELECT version_num FROM alembic_version' dump_placement >"$out/placemen
 import sys, importlib.metadata as md
 import os_resource_classes as orc, os_traits
 out = sys.argv[1]
-with open(f"{out}/standard_resource_classes.txt", "w") as f:
+std = "standards"  # one copy of the lists, shared by storage and candidates
+with open(f"{std}/resource_classes.txt", "w") as f:
     f.write(f"# os-resource-classes {md.version('os-resource-classes')}: id = line index (Placement's resource_classes.id)\n")
     for rc in orc.STANDARDS:
         f.write(rc + "\n")
-with open(f"{out}/standard_traits.txt", "w") as f:
+with open(f"{std}/traits.txt", "w") as f:
     f.write(f"# os-traits {md.version('os-traits')}\n")
     for t in sorted(os_traits.get_traits()):
         f.write(t + "\n")

@@ -1,53 +1,24 @@
 package storage
 
 import (
-	"bufio"
 	"context"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/rpctl/rpctl/standards"
 )
 
 // CustomResourceClassMinID is where Placement starts numbering custom
 // resource classes (MIN_CUSTOM_RESOURCE_CLASS_ID), keeping them clear of the
 // standard classes whose id is their index.
-const CustomResourceClassMinID = 10000
-
-var standards struct {
-	once    sync.Once
-	classes []string
-	traits  []string
-}
-
-func loadStandards() {
-	standards.once.Do(func() {
-		standards.classes = readList("schema/standard_resource_classes.txt")
-		standards.traits = readList("schema/standard_traits.txt")
-	})
-}
-
-func readList(name string) []string {
-	b, err := schemaFS.ReadFile(name)
-	if err != nil {
-		panic(err) // embedded at build time
-	}
-	var out []string
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+const CustomResourceClassMinID = standards.FirstCustomResourceClassID
 
 // StandardResourceClasses returns os-resource-classes' list; a class's
 // Placement id is its index.
-func StandardResourceClasses() []string { loadStandards(); return standards.classes }
+func StandardResourceClasses() []string { return standards.ResourceClasses() }
 
 // StandardTraits returns os-traits' list, sorted.
-func StandardTraits() []string { loadStandards(); return standards.traits }
+func StandardTraits() []string { return standards.Traits() }
 
 // SyncStandards inserts the standard resource classes and traits that are
 // missing, the way placement-api does on its first request: classes keep

@@ -1,0 +1,285 @@
+package difftest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// The benchmarks here compare, in one run, the real placement-api with rpctl
+// on the data sets of Placement's own perf jobs, written into MariaDB. They
+// need minutes and services, so they run only under `make bench`
+// (RPCTL_BENCH=1). Figures from a shared 2-core machine are noisy: read
+// medians and ratios.
+
+func benchGuard(b *testing.B) {
+	if os.Getenv("RPCTL_BENCH") == "" {
+		b.Skip("set RPCTL_BENCH=1 (make bench): needs MariaDB, placement-api and minutes")
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func timeIt(n int, f func()) time.Duration {
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		start := time.Now()
+		f()
+		ds[i] = time.Since(start)
+	}
+	return median(ds)
+}
+
+var rpctlBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildRpctl builds the static binary once, as `make build` does.
+func buildRpctl(b *testing.B) string {
+	rpctlBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "rpctl-bench")
+		if err != nil {
+			rpctlBin.err = err
+			return
+		}
+		rpctlBin.path = filepath.Join(dir, "rpctl")
+		cmd := exec.Command("go", "build", "-o", rpctlBin.path, "./cmd/rpctl")
+		cmd.Dir = testdb.RepoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			rpctlBin.err = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if rpctlBin.err != nil {
+		b.Fatal(rpctlBin.err)
+	}
+	return rpctlBin.path
+}
+
+// runRpctl runs `rpctl candidates` as a process and returns its wall time and
+// peak RSS.
+func runRpctl(b *testing.B, bin string, args ...string) (time.Duration, int64, []byte) {
+	cmd := exec.Command(bin, args...)
+	var out strings.Builder
+	cmd.Stdout = &out
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("rpctl %v: %v: %s", args, err, stderr.String())
+	}
+	d := time.Since(start)
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
+	return d, rss, []byte(out.String())
+}
+
+type perfSet struct {
+	name  string
+	input *candidates.ModelInput
+	query string
+}
+
+type perfRow struct {
+	name                   string
+	providers, candidates  int
+	placement, core, e2e   time.Duration
+	coreRatio, e2eRatio    float64
+	placementCount, rssMiB int64
+}
+
+// BenchmarkVsPlacementAPI is the issue's comparison: placement-perfload
+// (1,000 roots) and placement-nested-perfload (1,000 trees of 7) written into
+// MariaDB, answered by the real placement-api (median of 5 after a warm-up),
+// by rpctl's core on a model loaded from the same database (median of 50),
+// and by `rpctl candidates` as a process, start and database load included
+// (median of 5).
+func BenchmarkVsPlacementAPI(b *testing.B) {
+	benchGuard(b)
+	ctx := context.Background()
+	bin := buildRpctl(b)
+	sets := []perfSet{
+		{"placement-perfload (1,000 roots)", candidates.PerfloadInput(1000), candidates.PerfloadQuery},
+		{"placement-nested-perfload (1,000 x 7)", candidates.NestedPerfloadInput(1000), candidates.NestedPerfloadQuery},
+	}
+	var rows []perfRow
+	for _, s := range sets {
+		my := testdb.NewMySQL(b)
+		tg, err := dsn.Parse(my.DSN)
+		if err != nil {
+			b.Fatal(err)
+		}
+		db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+			b.Fatal(err)
+		}
+		if err := storage.WriteSyntheticPlacement(ctx, db, s.input); err != nil {
+			b.Fatal(err)
+		}
+		base := testdb.PlacementAPI(b, my.URL)
+		path := "/allocation_candidates?" + s.query
+		var theirs []byte
+		testdb.PlacementGet(b, base, path, "1.39") // warm-up: caches, first-request sync
+		pl := timeIt(5, func() {
+			var status int
+			status, theirs = testdb.PlacementGet(b, base, path, "1.39")
+			if status != 200 {
+				b.Fatalf("placement-api: %d %s", status, theirs)
+			}
+		})
+		model, err := storage.LoadPlacement(ctx, db)
+		db.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		req, err := candidates.ParseQuery(s.query, candidates.MaxMicroversion)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var res *candidates.Result
+		core := timeIt(50, func() {
+			res, err = model.Candidates(req, candidates.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := res.MarshalPlacement(req.Microversion); err != nil {
+				b.Fatal(err)
+			}
+		})
+		var rss int64
+		var out []byte
+		e2e := timeIt(5, func() {
+			_, rss, out = runRpctl(b, bin, "--placement-db", my.URL, "candidates", "-f", "json", "--query", s.query)
+		})
+		pc := int64(len(parse(theirs).AllocationRequests))
+		if oc := len(parse(out).AllocationRequests); int64(oc) != pc || oc != len(res.Candidates) {
+			b.Errorf("%s: rpctl gives %d candidates (core %d), placement-api %d", s.name, oc, len(res.Candidates), pc)
+		}
+		rows = append(rows, perfRow{name: s.name, providers: model.NumProviders(), candidates: len(res.Candidates),
+			placement: pl, core: core, e2e: e2e, coreRatio: float64(pl) / float64(core), e2eRatio: float64(pl) / float64(e2e),
+			placementCount: pc, rssMiB: rss >> 20})
+		b.ReportMetric(float64(pl)/float64(core), strings.Fields(s.name)[0]+"-core-x")
+		b.ReportMetric(float64(pl)/float64(e2e), strings.Fields(s.name)[0]+"-e2e-x")
+	}
+	fmt.Printf("\n%-40s %9s %10s %14s %12s %8s %16s %8s %9s\n", "data set (GET /allocation_candidates)", "providers", "candidates",
+		"placement-api", "rpctl core", "core x", "rpctl e2e", "e2e x", "e2e RSS")
+	for _, r := range rows {
+		fmt.Printf("%-40s %9d %10d %14v %12v %7.0fx %16v %7.1fx %6d MiB\n", r.name, r.providers, r.candidates,
+			r.placement.Round(time.Millisecond), r.core.Round(time.Microsecond), r.coreRatio, r.e2e.Round(time.Millisecond), r.e2eRatio, r.rssMiB)
+	}
+	fmt.Println("(medians: placement-api of 5 after a warm-up, core of 50, e2e = `rpctl --placement-db URL candidates -f json` process of 5;")
+	fmt.Println(" targets: core >= 100x, e2e > 1x)")
+	for b.Loop() {
+	}
+}
+
+// BenchmarkExplosionLimit1000 is bug 2070257's wide tree: one root with 8
+// single-VF children, 8 groups of one VF, limit=1000 (target < 100 ms).
+func BenchmarkExplosionLimit1000(b *testing.B) {
+	m, err := candidates.NewModel(candidates.ExplosionInput(8))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, policy := range []string{"none", "isolate"} {
+		req := candidates.ExplosionRequest(8, policy, 1000)
+		d := timeIt(21, func() {
+			r, err := m.Candidates(req, candidates.Options{})
+			if err != nil || len(r.Candidates) != 1000 {
+				b.Fatalf("%v, %d candidates", err, len(r.Candidates))
+			}
+		})
+		fmt.Printf("explosion 8 children x 8 groups, group_policy=%s, limit=1000: median %v (target < 100ms)\n", policy, d.Round(time.Microsecond))
+		b.ReportMetric(float64(d.Microseconds())/1000, policy+"-ms")
+	}
+	req := candidates.ExplosionRequest(8, "isolate", 1000)
+	for b.Loop() {
+		if _, err := m.Candidates(req, candidates.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Benchmark100kLoad writes candidates.ScaleInput(100000) into MariaDB and
+// times storage.LoadPlacement (median of 3; target < 2 s), reporting the live
+// heap the model keeps and the peak RSS of an `rpctl candidates` process on
+// it (target < 500 MB).
+func Benchmark100kLoad(b *testing.B) {
+	benchGuard(b)
+	ctx := context.Background()
+	bin := buildRpctl(b)
+	my := testdb.NewMySQL(b)
+	tg, err := dsn.Parse(my.DSN)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+		b.Fatal(err)
+	}
+	in := candidates.ScaleInput(100000)
+	start := time.Now()
+	if err := storage.WriteSyntheticPlacement(ctx, db, in); err != nil {
+		b.Fatal(err)
+	}
+	write := time.Since(start)
+	in = nil
+	var m *candidates.Model
+	load := timeIt(3, func() {
+		m = nil
+		runtime.GC()
+		if m, err = storage.LoadPlacement(ctx, db); err != nil {
+			b.Fatal(err)
+		}
+	})
+	var before, after runtime.MemStats
+	n := m.NumProviders()
+	m = nil
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if m, err = storage.LoadPlacement(ctx, db); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heap := float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
+	runtime.KeepAlive(m)
+	q := "resources=VCPU:2,MEMORY_MB:4096,DISK_GB:20&required=HW_CPU_X86_AVX2&limit=100"
+	var rss int64
+	e2e := timeIt(3, func() {
+		_, rss, _ = runRpctl(b, bin, "--placement-db", my.URL, "candidates", "-f", "json", "--query", q)
+	})
+	fmt.Printf("100k providers (%d, written in %v): LoadPlacement median %v (target < 2s), model heap %.0f MiB; "+
+		"`rpctl candidates` process %v, peak RSS %d MiB (target < 500 MB)\n",
+		n, write.Round(time.Millisecond), load.Round(time.Millisecond), heap, e2e.Round(time.Millisecond), rss>>20)
+	b.ReportMetric(load.Seconds(), "load-s")
+	b.ReportMetric(heap, "heap-MiB")
+	b.ReportMetric(float64(rss>>20), "rss-MiB")
+	for b.Loop() {
+	}
+}

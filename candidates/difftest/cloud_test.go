@@ -1,0 +1,277 @@
+package difftest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rpctl/rpctl/internal/testdb"
+)
+
+// inv is one inventory as PUT /resource_providers/{uuid}/inventories takes it.
+type inv struct {
+	Total           int64   `json:"total"`
+	Reserved        int64   `json:"reserved"`
+	MinUnit         int64   `json:"min_unit"`
+	MaxUnit         int64   `json:"max_unit"`
+	StepSize        int64   `json:"step_size"`
+	AllocationRatio float64 `json:"allocation_ratio"`
+}
+
+type provider struct {
+	name, uuid, parent string
+	invs               map[string]inv
+	traits             []string
+	aggs               []string
+	sharing            bool
+}
+
+// cloud is a random Placement deployment and what a query generator needs to
+// know about it.
+type cloud struct {
+	rng       *rand.Rand
+	providers []*provider
+	aggs      []string
+	allocs    []map[string]map[string]int64 // consumer -> provider uuid -> class -> amount
+	uuidN     int
+}
+
+// The vocabulary of the random clouds and queries.
+var (
+	hostTraits = []string{"HW_CPU_X86_AVX2", "HW_CPU_X86_SSE2", "STORAGE_DISK_SSD", "COMPUTE_VOLUME_MULTI_ATTACH", "CUSTOM_RACK_A", "CUSTOM_RACK_B"}
+	pfTraits   = []string{"CUSTOM_PHYSNET_A", "CUSTOM_PHYSNET_B", "HW_NIC_SRIOV"}
+	gpuTraits  = []string{"CUSTOM_GPU_X", "CUSTOM_GPU_Y"}
+	numaTraits = []string{"HW_NUMA_ROOT", "CUSTOM_NUMA_FAST"}
+	allTraits  = append(append(append(append([]string{}, hostTraits...), pfTraits...), gpuTraits...), numaTraits...)
+	ratios     = []float64{1.0, 1.0, 1.5, 2.0, 4.0, 16.0, 0.5}
+)
+
+func (c *cloud) newUUID(kind int) string {
+	c.uuidN++
+	return fmt.Sprintf("%08x-%04x-4%03x-8000-%012x", kind, c.uuidN, c.rng.IntN(4096), c.rng.Int64N(1<<40))
+}
+
+func (c *cloud) pick(list []string, maxN int) []string {
+	n := c.rng.IntN(maxN + 1)
+	perm := c.rng.Perm(len(list))
+	var out []string
+	for _, i := range perm[:min(n, len(list))] {
+		out = append(out, list[i])
+	}
+	return out
+}
+
+func (c *cloud) add(name, parent string, invs map[string]inv, traits, aggs []string) *provider {
+	p := &provider{name: name, uuid: c.newUUID(1), invs: invs, traits: traits, aggs: aggs}
+	if parent != "" {
+		for _, q := range c.providers {
+			if q.name == parent {
+				p.parent = q.uuid
+			}
+		}
+	}
+	c.providers = append(c.providers, p)
+	return p
+}
+
+// mk returns an inventory with random but valid constraints.
+func (c *cloud) mk(total int64, fancy bool) inv {
+	iv := inv{Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1, AllocationRatio: 1.0}
+	if !fancy {
+		return iv
+	}
+	iv.AllocationRatio = ratios[c.rng.IntN(len(ratios))]
+	if c.rng.IntN(4) == 0 {
+		iv.Reserved = c.rng.Int64N(total/4 + 1)
+	}
+	if c.rng.IntN(5) == 0 {
+		iv.MaxUnit = max(1, total/2)
+	}
+	return iv
+}
+
+func (c *cloud) mem(total int64) inv {
+	iv := c.mk(total, true)
+	switch c.rng.IntN(3) {
+	case 0:
+		iv.MinUnit, iv.StepSize = 256, 256
+	case 1:
+		iv.MinUnit = 512
+	}
+	iv.Reserved = 512 * c.rng.Int64N(2)
+	return iv
+}
+
+// newCloud draws a deployment with every shape the issue names: flat compute
+// nodes, NUMA trees with PF grandchildren, sharing storage, GPU hosts,
+// traits, aggregates (also on roots of trees, spanning them) and existing
+// allocations.
+func newCloud(seed uint64) *cloud {
+	c := &cloud{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	for range 4 {
+		c.aggs = append(c.aggs, c.newUUID(9))
+	}
+	r := c.rng
+	nFlat, nNUMA, nGPU, nShare := 2+r.IntN(3), 2+r.IntN(2), 1+r.IntN(2), 1+r.IntN(2)
+	for i := range nFlat {
+		invs := map[string]inv{"VCPU": c.mk(int64(4+r.IntN(28)), true), "MEMORY_MB": c.mem(int64(2048 * (1 + r.IntN(8))))}
+		if r.IntN(3) > 0 {
+			invs["DISK_GB"] = c.mk(int64(50+r.IntN(500)), true)
+		}
+		if r.IntN(6) == 0 {
+			invs["CUSTOM_MAGIC"] = c.mk(int64(1+r.IntN(4)), false)
+		}
+		c.add(fmt.Sprintf("flat%d", i), "", invs, c.pick(hostTraits, 3), c.pick(c.aggs, 2))
+	}
+	for i := range nNUMA {
+		cn := fmt.Sprintf("numa%d", i)
+		invs := map[string]inv{}
+		if r.IntN(3) > 0 {
+			invs["DISK_GB"] = c.mk(int64(100+r.IntN(400)), true)
+		}
+		if r.IntN(4) == 0 {
+			invs["VCPU"] = c.mk(int64(2+r.IntN(4)), false)
+		}
+		c.add(cn, "", invs, c.pick(hostTraits, 3), c.pick(c.aggs, 2))
+		for k := range 1 + r.IntN(2) {
+			nn := fmt.Sprintf("%s-n%d", cn, k)
+			c.add(nn, cn, map[string]inv{"VCPU": c.mk(int64(2+r.IntN(14)), true), "MEMORY_MB": c.mem(int64(1024 * (1 + r.IntN(8))))},
+				append([]string{"HW_NUMA_ROOT"}, c.pick(numaTraits[1:], 1)...), c.pick(c.aggs, 1))
+			for j := range r.IntN(3) {
+				pinv := map[string]inv{"SRIOV_NET_VF": c.mk(int64(1+r.IntN(8)), r.IntN(2) == 0)}
+				if r.IntN(2) == 0 {
+					pinv["NET_BW_EGR_KILOBIT_PER_SEC"] = c.mk(int64(1000*(1+r.IntN(10))), false)
+				}
+				c.add(fmt.Sprintf("%s-pf%d", nn, j), nn, pinv, c.pick(pfTraits, 2), nil)
+			}
+		}
+	}
+	for i := range nGPU {
+		g := fmt.Sprintf("gpu%d", i)
+		c.add(g, "", map[string]inv{"VCPU": c.mk(int64(8+r.IntN(24)), true), "MEMORY_MB": c.mem(8192), "DISK_GB": c.mk(200, false)},
+			c.pick(hostTraits, 2), c.pick(c.aggs, 2))
+		for k := range 1 + r.IntN(3) {
+			ginv := map[string]inv{"VGPU": c.mk(int64(1+r.IntN(8)), r.IntN(2) == 0)}
+			if r.IntN(3) == 0 {
+				ginv["CUSTOM_MAGIC"] = c.mk(2, false)
+			}
+			c.add(fmt.Sprintf("%s-g%d", g, k), g, ginv, c.pick(gpuTraits, 1), nil)
+		}
+	}
+	for i := range nShare {
+		invs := map[string]inv{"DISK_GB": c.mk(int64(500+r.IntN(2000)), true)}
+		if r.IntN(2) == 0 {
+			invs["IPV4_ADDRESS"] = c.mk(int64(4+r.IntN(8)), false)
+		}
+		p := c.add(fmt.Sprintf("share%d", i), "", invs, append([]string{"MISC_SHARES_VIA_AGGREGATE"}, c.pick([]string{"STORAGE_DISK_SSD"}, 1)...),
+			[]string{c.aggs[r.IntN(len(c.aggs))]})
+		p.sharing = true
+	}
+	// Existing allocations take up to half of what is still free of a
+	// random inventory each.
+	used := map[string]int64{}
+	for range 3 + r.IntN(5) {
+		a := map[string]map[string]int64{}
+		for range 1 + r.IntN(3) {
+			p := c.providers[r.IntN(len(c.providers))]
+			if a[p.uuid] != nil {
+				continue
+			}
+			for rc, iv := range p.invs {
+				if r.IntN(2) == 0 {
+					continue
+				}
+				key := p.uuid + "/" + rc
+				free := (int64(float64(iv.Total-iv.Reserved)*iv.AllocationRatio) - used[key]) / 2
+				amt := min(iv.MaxUnit, free)
+				amt -= amt % iv.StepSize
+				if amt < iv.MinUnit {
+					continue
+				}
+				amt = iv.MinUnit + iv.StepSize*r.Int64N((amt-iv.MinUnit)/iv.StepSize+1)
+				if a[p.uuid] == nil {
+					a[p.uuid] = map[string]int64{}
+				}
+				a[p.uuid][rc] = amt
+				used[key] += amt
+			}
+		}
+		if len(a) > 0 {
+			c.allocs = append(c.allocs, a)
+		}
+	}
+	return c
+}
+
+// write creates the cloud through the real placement-api's REST API, as
+// nova-compute and neutron would.
+func (c *cloud) write(t *testing.T, base string) {
+	t.Helper()
+	do := func(method, path, mv string, body any, want ...int) map[string]any {
+		t.Helper()
+		b := ""
+		if body != nil {
+			raw, err := json.Marshal(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = string(raw)
+		}
+		status, resp := testdb.PlacementDo(t, method, base, path, mv, b)
+		ok := false
+		for _, w := range want {
+			ok = ok || status == w
+		}
+		if !ok {
+			t.Fatalf("%s %s: %d %s\nbody %s", method, path, status, resp, b)
+		}
+		var out map[string]any
+		_ = json.Unmarshal(resp, &out)
+		return out
+	}
+	made := map[string]bool{}
+	for _, p := range c.providers {
+		body := map[string]any{"name": p.name, "uuid": p.uuid}
+		if p.parent != "" {
+			body["parent_provider_uuid"] = p.parent
+		}
+		do("POST", "/resource_providers", "1.39", body, 200)
+		gen := 0.0
+		if len(p.invs) > 0 {
+			for rc := range p.invs {
+				if len(rc) > 7 && rc[:7] == "CUSTOM_" && !made[rc] {
+					do("PUT", "/resource_classes/"+rc, "1.7", nil, 201, 204)
+					made[rc] = true
+				}
+			}
+			out := do("PUT", "/resource_providers/"+p.uuid+"/inventories", "1.39",
+				map[string]any{"resource_provider_generation": gen, "inventories": p.invs}, 200)
+			gen = out["resource_provider_generation"].(float64)
+		}
+		if len(p.traits) > 0 {
+			for _, tr := range p.traits {
+				if len(tr) > 7 && tr[:7] == "CUSTOM_" && !made[tr] {
+					do("PUT", "/traits/"+tr, "1.39", nil, 201, 204)
+					made[tr] = true
+				}
+			}
+			out := do("PUT", "/resource_providers/"+p.uuid+"/traits", "1.39",
+				map[string]any{"resource_provider_generation": gen, "traits": p.traits}, 200)
+			gen = out["resource_provider_generation"].(float64)
+		}
+		if len(p.aggs) > 0 {
+			do("PUT", "/resource_providers/"+p.uuid+"/aggregates", "1.39",
+				map[string]any{"resource_provider_generation": gen, "aggregates": p.aggs}, 200)
+		}
+	}
+	for i, a := range c.allocs {
+		allocs := map[string]any{}
+		for u, res := range a {
+			allocs[u] = map[string]any{"resources": res}
+		}
+		do("PUT", fmt.Sprintf("/allocations/%s", c.newUUID(7)), "1.28", map[string]any{
+			"allocations": allocs, "project_id": fmt.Sprintf("project-%d", i%2), "user_id": "user",
+			"consumer_generation": nil}, 204)
+	}
+}

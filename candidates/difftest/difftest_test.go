@@ -1,0 +1,460 @@
+package difftest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// TestDifferential is the proof that the core answers like Placement 8.0.0:
+// per seed, a random cloud is written through the real placement-api onto
+// MariaDB, rpctl loads the same database through package storage, and random
+// queries at every microversion the issue names go to both. Allocation
+// requests are compared as multisets, provider summaries exactly, rejections
+// by status and the whole error body. Queries with a limit are compared by
+// count, and by every returned request and summary being one of the
+// unlimited answer's (Placement's order within a limit is hash order).
+//
+// RPCTL_DIFF_SEEDS=1,2,3 or =random picks the clouds; RPCTL_DIFF_QUERIES the
+// queries per cloud. A failure prints the seed, microversion and query.
+func TestDifferential(t *testing.T) {
+	seeds := []uint64{1, 2, 3, 4}
+	if s := os.Getenv("RPCTL_DIFF_SEEDS"); s != "" {
+		seeds = nil
+		for _, f := range strings.Split(s, ",") {
+			if f == "random" {
+				seeds = append(seeds, uint64(time.Now().UnixNano()))
+				continue
+			}
+			n, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				t.Fatalf("RPCTL_DIFF_SEEDS: %v", err)
+			}
+			seeds = append(seeds, n)
+		}
+	}
+	perCloud := 300
+	if s := os.Getenv("RPCTL_DIFF_QUERIES"); s != "" {
+		perCloud, _ = strconv.Atoi(s)
+	}
+	total := map[string]int{}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			for k, v := range runCloud(t, seed, perCloud) {
+				total[k] += v
+			}
+		})
+	}
+	t.Logf("outcomes over %d clouds: %v", len(seeds), total)
+}
+
+func runCloud(t *testing.T, seed uint64, n int) map[string]int {
+	ctx := context.Background()
+	my := testdb.NewMySQL(t)
+	tg, err := dsn.Parse(my.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+		t.Fatal(err)
+	}
+	base := testdb.PlacementAPI(t, my.URL)
+	c := newCloud(seed)
+	start := time.Now()
+	c.write(t, base)
+	t.Logf("seed %d: %d providers, %d consumers written through placement-api in %v", seed, len(c.providers), len(c.allocs), time.Since(start).Round(time.Millisecond))
+	model, err := storage.LoadPlacement(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &differ{t: t, base: base, model: model, sharing: map[string]bool{}}
+	for _, p := range c.providers {
+		if p.sharing {
+			d.sharing[p.uuid] = true
+		}
+	}
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x5eed)), c: c}
+	outcomes := map[string]int{}
+	failures := 0
+	start = time.Now()
+	for i := range n {
+		mv := microversions[i%len(microversions)]
+		q := g.query(mv)
+		out, err := d.compare(q, mv)
+		if err != nil {
+			failures++
+			t.Errorf("seed %d, query %d at 1.%d: GET /allocation_candidates?%s\n%v", seed, i, mv, q, err)
+			if failures >= 8 {
+				t.Fatalf("stopping after %d differences (seed %d)", failures, seed)
+			}
+			continue
+		}
+		outcomes[out]++
+		if out != "same (empty)" && !strings.HasPrefix(out, "rejected") {
+			for _, f := range features(q, mv) {
+				outcomes["answered with "+f]++
+			}
+		}
+	}
+	t.Logf("seed %d: %d queries in %v: %v", seed, n, time.Since(start).Round(time.Millisecond), outcomes)
+	return outcomes
+}
+
+type differ struct {
+	t       *testing.T
+	base    string
+	model   *candidates.Model
+	sharing map[string]bool
+}
+
+type answer struct {
+	status int
+	body   []byte
+}
+
+func (d *differ) placement(q string, mv int) answer {
+	status, body := testdb.PlacementGet(d.t, d.base, "/allocation_candidates?"+q, fmt.Sprintf("1.%d", mv))
+	return answer{status, body}
+}
+
+func (d *differ) ours(q string, mv int, requestID string) (answer, *candidates.Request) {
+	req, err := candidates.ParseQuery(q, candidates.Microversion(mv))
+	var res *candidates.Result
+	if err == nil {
+		res, err = d.model.Candidates(req, candidates.Options{})
+	}
+	if err != nil {
+		var ae *candidates.APIError
+		if !errors.As(err, &ae) {
+			return answer{500, []byte(err.Error())}, req
+		}
+		return answer{ae.Status, ae.Body(candidates.Microversion(mv), requestID)}, req
+	}
+	b, err := res.MarshalPlacement(candidates.Microversion(mv))
+	if err != nil {
+		return answer{500, []byte(err.Error())}, req
+	}
+	return answer{200, b}, req
+}
+
+// compare returns the kind of agreement, or what differs.
+func (d *differ) compare(q string, mv int) (string, error) {
+	theirs := d.placement(q, mv)
+	var rid string
+	if theirs.status != 200 {
+		var e struct {
+			Errors []struct {
+				RequestID string `json:"request_id"`
+			} `json:"errors"`
+		}
+		if json.Unmarshal(theirs.body, &e) == nil && len(e.Errors) > 0 {
+			rid = e.Errors[0].RequestID
+		}
+	}
+	ours, req := d.ours(q, mv, rid)
+	if ours.status != theirs.status {
+		return "", fmt.Errorf("status %d, Placement %d\nours:      %.600s\nPlacement: %.600s", ours.status, theirs.status, ours.body, theirs.body)
+	}
+	if theirs.status != 200 {
+		if bytes.Equal(ours.body, theirs.body) {
+			return fmt.Sprintf("rejected %d", theirs.status), nil
+		}
+		if setOrder(ours.body, q) == setOrder(theirs.body, q) {
+			return fmt.Sprintf("rejected %d (Python set order)", theirs.status), nil
+		}
+		return "", fmt.Errorf("error bodies differ\nours:      %s\nPlacement: %s", ours.body, theirs.body)
+	}
+	o, p := parse(ours.body), parse(theirs.body)
+	if req.Limit > 0 {
+		return d.compareLimited(q, mv, req, o, p)
+	}
+	om, pm := multiset(o.AllocationRequests), multiset(p.AllocationRequests)
+	os, ps := summaries(o.ProviderSummaries), summaries(p.ProviderSummaries)
+	kind := "same"
+	if len(om) == 0 {
+		kind = "same (empty)"
+	}
+	if !reflect.DeepEqual(om, pm) {
+		k, err := d.deliberate(req, om, pm)
+		if err != nil {
+			return "", fmt.Errorf("%v\nours:\n%s\nPlacement:\n%s", err, dump(om), dump(pm))
+		}
+		kind = k
+		// The extra candidates bring their trees' summaries along.
+		for u, v := range ps {
+			if !reflect.DeepEqual(os[u], v) {
+				return "", fmt.Errorf("%s, but provider summary %s differs\nours:      %v\nPlacement: %v", k, u, os[u], v)
+			}
+		}
+		return kind, nil
+	}
+	if !reflect.DeepEqual(os, ps) {
+		return "", fmt.Errorf("provider_summaries differ\nours:      %s\nPlacement: %s", jsonOf(os), jsonOf(ps))
+	}
+	return kind, nil
+}
+
+// compareLimited checks a limited answer against the unlimited ones (which
+// are compared in full first).
+func (d *differ) compareLimited(q string, mv int, req *candidates.Request, o, p acBody) (string, error) {
+	var keep []string
+	for _, kv := range strings.Split(q, "&") {
+		if !strings.HasPrefix(kv, "limit=") {
+			keep = append(keep, kv)
+		}
+	}
+	unl := strings.Join(keep, "&")
+	if _, err := d.compare(unl, mv); err != nil {
+		return "", fmt.Errorf("unlimited query %s: %w", unl, err)
+	}
+	all := parse(d.placement(unl, mv).body)
+	if len(o.AllocationRequests) != len(p.AllocationRequests) {
+		// With the sharing quirk Placement may have fewer in total.
+		if len(p.AllocationRequests) < req.Limit && len(o.AllocationRequests) > len(p.AllocationRequests) {
+			return "deliberate: sharing-only unsuffixed group (limited)", nil
+		}
+		return "", fmt.Errorf("limit %d: %d requests, Placement %d", req.Limit, len(o.AllocationRequests), len(p.AllocationRequests))
+	}
+	am := multiset(all.AllocationRequests)
+	allS := summaries(all.ProviderSummaries)
+	extra := 0
+	for k := range multiset(o.AllocationRequests) {
+		if am[k] == 0 {
+			extra++
+		}
+	}
+	for u, v := range summaries(o.ProviderSummaries) {
+		if w, ok := allS[u]; ok && !reflect.DeepEqual(v, w) {
+			return "", fmt.Errorf("limited summary of %s: ours %v, Placement's unlimited %v", u, v, w)
+		}
+	}
+	if extra > 0 {
+		return "deliberate: sharing-only unsuffixed group (limited)", nil
+	}
+	return "same (limited)", nil
+}
+
+// deliberate classifies a difference as one the README documents, or
+// returns an error.
+func (d *differ) deliberate(req *candidates.Request, om, pm map[string]int) (string, error) {
+	// §3.8: Placement inflates amounts when a class is asked for by the
+	// unsuffixed and a suffixed group and group_policy is not "none".
+	if req.GroupPolicy != "none" {
+		if u := req.Group(""); u != nil {
+			overlap := false
+			for _, g := range req.Groups {
+				for rc := range g.Resources {
+					if g.Suffix != "" && u.Resources[rc] > 0 {
+						overlap = true
+					}
+				}
+			}
+			// The inflated amounts can also exceed capacity, so Placement
+			// then drops candidates: its shapes are a subset of ours.
+			if overlap && subset(shapes(pm), shapes(om)) {
+				return "deliberate: §3.8 inflated amounts", nil
+			}
+		}
+	}
+	// Sharing-only unsuffixed group: Placement keeps such a candidate for one
+	// arbitrary anchor, we keep it for every one; so ours ⊇ Placement's and
+	// each extra request uses a sharing provider.
+	for k, n := range pm {
+		if om[k] < n {
+			return "", fmt.Errorf("Placement has a request we lack: %s", k)
+		}
+	}
+	for k, n := range om {
+		if n > pm[k] && !d.usesSharing(k) {
+			return "", fmt.Errorf("we have an extra request without a sharing provider: %s", k)
+		}
+	}
+	return "deliberate: sharing-only unsuffixed group", nil
+}
+
+func (d *differ) usesSharing(canon string) bool {
+	for u := range d.sharing {
+		if strings.Contains(canon, u) {
+			return true
+		}
+	}
+	return false
+}
+
+type acBody struct {
+	AllocationRequests []json.RawMessage          `json:"allocation_requests"`
+	ProviderSummaries  map[string]json.RawMessage `json:"provider_summaries"`
+}
+
+func parse(b []byte) acBody {
+	var a acBody
+	_ = json.Unmarshal(b, &a)
+	return a
+}
+
+// canon turns one allocation request into a comparable string: list-form
+// allocations sorted by provider, mapping lists sorted (both are Python sets
+// or dicts in Placement, so their order means nothing).
+func canon(raw json.RawMessage) string {
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "invalid: " + string(raw)
+	}
+	if l, ok := v["allocations"].([]any); ok {
+		sort.Slice(l, func(i, j int) bool {
+			return fmt.Sprint(l[i].(map[string]any)["resource_provider"]) < fmt.Sprint(l[j].(map[string]any)["resource_provider"])
+		})
+	}
+	if mp, ok := v["mappings"].(map[string]any); ok {
+		for k, l := range mp {
+			s := l.([]any)
+			sort.Slice(s, func(i, j int) bool { return s[i].(string) < s[j].(string) })
+			mp[k] = s
+		}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func multiset(reqs []json.RawMessage) map[string]int {
+	m := map[string]int{}
+	for _, r := range reqs {
+		m[canon(r)]++
+	}
+	return m
+}
+
+// shapes drops the amounts: which providers and mappings a request uses.
+func shapes(m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, n := range m {
+		var v map[string]any
+		_ = json.Unmarshal([]byte(k), &v)
+		if a, ok := v["allocations"].(map[string]any); ok {
+			for u, r := range a {
+				res := r.(map[string]any)["resources"].(map[string]any)
+				for rc := range res {
+					res[rc] = 0
+				}
+				a[u] = r
+			}
+		}
+		b, _ := json.Marshal(v)
+		out[string(b)] += n
+	}
+	return out
+}
+
+func summaries(in map[string]json.RawMessage) map[string]any {
+	out := map[string]any{}
+	for k, raw := range in {
+		var v map[string]any
+		_ = json.Unmarshal(raw, &v)
+		if tr, ok := v["traits"].([]any); ok {
+			sort.Slice(tr, func(i, j int) bool { return tr[i].(string) < tr[j].(string) })
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func dump(m map[string]int) string {
+	var ks []string
+	for k, n := range m {
+		ks = append(ks, fmt.Sprintf("  %dx %s", n, k))
+	}
+	sort.Strings(ks)
+	if len(ks) > 12 {
+		ks = append(ks[:12], fmt.Sprintf("  ... %d more", len(ks)-12))
+	}
+	return strings.Join(ks, "\n")
+}
+
+func subset(a, b map[string]int) bool {
+	for k, n := range a {
+		if b[k] < n {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	badGroupsRE = regexp.MustCompile(`bad group\(s\) - \[([^\]]*)\]`)
+	noTraitRE   = regexp.MustCompile(`No such trait\(s\): ([A-Za-z0-9_]+)\.`)
+)
+
+// setOrder erases what Placement takes from iterating a Python set, whose
+// order changes with every placement-api process (PYTHONHASHSEED): the list
+// of resourceless groups missing from same_subtree, and which one of several
+// unknown traits "No such trait(s)" names (any trait the query names will
+// do).
+func setOrder(body []byte, q string) string {
+	s := badGroupsRE.ReplaceAllStringFunc(string(body), func(m string) string {
+		items := strings.Split(badGroupsRE.FindStringSubmatch(m)[1], ", ")
+		sort.Strings(items)
+		return "bad group(s) - [" + strings.Join(items, ", ") + "]"
+	})
+	return noTraitRE.ReplaceAllStringFunc(s, func(m string) string {
+		name := noTraitRE.FindStringSubmatch(m)[1]
+		if strings.Contains(q, name) {
+			return "No such trait(s): <one of the query's>."
+		}
+		return m
+	})
+}
+
+var featureRE = []struct {
+	name string
+	re   *regexp.Regexp
+}{
+	{"required", regexp.MustCompile(`(^|&)required[^=]*=`)},
+	{"forbidden trait", regexp.MustCompile(`required[^=]*=([^&]*,)?!`)},
+	{"any-of trait", regexp.MustCompile(`required[^=]*=in:`)},
+	{"member_of", regexp.MustCompile(`member_of[^=]*=[^!]`)},
+	{"forbidden aggregate", regexp.MustCompile(`member_of[^=]*=!`)},
+	{"in_tree", regexp.MustCompile(`in_tree`)},
+	{"granular group", regexp.MustCompile(`resources[^=]+=`)},
+	{"isolate", regexp.MustCompile(`group_policy=isolate`)},
+	{"root_required", regexp.MustCompile(`root_required`)},
+	{"same_subtree", regexp.MustCompile(`same_subtree`)},
+	{"limit", regexp.MustCompile(`limit=`)},
+}
+
+// features names the parameters a query uses, to show what the non-empty
+// comparisons covered.
+func features(q string, mv int) []string {
+	out := []string{fmt.Sprintf("1.%d", mv)}
+	for _, f := range featureRE {
+		if f.re.MatchString(q) {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
