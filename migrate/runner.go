@@ -86,6 +86,8 @@ type Runner struct {
 }
 
 // ErrMaxCount is returned for a --max-count below 1 (nova-manage exits 127).
+//
+//lint:ignore ST1005 nova-manage's exact words, which scripts may match.
 var ErrMaxCount = errors.New("Must supply a positive value for max_number")
 
 // Run runs the migrations. maxCount <= 0 with unlimited=true runs batches

@@ -168,7 +168,6 @@ func pick[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
 type node struct {
 	cn      *nova.ComputeNode
 	hw      hardware
-	svc     *nova.Service
 	cellNo  int
 	vcpus   int64
 	mem     int64 // instance memory, without the host reservation

@@ -45,10 +45,9 @@ func openMySQLCell(t *testing.T) *DB {
 	return db
 }
 
-func sp(s string) *string       { return &s }
-func ip(v int64) *int64         { return &v }
-func fp(v float64) *float64     { return &v }
-func tp(t time.Time) *time.Time { return &t }
+func sp(s string) *string   { return &s }
+func ip(v int64) *int64     { return &v }
+func fp(v float64) *float64 { return &v }
 
 // sampleNodes covers NULL and set values of every nullable column, ratios
 // that float32 cannot hold exactly, and a soft-deleted row.
