@@ -5,7 +5,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"unicode/utf16"
+
+	"github.com/rpctl/rpctl/pyjson"
 )
 
 // Error codes Placement sets explicitly (placement/errors.py); every other
@@ -41,10 +42,10 @@ func (e *APIError) Body(mv Microversion, requestID string) []byte {
 		detail = stripTags(explanation + " <br /><br />\n" + e.Message)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `{"errors": [{"status": %d, "title": %s, "detail": %s`, e.Status, pyJSONString(title), pyJSONString(detail))
+	fmt.Fprintf(&b, `{"errors": [{"status": %d, "title": %s, "detail": %s`, e.Status, pyjson.Quote(title), pyjson.Quote(detail))
 	if e.Status == 406 {
 		if requestID != "" {
-			fmt.Fprintf(&b, `, "request_id": %s`, pyJSONString(requestID))
+			fmt.Fprintf(&b, `, "request_id": %s`, pyjson.Quote(requestID))
 		}
 		fmt.Fprintf(&b, `, "max_version": "1.%d", "min_version": "1.0"}]}`, int(MaxMicroversion))
 		return []byte(b.String())
@@ -54,10 +55,10 @@ func (e *APIError) Body(mv Microversion, requestID string) []byte {
 		if code == "" {
 			code = DefaultErrorCode
 		}
-		fmt.Fprintf(&b, `, "code": %s`, pyJSONString(code))
+		fmt.Fprintf(&b, `, "code": %s`, pyjson.Quote(code))
 	}
 	if requestID != "" {
-		fmt.Fprintf(&b, `, "request_id": %s`, pyJSONString(requestID))
+		fmt.Fprintf(&b, `, "request_id": %s`, pyjson.Quote(requestID))
 	}
 	b.WriteString("}]}")
 	return []byte(b.String())
@@ -94,42 +95,4 @@ func stripTags(s string) string {
 	s = brRE.ReplaceAllString(s, "\n")
 	s = commentRE.ReplaceAllString(s, "")
 	return tagRE.ReplaceAllString(s, "")
-}
-
-// pyJSONString encodes s as Python's json.dumps does by default
-// (ensure_ascii): everything outside ASCII as \uXXXX, surrogate pairs above
-// the BMP, and no HTML escaping.
-func pyJSONString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20 || r > 0x7e && r < 0x10000:
-				fmt.Fprintf(&b, `\u%04x`, r)
-			case r >= 0x10000:
-				r1, r2 := utf16.EncodeRune(r)
-				fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
-			default:
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -3,7 +3,8 @@ package candidates
 import (
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/rpctl/rpctl/pyjson"
 )
 
 // MarshalPlacement renders the GET /allocation_candidates response body that
@@ -162,55 +163,7 @@ type pyJSON struct{ b []byte }
 func (w *pyJSON) raw(s string) { w.b = append(w.b, s...) }
 func (w *pyJSON) int(n int64)  { w.b = strconv.AppendInt(w.b, n, 10) }
 
-func (w *pyJSON) str(s string) {
-	// UUIDs and class and trait names are plain ASCII: copy them whole.
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		w.b = append(w.b, '"')
-		w.b = append(w.b, s...)
-		w.b = append(w.b, '"')
-		return
-	}
-	const hex = "0123456789abcdef"
-	w.b = append(w.b, '"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			w.b = append(w.b, '\\', '"')
-		case r == '\\':
-			w.b = append(w.b, '\\', '\\')
-		case r == '\n':
-			w.b = append(w.b, '\\', 'n')
-		case r == '\r':
-			w.b = append(w.b, '\\', 'r')
-		case r == '\t':
-			w.b = append(w.b, '\\', 't')
-		case r < 0x20 || r > 0x7e:
-			var units []rune
-			if r > 0xffff {
-				r -= 0x10000
-				units = []rune{0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff}
-			} else {
-				if r == utf8.RuneError {
-					r = 0xfffd
-				}
-				units = []rune{r}
-			}
-			for _, u := range units {
-				w.b = append(w.b, '\\', 'u', hex[u>>12&0xf], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
-			}
-		default:
-			w.b = append(w.b, byte(r))
-		}
-	}
-	w.b = append(w.b, '"')
-}
+func (w *pyJSON) str(s string) { w.b = pyjson.AppendString(w.b, s) }
 
 // CandidateView is one candidate in operator terms, for table renderers.
 type CandidateView struct {

@@ -2,12 +2,14 @@ package status
 
 import (
 	"fmt"
-	"github.com/mattn/go-runewidth"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/rpctl/rpctl/iostreams"
+	"github.com/rpctl/rpctl/pyjson"
 )
 
 // Title is oslo.upgradecheck's display_title.
@@ -79,59 +81,25 @@ func RenderTable(w io.Writer, results []Result, p iostreams.Palette) error {
 func RenderJSON(w io.Writer, results []Result) error {
 	var b strings.Builder
 	b.WriteString(`{"name": `)
-	pyQuote(&b, Title)
+	b.WriteString(pyjson.Quote(Title))
 	b.WriteString(`, "checks": [`)
 	for i, r := range results {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(`{"check": `)
-		pyQuote(&b, r.Check)
+		b.WriteString(pyjson.Quote(r.Check))
 		fmt.Fprintf(&b, `, "result": %d, "details": `, int(r.Code))
 		if r.Details == "" {
 			b.WriteString("null")
 		} else {
-			pyQuote(&b, r.Details)
+			b.WriteString(pyjson.Quote(r.Details))
 		}
 		b.WriteString("}")
 	}
 	b.WriteString("]}\n")
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// pyQuote writes s as Python's json.dumps (ensure_ascii=True) quotes it.
-func pyQuote(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20 || r > 0x7f && r <= 0xffff:
-				fmt.Fprintf(b, `\u%04x`, r)
-			case r > 0xffff:
-				r -= 0x10000
-				fmt.Fprintf(b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-			default:
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
 }
 
 // String is oslo.upgradecheck's display name of a code.
