@@ -1,7 +1,9 @@
 package candidates
 
 import (
+	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -134,4 +136,86 @@ func BenchmarkScaleQuery(b *testing.B) {
 			{Resources: map[string]int64{"VCPU": 2, "MEMORY_MB": 4096, "DISK_GB": 20}, RequiredTraits: [][]string{{"HW_CPU_X86_AVX2"}}},
 			{Suffix: "_NET", Resources: map[string]int64{"SRIOV_NET_VF": 1}, RequiredTraits: [][]string{{"CUSTOM_PHYSNET1"}}},
 		}})
+}
+
+// wideTreeInput is one root with n children, each holding one unit-sized
+// inventory of every class in classes: an unsuffixed request over k of the
+// classes has n^k per-tree combinations.
+func wideTreeInput(n int, classes []string) *ModelInput {
+	in := &ModelInput{Providers: []ProviderRow{{ID: 1, UUID: "00000000-0000-4000-8000-000000000001", Name: "host"}}}
+	for i := range n {
+		id := int64(i + 2)
+		in.Providers = append(in.Providers, ProviderRow{ID: id, ParentID: 1,
+			UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", id), Name: fmt.Sprintf("child%d", i)})
+		for _, c := range classes {
+			in.Inventories = append(in.Inventories, InventoryRow{ProviderID: id,
+				ResourceClassID: int64(slices.Index(StandardResourceClasses, c)), Total: 4, MinUnit: 1,
+				MaxUnit: 4, StepSize: 1, AllocationRatio: 1})
+		}
+	}
+	return in
+}
+
+var wideClasses = []string{"VCPU", "MEMORY_MB", "DISK_GB", "VGPU", "SRIOV_NET_VF"}
+
+func wideRequest(limit int) *Request {
+	res := map[string]int64{}
+	for _, c := range wideClasses {
+		res[c] = 1
+	}
+	return &Request{Microversion: MaxMicroversion, Limit: limit, Groups: []RequestGroup{{Resources: res}}}
+}
+
+// TestWideTreeLimitFast: one root with 40 children of the same five classes
+// and an unsuffixed request for all five is 40^5 ≈ 10^8 per-tree
+// combinations. The multi-provider group is walked lazily, so limit=1 and
+// MaxCandidates answer at once instead of building them all first.
+func TestWideTreeLimitFast(t *testing.T) {
+	m := mustModel(t, wideTreeInput(40, wideClasses))
+	start := time.Now()
+	r, err := m.Candidates(wideRequest(1), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Candidates) != 1 {
+		t.Fatalf("%d candidates", len(r.Candidates))
+	}
+	r, _ = m.Candidates(wideRequest(0), Options{MaxCandidates: 5})
+	if len(r.Candidates) != 5 {
+		t.Fatalf("MaxCandidates: %d candidates", len(r.Candidates))
+	}
+	// The first candidate is the first of the odometer: every class from
+	// the lowest child.
+	if p := r.Candidates[0].Resources; len(p) != 5 || p[0].Provider != p[4].Provider {
+		t.Errorf("first candidate %+v", p)
+	}
+	// A required trait nobody has is found out without walking the product.
+	req := wideRequest(1)
+	req.Groups[0].RequiredTraits = [][]string{{"HW_CPU_X86_AVX2"}}
+	in := wideTreeInput(40, wideClasses)
+	in.Traits = []NamedRow{{ID: 1, Name: "HW_CPU_X86_AVX2"}}
+	m2 := mustModel(t, in)
+	if r, err := m2.Candidates(req, Options{}); err != nil || len(r.Candidates) != 0 {
+		t.Fatalf("%v, %d candidates", err, len(r.Candidates))
+	}
+	// Explain needs only whether a host anchors something, and a bounded
+	// sample of each group's choices there.
+	if ex := m.Explain(wideRequest(0)); len(ex) != 0 {
+		t.Errorf("explained a host with candidates: %+v", ex)
+	}
+	req = wideRequest(0)
+	req.Groups = append(req.Groups, RequestGroup{Suffix: "1", Resources: map[string]int64{"VCPU": 5}})
+	if ex := m.Explain(req); len(ex) != 1 || ex[0].Kind != ReasonMaxUnit {
+		t.Errorf("want one max_unit explanation, got %+v", ex)
+	}
+	if err := m.CheckExplain(req); err != nil {
+		t.Error(err)
+	}
+	if d := time.Since(start); d > 300*time.Millisecond {
+		t.Errorf("took %v, want < 300ms", d)
+	}
+}
+
+func BenchmarkWideTreeLimit1(b *testing.B) {
+	benchQuery(b, mustModel(b, wideTreeInput(40, wideClasses)), wideRequest(1))
 }

@@ -24,6 +24,7 @@ const (
 	ReasonForbiddenTrait     ReasonKind = "forbidden_trait"
 	ReasonMissingTrait       ReasonKind = "missing_trait"
 	ReasonResourceless       ReasonKind = "resourceless_quirk"
+	ReasonGroupUnsatisfied   ReasonKind = "group_unsatisfied"
 	ReasonNoCombination      ReasonKind = "no_combination"
 	ReasonIsolate            ReasonKind = "isolate_conflict"
 	ReasonSameSubtree        ReasonKind = "same_subtree_conflict"
@@ -51,13 +52,9 @@ type Explanation struct {
 func (m *Model) Explain(req *Request) []Explanation {
 	full := *req
 	full.Limit = 0
-	res, err := m.Candidates(&full, Options{})
+	res, err := m.search(&full, Options{}, true)
 	if err != nil {
 		return []Explanation{{Kind: ReasonBadRequest, Message: err.Error()}}
-	}
-	anchored := newBitset(len(m.providers))
-	for i := range res.Candidates {
-		anchored.set(res.Candidates[i].Anchor)
 	}
 	s := &searcher{m: m, req: &full, nestedAware: full.Microversion >= 29}
 	if len(full.RootRequired) > 0 || len(full.RootForbidden) > 0 {
@@ -78,7 +75,8 @@ func (m *Model) Explain(req *Request) []Explanation {
 			if gc.suffixed || (len(m.sharing) == 0 && !m.hasTrees) || len(gc.classes) == 0 {
 				cands = s.singleProvider(gc)
 			} else {
-				cands = s.multiProvider(gc)
+				// A sample per host is enough to name the reason.
+				cands = s.multiProvider(gc, explainSample)
 			}
 			for k := range cands {
 				b[cands[k].anchor] = append(b[cands[k].anchor], &cands[k])
@@ -89,7 +87,7 @@ func (m *Model) Explain(req *Request) []Explanation {
 
 	var out []Explanation
 	for _, r := range m.roots {
-		if anchored.has(r) || m.isSharing.has(r) {
+		if res.anchors(r) || m.isSharing.has(r) {
 			continue
 		}
 		root := &m.providers[r]
@@ -122,6 +120,10 @@ func (m *Model) Explain(req *Request) []Explanation {
 	}
 	return out
 }
+
+// explainSample bounds how many of a group's candidates per host Explain
+// looks at when it must say why they do not combine.
+const explainSample = 1000
 
 func groupLabel(suffix string) string {
 	if suffix == "" {
@@ -195,26 +197,34 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 		if !ok {
 			return ReasonNotInTree, fmt.Sprintf("in_tree provider %s does not exist", g.InTree)
 		}
-		if m.providers[p].Root != r && len(g.Resources) > 0 {
+		// A granular group may still reach r through a sharing provider
+		// of the in_tree tree.
+		tr := m.providers[p].Root
+		viaSharing := g.UseSameProvider() && slices.ContainsFunc(m.sharingFor(r), func(s int32) bool { return m.providers[s].Root == tr })
+		if tr != r && len(g.Resources) > 0 && !viaSharing {
 			return ReasonNotInTree, fmt.Sprintf("in_tree=%s confines it to the tree of %s", m.providers[p].Name, m.providers[m.providers[p].Root].Name)
 		}
 	}
 	multi := !g.UseSameProvider() && len(g.Resources) > 0 && (len(m.sharing) > 0 || m.hasTrees)
 	scope := m.treeOf(r)
-	if g.InTree == "" && (g.UseSameProvider() || multi) {
+	if g.UseSameProvider() || (multi && g.InTree == "") {
 		scope = append(scope, m.sharingFor(r)...)
 	}
 	if !g.UseSameProvider() && !multi {
 		scope = []int32{r}
 	}
-	// Aggregates: a provider qualifies itself, or (multi-provider path) via
-	// the anchor root.
-	inAggs := func(p int32) bool {
+	if g.InTree != "" && len(g.Resources) > 0 {
+		tr := m.providers[m.byUUID[g.InTree]].Root
+		scope = slices.DeleteFunc(scope, func(p int32) bool { return m.providers[p].Root != tr })
+	}
+	// Aggregates: a provider qualifies if it is in every member_of set
+	// itself, or (multi-provider path, own tree only) if the root is: a
+	// sharing provider must be in the aggregates itself.
+	inAllSets := func(p int32) bool {
 		for _, set := range g.MemberOf {
 			ok := false
 			for _, u := range set {
-				a, known := m.aggIndex[u]
-				if known && (m.providers[p].inAgg(a) || (multi && m.providers[r].inAgg(a))) {
+				if a, known := m.aggIndex[u]; known && m.providers[p].inAgg(a) {
 					ok = true
 					break
 				}
@@ -224,6 +234,9 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 			}
 		}
 		return true
+	}
+	inAggs := func(p int32) bool {
+		return inAllSets(p) || (multi && m.providers[p].Root == r && inAllSets(r))
 	}
 	badAgg := func(p int32) bool {
 		for _, u := range g.ForbiddenAggs {
@@ -252,6 +265,37 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 	}
 	slices.Sort(names)
 	cands := scope
+	if !multi && len(names) > 1 {
+		// One provider must hold every class: first say whether any has
+		// them all, then whether one has room for them all.
+		var haveAll []int32
+		for _, p := range scope {
+			all := true
+			for _, n := range names {
+				c, ok := m.classIndex[n]
+				if !ok || m.providers[p].inventory(c) == nil {
+					all = false
+					break
+				}
+			}
+			if all {
+				haveAll = append(haveAll, p)
+			}
+		}
+		if len(haveAll) == 0 {
+			for _, n := range names {
+				c, ok := m.classIndex[n]
+				if !ok {
+					return ReasonMissingClass, fmt.Sprintf("resource class %s does not exist", n)
+				}
+				if !slices.ContainsFunc(scope, func(p int32) bool { return m.providers[p].inventory(c) != nil }) {
+					return ReasonMissingClass, fmt.Sprintf("no provider in tree has %s inventory", n)
+				}
+			}
+			return ReasonMissingClass, fmt.Sprintf("no single provider has inventory of all of %s (a granular group takes them from one provider)", strings.Join(names, ", "))
+		}
+		cands = haveAll
+	}
 	var perClass [][]int32
 	for _, n := range names {
 		amount := g.Resources[n]
@@ -374,7 +418,25 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 			return ReasonSharingOnly, "only sharing providers can serve it here"
 		}
 	}
-	return ReasonNoCombination, "no combination of providers satisfies all of its resources and traits together"
+	if multi && len(g.RequiredTraits) > 0 {
+		// Each required trait is somewhere among the providers that could
+		// give a class, but no one pick of a provider per class carries
+		// them all: say who holds what.
+		var holders []string
+		for _, set := range g.RequiredTraits {
+			var hs []int32
+			for _, ps := range perClass {
+				for _, p := range ps {
+					if m.holdsAny(p, set) && !slices.Contains(hs, p) {
+						hs = append(hs, p)
+					}
+				}
+			}
+			holders = append(holders, fmt.Sprintf("%s on %s", strings.Join(set, " or "), m.names(hs)))
+		}
+		return ReasonGroupUnsatisfied, fmt.Sprintf("each resource class comes from one provider, and no choice of them carries all the required traits together (%s)", strings.Join(holders, "; "))
+	}
+	return ReasonGroupUnsatisfied, "no combination of providers satisfies all of its resources and traits together"
 }
 
 func aggHint(multi bool) string {
@@ -476,7 +538,7 @@ func (s *searcher) explainMerge(r int32, ctxs []*groupCtx, lists [][]*gcand) (Re
 			counts[ReasonSameSubtree]++
 			return
 		}
-		cand := consolidate(r, ctxs, combo)
+		cand := s.consolidate(r, ctxs, combo)
 		for _, a := range cand.Resources {
 			inv := m.providers[a.Provider].inventory(a.Class)
 			if inv.Used+a.Amount > inv.Capacity || a.Amount > inv.MaxUnit {

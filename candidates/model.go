@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
+	"github.com/rpctl/rpctl/pyjson"
 	"github.com/rpctl/rpctl/standards"
 )
 
@@ -148,6 +150,16 @@ type Model struct {
 	traitProviders [][]int32 // trait index -> providers
 	aggProviders   [][]int32 // aggregate index -> providers
 
+	// The JSON string literals of every provider UUID (one arena, sliced by
+	// uuidOff), class and trait name, encoded once at load so that writing
+	// a response body is copying bytes.
+	uuidJSON     []byte
+	uuidOff      []int32
+	classJSON    []string
+	classKeyJSON []string // `"VCPU": `
+	classCapJSON []string // `"VCPU": {"capacity": `
+	traitJSON    []string
+
 	sharing   []int32 // providers with MISC_SHARES_VIA_AGGREGATE, ascending
 	isSharing bitset
 	// sharingAnchors[i] are the roots of every provider sharing an aggregate
@@ -264,10 +276,14 @@ func NewModel(in *ModelInput) (*Model, error) {
 		classByID[k] = remap[v]
 	}
 
+	// Trait indexes follow name order, so a provider's ascending trait
+	// indexes are its trait names sorted, as summaries print them.
+	traitRows := slices.Clone(in.Traits)
+	slices.SortStableFunc(traitRows, func(a, b NamedRow) int { return strings.Compare(a.Name, b.Name) })
 	m.traits = make([]string, 0, len(in.Traits))
 	m.traitIndex = make(map[string]int32, len(in.Traits))
 	traitByID := make(map[int64]int32, len(in.Traits))
-	for _, r := range in.Traits {
+	for _, r := range traitRows {
 		if _, ok := m.traitIndex[r.Name]; !ok {
 			m.traitIndex[r.Name] = int32(len(m.traits))
 			m.traits = append(m.traits, r.Name)
@@ -366,6 +382,8 @@ func NewModel(in *ModelInput) (*Model, error) {
 		}
 	}
 
+	m.encodeJSON()
+
 	m.isSharing = newBitset(n)
 	if t, ok := m.traitIndex[sharingTrait]; ok {
 		m.sharing = m.traitProviders[t]
@@ -392,6 +410,33 @@ func NewModel(in *ModelInput) (*Model, error) {
 	}
 	return m, nil
 }
+
+func (m *Model) encodeJSON() {
+	size := 0
+	for i := range m.providers {
+		size += len(m.providers[i].UUID) + 2
+	}
+	m.uuidJSON = make([]byte, 0, size)
+	m.uuidOff = make([]int32, len(m.providers)+1)
+	for i := range m.providers {
+		m.uuidJSON = pyjson.AppendString(m.uuidJSON, m.providers[i].UUID)
+		m.uuidOff[i+1] = int32(len(m.uuidJSON))
+	}
+	m.classJSON = make([]string, len(m.classes))
+	m.classKeyJSON = make([]string, len(m.classes))
+	m.classCapJSON = make([]string, len(m.classes))
+	for i, c := range m.classes {
+		m.classJSON[i] = pyjson.Quote(c.name)
+		m.classKeyJSON[i] = m.classJSON[i] + ": "
+		m.classCapJSON[i] = m.classJSON[i] + `: {"capacity": `
+	}
+	m.traitJSON = make([]string, len(m.traits))
+	for i, t := range m.traits {
+		m.traitJSON[i] = pyjson.Quote(t)
+	}
+}
+
+func (m *Model) uuidLit(p int32) []byte { return m.uuidJSON[m.uuidOff[p]:m.uuidOff[p+1]] }
 
 func (m *Model) resolveRoot(i int32, n int) error {
 	if m.providers[i].Root >= 0 {
@@ -483,8 +528,7 @@ func (m *Model) TraitNames(i int32) []string {
 	p := &m.providers[i]
 	out := make([]string, len(p.Traits))
 	for k, t := range p.Traits {
-		out[k] = m.traits[t]
+		out[k] = m.traits[t] // trait indexes are in name order
 	}
-	sort.Strings(out)
 	return out
 }

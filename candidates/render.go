@@ -14,156 +14,204 @@ import (
 // of provider_summaries, trait lists and mapping lists).
 func (r *Result) MarshalPlacement(mv Microversion) ([]byte, error) {
 	m := r.model
-	// Sized up front: growing a multi-megabyte buffer by doubling was a
-	// third of the time of a large answer.
-	size := 64
-	for i := range r.Candidates {
-		size += 120 + 110*len(r.Candidates[i].Resources) + 60*len(r.Candidates[i].Mappings)
-	}
-	for _, p := range r.Summaries {
-		pr := &m.providers[p]
-		size += 160 + 72*len(pr.Inventories) + 40*len(pr.Traits)
-	}
-	w := &pyJSON{b: make([]byte, 0, size)}
-	w.raw(`{"allocation_requests": [`)
+	// The buffer is sized from the pre-encoded strings and digit counts, so
+	// it is allocated (and zeroed) once at about the final size: both the
+	// regrowth of a small buffer and the clearing of a generous one showed
+	// up in profiles of million-byte answers. The writers append to a local
+	// slice, which the compiler keeps in registers.
+	b := make([]byte, 0, r.sizeHint(mv))
+	b = append(b, `{"allocation_requests": [`...)
 	for i := range r.Candidates {
 		if i > 0 {
-			w.raw(", ")
+			b = append(b, ", "...)
 		}
-		r.writeRequest(w, &r.Candidates[i], mv)
+		b = r.appendRequest(b, &r.Candidates[i], mv)
 	}
-	w.raw(`], "provider_summaries": {`)
+	b = append(b, `], "provider_summaries": {`...)
 	for i, p := range r.Summaries {
 		if i > 0 {
-			w.raw(", ")
+			b = append(b, ", "...)
 		}
 		pr := &m.providers[p]
-		w.str(pr.UUID)
-		w.raw(`: {"resources": {`)
+		b = append(b, m.uuidLit(p)...)
+		b = append(b, `: {"resources": {`...)
 		first := true
-		for _, inv := range pr.Inventories {
+		for k := range pr.Inventories {
+			inv := &pr.Inventories[k]
 			if mv < 27 {
 				if _, ok := slices.BinarySearch(r.requested, inv.Class); !ok {
 					continue
 				}
 			}
 			if !first {
-				w.raw(", ")
+				b = append(b, ", "...)
 			}
 			first = false
-			w.str(m.classes[inv.Class].name)
-			w.raw(`: {"capacity": `)
-			w.int(inv.Capacity)
-			w.raw(`, "used": `)
-			w.int(inv.Used)
-			w.raw("}")
+			b = append(b, m.classCapJSON[inv.Class]...)
+			b = strconv.AppendInt(b, inv.Capacity, 10)
+			b = append(b, `, "used": `...)
+			b = strconv.AppendInt(b, inv.Used, 10)
+			b = append(b, '}')
 		}
-		w.raw("}")
+		b = append(b, '}')
 		if mv >= 17 {
-			w.raw(`, "traits": [`)
-			for k, t := range m.TraitNames(p) {
+			b = append(b, `, "traits": [`...)
+			// Trait indexes are in name order.
+			for k, t := range pr.Traits {
 				if k > 0 {
-					w.raw(", ")
+					b = append(b, ", "...)
 				}
-				w.str(t)
+				b = append(b, m.traitJSON[t]...)
 			}
-			w.raw("]")
+			b = append(b, ']')
 		}
 		if mv >= 29 {
-			w.raw(`, "parent_provider_uuid": `)
+			b = append(b, `, "parent_provider_uuid": `...)
 			if pr.Parent >= 0 {
-				w.str(m.providers[pr.Parent].UUID)
+				b = append(b, m.uuidLit(pr.Parent)...)
 			} else {
-				w.raw("null")
+				b = append(b, "null"...)
 			}
-			w.raw(`, "root_provider_uuid": `)
-			w.str(m.providers[pr.Root].UUID)
+			b = append(b, `, "root_provider_uuid": `...)
+			b = append(b, m.uuidLit(pr.Root)...)
 		}
-		w.raw("}")
+		b = append(b, '}')
 	}
-	w.raw("}}")
-	return w.b, nil
+	b = append(b, "}}"...)
+	return b, nil
 }
 
-func (r *Result) writeRequest(w *pyJSON, c *Candidate, mv Microversion) {
+func digits(n int64) int {
+	d := 1
+	if n < 0 {
+		d, n = 2, -n
+	}
+	for n >= 10 {
+		n /= 10
+		d++
+	}
+	return d
+}
+
+// sizeHint is the body's length, give or take a few separators: the
+// constants are the lengths of the literals the writers below append.
+func (r *Result) sizeHint(mv Microversion) int {
+	m := r.model
+	size := 64
+	for i := range r.Candidates {
+		c := &r.Candidates[i]
+		size += 17 + 1 + 2 + 2 // {"allocations": { ... } ... }, separator
+		for k, a := range c.Resources {
+			if k == 0 || a.Provider != c.Resources[k-1].Provider {
+				size += len(m.uuidLit(a.Provider)) + 16 + 2 + 1 + 2
+				if mv < 12 {
+					size += 32
+				}
+			}
+			size += len(m.classJSON[a.Class]) + 2 + digits(a.Amount) + 2
+		}
+		if mv >= 34 {
+			size += 15 + 1
+			for _, mp := range c.Mappings {
+				size += len(mp.Suffix) + 2 + 3 + 1 + 2
+				for _, p := range mp.Providers {
+					size += len(m.uuidLit(p)) + 2
+				}
+			}
+		}
+	}
+	for _, p := range r.Summaries {
+		pr := &m.providers[p]
+		size += len(m.uuidLit(p)) + 17 + 1 + 1 + 2
+		for k := range pr.Inventories {
+			inv := &pr.Inventories[k]
+			size += len(m.classJSON[inv.Class]) + 15 + digits(inv.Capacity) + 10 + digits(inv.Used) + 1 + 2
+		}
+		if mv >= 17 {
+			size += 13 + 1
+			for _, t := range pr.Traits {
+				size += len(m.traitJSON[t]) + 2
+			}
+		}
+		if mv >= 29 {
+			size += 26 + 24 + 2*len(m.uuidLit(pr.Root))
+		}
+	}
+	return size
+}
+
+func (r *Result) appendRes(b []byte, res []Amount) []byte {
+	m := r.model
+	b = append(b, '{')
+	for k := range res {
+		if k > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, m.classKeyJSON[res[k].Class]...)
+		b = strconv.AppendInt(b, res[k].Amount, 10)
+	}
+	return append(b, '}')
+}
+
+func (r *Result) appendRequest(b []byte, c *Candidate, mv Microversion) []byte {
 	m := r.model
 	// Resources are ordered by provider, so each provider's classes are
 	// contiguous.
-	type span struct{ lo, hi int }
-	var spans []span
-	for i := range c.Resources {
-		if i == 0 || c.Resources[i].Provider != c.Resources[i-1].Provider {
-			spans = append(spans, span{i, i + 1})
-		} else {
-			spans[len(spans)-1].hi = i + 1
-		}
-	}
-	writeRes := func(sp span) {
-		w.raw("{")
-		for k := sp.lo; k < sp.hi; k++ {
-			if k > sp.lo {
-				w.raw(", ")
-			}
-			w.str(m.classes[c.Resources[k].Class].name)
-			w.raw(": ")
-			w.int(c.Resources[k].Amount)
-		}
-		w.raw("}")
-	}
 	if mv < 12 {
-		w.raw(`{"allocations": [`)
-		for i, sp := range spans {
-			if i > 0 {
-				w.raw(", ")
+		b = append(b, `{"allocations": [`...)
+		for lo := 0; lo < len(c.Resources); {
+			hi := lo + 1
+			for hi < len(c.Resources) && c.Resources[hi].Provider == c.Resources[lo].Provider {
+				hi++
 			}
-			w.raw(`{"resource_provider": {"uuid": `)
-			w.str(m.providers[c.Resources[sp.lo].Provider].UUID)
-			w.raw(`}, "resources": `)
-			writeRes(sp)
-			w.raw("}")
+			if lo > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, `{"resource_provider": {"uuid": `...)
+			b = append(b, m.uuidLit(c.Resources[lo].Provider)...)
+			b = append(b, `}, "resources": `...)
+			b = r.appendRes(b, c.Resources[lo:hi])
+			b = append(b, '}')
+			lo = hi
 		}
-		w.raw("]}")
-		return
+		return append(b, "]}"...)
 	}
-	w.raw(`{"allocations": {`)
-	for i, sp := range spans {
-		if i > 0 {
-			w.raw(", ")
+	b = append(b, `{"allocations": {`...)
+	for lo := 0; lo < len(c.Resources); {
+		hi := lo + 1
+		for hi < len(c.Resources) && c.Resources[hi].Provider == c.Resources[lo].Provider {
+			hi++
 		}
-		w.str(m.providers[c.Resources[sp.lo].Provider].UUID)
-		w.raw(`: {"resources": `)
-		writeRes(sp)
-		w.raw("}")
+		if lo > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, m.uuidLit(c.Resources[lo].Provider)...)
+		b = append(b, `: {"resources": `...)
+		b = r.appendRes(b, c.Resources[lo:hi])
+		b = append(b, '}')
+		lo = hi
 	}
-	w.raw("}")
+	b = append(b, '}')
 	if mv >= 34 {
-		w.raw(`, "mappings": {`)
+		b = append(b, `, "mappings": {`...)
 		for i, mp := range c.Mappings {
 			if i > 0 {
-				w.raw(", ")
+				b = append(b, ", "...)
 			}
-			w.str(mp.Suffix)
-			w.raw(": [")
+			b = pyjson.AppendString(b, mp.Suffix)
+			b = append(b, ": ["...)
 			for k, p := range mp.Providers {
 				if k > 0 {
-					w.raw(", ")
+					b = append(b, ", "...)
 				}
-				w.str(m.providers[p].UUID)
+				b = append(b, m.uuidLit(p)...)
 			}
-			w.raw("]")
+			b = append(b, ']')
 		}
-		w.raw("}")
+		b = append(b, '}')
 	}
-	w.raw("}")
+	return append(b, '}')
 }
-
-// pyJSON appends JSON the way Python's json.dumps writes it by default.
-type pyJSON struct{ b []byte }
-
-func (w *pyJSON) raw(s string) { w.b = append(w.b, s...) }
-func (w *pyJSON) int(n int64)  { w.b = strconv.AppendInt(w.b, n, 10) }
-
-func (w *pyJSON) str(s string) { w.b = pyjson.AppendString(w.b, s) }
 
 // CandidateView is one candidate in operator terms, for table renderers.
 type CandidateView struct {

@@ -2,7 +2,6 @@ package candidates
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -60,7 +59,14 @@ type Result struct {
 	// requested are the resource classes named by any group, for the
 	// pre-1.27 summaries.
 	requested []int32
+	// anchored marks every root that anchors a valid combination, before
+	// duplicates are dropped: a sharing-only candidate equal to another
+	// anchor's is still a place the request can land, which Explain needs.
+	anchored bitset
 }
+
+// anchors reports whether root r anchors a valid combination.
+func (r *Result) anchors(root int32) bool { return r.anchored != nil && r.anchored.has(root) }
 
 // Model returns the model the result was computed from.
 func (r *Result) Model() *Model { return r.model }
@@ -103,6 +109,29 @@ type searcher struct {
 	opt         Options
 	anchorOK    bitset // nil: every root may anchor
 	nestedAware bool
+	anchorsOnly bool
+	// Candidates' slices are carved from chunks: a thousand-candidate
+	// answer is then a few dozen allocations rather than thousands, which
+	// is most of what the garbage collector would otherwise chase.
+	amounts slab[Amount]
+	ints    slab[int32]
+	maps    slab[Mapping]
+	lists   slab[[]int32]
+	subtree []int32 // sameSubtreeOK's scratch
+}
+
+// slab hands out slices of chunks it allocates, growing the chunk size up
+// to 64Ki elements. The slices are never appended to.
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) take(n int) []T {
+	if len(s.buf)+n > cap(s.buf) {
+		c := max(64, n, min(2*cap(s.buf), 1<<16))
+		s.buf = make([]T, 0, c)
+	}
+	lo := len(s.buf)
+	s.buf = s.buf[:lo+n]
+	return s.buf[lo : lo+n : lo+n]
 }
 
 func emptyResult(m *Model) *Result { return &Result{model: m} }
@@ -129,7 +158,13 @@ func searchBadRequest(msg string) *APIError {
 //     with suffixed groups, e.g. resources=DISK_GB:100&resources1=VCPU:1
 //     with DISK_GB on a sharing provider. Our answer is then a superset.
 func (m *Model) Candidates(req *Request, opt Options) (*Result, error) {
-	s := &searcher{m: m, req: req, opt: opt, nestedAware: req.Microversion >= 29}
+	return m.search(req, opt, false)
+}
+
+// search is Candidates; with anchorsOnly it stops walking an anchor at its
+// first valid combination, which is all Explain needs to know.
+func (m *Model) search(req *Request, opt Options, anchorsOnly bool) (*Result, error) {
+	s := &searcher{m: m, req: req, opt: opt, nestedAware: req.Microversion >= 29, anchorsOnly: anchorsOnly}
 	if len(req.RootRequired) > 0 || len(req.RootForbidden) > 0 {
 		ok, err := s.anchorRoots()
 		if err != nil {
@@ -141,6 +176,7 @@ func (m *Model) Candidates(req *Request, opt Options) (*Result, error) {
 		s.anchorOK = ok
 	}
 	per := make([][]gcand, len(req.Groups))
+	multi := make([]multiTrees, len(req.Groups))
 	ctxs := make([]*groupCtx, len(req.Groups))
 	for i := range req.Groups {
 		gc, err := s.resolveGroup(&req.Groups[i])
@@ -151,20 +187,29 @@ func (m *Model) Candidates(req *Request, opt Options) (*Result, error) {
 			return emptyResult(m), nil
 		}
 		ctxs[i] = gc
-		var cands []gcand
-		if gc.suffixed || (len(m.sharing) == 0 && !m.hasTrees) || len(gc.classes) == 0 {
-			cands = s.singleProvider(gc)
-		} else {
-			cands = s.multiProvider(gc)
+		if s.isMulti(gc) {
+			// Only the per-class lists are built here; the product is
+			// walked lazily by the merge, so a limit stops it early.
+			multi[i] = s.multiLists(gc)
+			if !s.multiAny(gc, multi[i]) {
+				return emptyResult(m), nil
+			}
+			continue
 		}
-		if len(cands) == 0 {
+		if per[i] = s.singleProvider(gc); len(per[i]) == 0 {
 			return emptyResult(m), nil
 		}
-		per[i] = cands
 	}
-	res := s.merge(ctxs, per)
+	res := s.merge(ctxs, per, multi)
 	res.requested = requestedClasses(ctxs)
 	return res, nil
+}
+
+// isMulti reports whether the group's resources may come from several
+// providers: the unsuffixed group with resources, once trees or sharing
+// providers exist.
+func (s *searcher) isMulti(gc *groupCtx) bool {
+	return !gc.suffixed && (len(s.m.sharing) > 0 || s.m.hasTrees) && len(gc.classes) > 0
 }
 
 func requestedClasses(ctxs []*groupCtx) []int32 {
@@ -400,7 +445,7 @@ func (s *searcher) singleProvider(gc *groupCtx) []gcand {
 	} else {
 		base = intersectSorted(gc.withRes)
 	}
-	var out []gcand
+	out := make([]gcand, 0, len(base))
 	for _, pi := range base {
 		p := &m.providers[pi]
 		if len(gc.classes) > 0 {
@@ -411,11 +456,12 @@ func (s *searcher) singleProvider(gc *groupCtx) []gcand {
 		if gc.hasForbiddenTrait(p) || (gc.badAggs != nil && gc.badAggs.has(pi)) {
 			continue
 		}
-		res := make([]Amount, len(gc.classes))
+		res := s.amounts.take(len(gc.classes))
 		for k, c := range gc.classes {
 			res[k] = Amount{Provider: pi, Class: c, Amount: gc.amounts[k]}
 		}
-		provs := []int32{pi}
+		provs := s.ints.take(1)
+		provs[0] = pi
 		if s.anchorAllowed(p.Root) {
 			out = append(out, gcand{anchor: p.Root, res: res, provs: provs})
 		}
@@ -452,18 +498,36 @@ func intersectSorted(lists [][]int32) []int32 {
 	return out
 }
 
-// multiProvider is get_trees_matching_all + _alloc_candidates_multiple_providers
-// for the unsuffixed group when trees or sharing providers exist: each class
+// multiTrees is the search space of the unsuffixed group when trees or
+// sharing providers exist: per anchor (ascending), per class of the group
+// (class-id order), the providers (ascending) that may give that class.
+// The group's candidates are the product of the lists, less the
+// combinations that miss a required trait; they are walked lazily.
+type multiTrees struct {
+	anchors []int32
+	lists   [][][]int32
+}
+
+// multiLists is get_trees_matching_all for the unsuffixed group: each class
 // comes wholly from one provider of the anchor's tree or from a sharing
-// provider anchored to it; traits are judged on the contributing providers
-// only; member_of and forbidden aggregates look at the provider or its
-// (anchor) root.
-func (s *searcher) multiProvider(gc *groupCtx) []gcand {
+// provider anchored to it; member_of and forbidden aggregates look at the
+// provider or its (anchor) root; a provider with a forbidden trait can never
+// contribute. An anchor must offer every class (merge_common_trees).
+func (s *searcher) multiLists(gc *groupCtx) multiTrees {
 	m := s.m
 	nc := len(gc.classes)
-	// anchor -> per class -> providers
-	trees := map[int32][][]int32{}
+	// slot[anchor] is 1 + the anchor's index in found, 0 if not seen; the
+	// per-class lists are carved from slabs, so a thousand trees cost a
+	// handful of allocations rather than thousands.
+	slot := make([]int32, len(m.providers))
+	var found []int32
+	var lists [][][]int32
+	var alive []bool
+	var cnt []int32
+	type pair struct{ a, p int32 }
+	var pairs []pair
 	for ci := range gc.classes {
+		pairs = pairs[:0]
 		add := func(p, anchor int32) {
 			if !s.anchorAllowed(anchor) {
 				return
@@ -474,17 +538,13 @@ func (s *searcher) multiProvider(gc *groupCtx) []gcand {
 			if gc.badAggs != nil && (gc.badAggs.has(p) || gc.badAggs.has(anchor)) {
 				return
 			}
-			if ci > 0 {
-				if _, ok := trees[anchor]; !ok {
-					return // not a common tree (merge_common_trees)
-				}
+			if ci > 0 && (slot[anchor] == 0 || !alive[slot[anchor]-1]) {
+				return // not a common tree
 			}
-			lists, ok := trees[anchor]
-			if !ok {
-				lists = make([][]int32, nc)
-				trees[anchor] = lists
+			if gc.hasForbiddenTrait(&m.providers[p]) {
+				return
 			}
-			lists[ci] = append(lists[ci], p)
+			pairs = append(pairs, pair{anchor, p})
 		}
 		for _, p := range gc.withRes[ci] {
 			add(p, m.providers[p].Root)
@@ -501,113 +561,267 @@ func (s *searcher) multiProvider(gc *groupCtx) []gcand {
 				}
 			}
 		}
-		for a, lists := range trees {
-			if len(lists[ci]) == 0 {
-				delete(trees, a)
+		if ci == 0 {
+			for _, pr := range pairs {
+				if slot[pr.a] == 0 {
+					found = append(found, pr.a)
+					slot[pr.a] = int32(len(found))
+				}
 			}
+			lists = make([][][]int32, len(found))
+			for i := range lists {
+				lists[i] = s.lists.take(nc)
+			}
+			alive = make([]bool, len(found))
+			for i := range alive {
+				alive[i] = true
+			}
+			cnt = make([]int32, len(found))
 		}
-		if len(trees) == 0 {
-			return nil
+		clear(cnt)
+		for _, pr := range pairs {
+			cnt[slot[pr.a]-1]++
+		}
+		live := false
+		for i := range found {
+			if !alive[i] {
+				continue
+			}
+			if cnt[i] == 0 {
+				alive[i] = false
+				continue
+			}
+			lists[i][ci] = s.ints.take(int(cnt[i]))[:0]
+			live = true
+		}
+		if !live {
+			return multiTrees{}
+		}
+		for _, pr := range pairs {
+			i := slot[pr.a] - 1
+			lists[i][ci] = append(lists[i][ci], pr.p)
 		}
 	}
-	anchors := make([]int32, 0, len(trees))
-	for a := range trees {
-		anchors = append(anchors, a)
+	var anchors []int32
+	for i, a := range found {
+		if alive[i] {
+			anchors = append(anchors, a)
+		}
 	}
 	slices.Sort(anchors)
-	var out []gcand
-	pick := make([]int32, nc)
-	for _, a := range anchors {
-		lists := trees[a]
-		ok := true
-		for ci := range lists {
-			l := lists[ci][:0]
-			for _, p := range lists[ci] {
-				// A provider holding a forbidden trait can never contribute.
-				if !gc.hasForbiddenTrait(&m.providers[p]) {
-					l = append(l, p)
-				}
-			}
-			slices.Sort(l)
-			lists[ci] = slices.Compact(l)
-			if len(lists[ci]) == 0 {
-				ok = false
-			}
+	out := multiTrees{anchors: anchors, lists: make([][][]int32, len(anchors))}
+	for k, a := range anchors {
+		l := lists[slot[a]-1]
+		for ci := range l {
+			// A tree's own providers come first, then sharing ones.
+			slices.Sort(l[ci])
+			l[ci] = slices.Compact(l[ci])
 		}
-		if !ok {
-			continue
-		}
-		var rec func(ci int)
-		rec = func(ci int) {
-			if ci == nc {
-				if c, ok := s.buildMulti(gc, a, pick); ok {
-					out = append(out, c)
-				}
-				return
-			}
-			for _, p := range lists[ci] {
-				pick[ci] = p
-				rec(ci + 1)
-			}
-		}
-		rec(0)
+		out.lists[k] = l
 	}
 	return out
 }
 
-func (s *searcher) buildMulti(gc *groupCtx, anchor int32, pick []int32) (gcand, bool) {
-	m := s.m
-	provs := slices.Clone(pick)
-	slices.Sort(provs)
-	provs = slices.Compact(provs)
+// multiTraitsOK reports whether the providers picked for the group's
+// classes hold its required traits between them: traits are judged on the
+// contributing providers only.
+func (s *searcher) multiTraitsOK(gc *groupCtx, pick []int32) bool {
 	for _, set := range gc.required {
 		ok := false
-		for _, p := range provs {
+	search:
+		for _, p := range pick {
+			pr := &s.m.providers[p]
 			for _, t := range set {
-				if m.providers[p].hasTrait(t) {
+				if pr.hasTrait(t) {
 					ok = true
-					break
+					break search
 				}
-			}
-			if ok {
-				break
 			}
 		}
 		if !ok {
-			return gcand{}, false
+			return false
 		}
 	}
-	res := make([]Amount, len(pick))
+	return true
+}
+
+// multiProduct walks the product of one anchor's class lists in odometer
+// order (first class outermost), calling f for every pick that holds the
+// required traits until f returns false. It returns false if f stopped it.
+func (s *searcher) multiProduct(gc *groupCtx, lists [][]int32, f func(pick []int32) bool) bool {
+	pick := make([]int32, len(lists))
+	// later[ci][k]: some provider of lists[ci:] holds required set k, so a
+	// partial pick missing a set that no later class can bring is pruned.
+	var later [][]bool
+	if len(gc.required) > 0 {
+		later = make([][]bool, len(lists)+1)
+		later[len(lists)] = make([]bool, len(gc.required))
+		for ci := len(lists) - 1; ci >= 0; ci-- {
+			later[ci] = slices.Clone(later[ci+1])
+			for k, set := range gc.required {
+				for _, p := range lists[ci] {
+					if later[ci][k] {
+						break
+					}
+					later[ci][k] = s.m.providers[p].holdsAny(set)
+				}
+			}
+		}
+		for _, ok := range later[0] {
+			if !ok {
+				return true
+			}
+		}
+	}
+	var rec func(ci int) bool
+	rec = func(ci int) bool {
+		if ci == len(lists) {
+			if s.multiTraitsOK(gc, pick) {
+				return f(pick)
+			}
+			return true
+		}
+		if later != nil && ci > 0 {
+			for k, set := range gc.required {
+				if !later[ci][k] && !s.pickHolds(pick[:ci], set) {
+					return true
+				}
+			}
+		}
+		for _, p := range lists[ci] {
+			pick[ci] = p
+			if !rec(ci + 1) {
+				return false
+			}
+		}
+		return true
+	}
+	return rec(0)
+}
+
+func (p *Provider) holdsAny(set []int32) bool {
+	for _, t := range set {
+		if p.hasTrait(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *searcher) pickHolds(pick []int32, set []int32) bool {
+	for _, p := range pick {
+		if s.m.providers[p].holdsAny(set) {
+			return true
+		}
+	}
+	return false
+}
+
+// multiAny reports whether the group has any candidate at all, which
+// Placement checks before it looks at the next group. Without required
+// traits every pick qualifies; with them the walk stops at the first hit.
+func (s *searcher) multiAny(gc *groupCtx, mt multiTrees) bool {
+	if len(gc.required) == 0 {
+		return len(mt.anchors) > 0
+	}
+	for _, lists := range mt.lists {
+		if !s.multiProduct(gc, lists, func([]int32) bool { return false }) {
+			return true
+		}
+	}
+	return false
+}
+
+// multiProvider materialises the candidates of the unsuffixed group on
+// trees or with sharing providers (_alloc_candidates_multiple_providers),
+// at most perAnchor per anchor (0: all). The search walks them lazily
+// instead; Explain wants a bounded sample of them per host.
+func (s *searcher) multiProvider(gc *groupCtx, perAnchor int) []gcand {
+	mt := s.multiLists(gc)
+	var out []gcand
+	for i, a := range mt.anchors {
+		n := 0
+		s.multiProduct(gc, mt.lists[i], func(pick []int32) bool {
+			out = append(out, s.buildMulti(gc, a, pick))
+			n++
+			return perAnchor == 0 || n < perAnchor
+		})
+	}
+	return out
+}
+
+// buildMulti turns one pick (a provider per class) into the group's
+// allocation request.
+func (s *searcher) buildMulti(gc *groupCtx, anchor int32, pick []int32) gcand {
+	res := s.amounts.take(len(pick))
 	for ci, p := range pick {
 		res[ci] = Amount{Provider: p, Class: gc.classes[ci], Amount: gc.amounts[ci]}
 	}
-	sortAmounts(res)
-	return gcand{anchor: anchor, res: res, provs: provs}, true
+	provs := s.ints.take(len(pick))
+	copy(provs, pick)
+	if len(pick) > 1 {
+		slices.Sort(provs)
+		provs = slices.Compact(provs)
+		sortAmounts(res)
+	}
+	return gcand{anchor: anchor, res: res, provs: provs}
 }
 
+func amountLess(a, b *Amount) bool {
+	return a.Provider < b.Provider || (a.Provider == b.Provider && a.Class < b.Class)
+}
+
+// sortAmounts orders by provider, then class. A candidate has a handful of
+// amounts, where an inlined insertion sort beats the generic sort.
 func sortAmounts(res []Amount) {
-	slices.SortFunc(res, func(a, b Amount) int {
-		if a.Provider != b.Provider {
-			return int(a.Provider - b.Provider)
+	if len(res) > 12 {
+		slices.SortFunc(res, func(a, b Amount) int {
+			if a.Provider != b.Provider {
+				return int(a.Provider - b.Provider)
+			}
+			return int(a.Class - b.Class)
+		})
+		return
+	}
+	for i := 1; i < len(res); i++ {
+		for j := i; j > 0 && amountLess(&res[j], &res[j-1]); j-- {
+			res[j], res[j-1] = res[j-1], res[j]
 		}
-		return int(a.Class - b.Class)
-	})
+	}
 }
 
-// anchorGen lazily walks the combinations (one per-group candidate per group)
-// of one anchor depth-first, pruning a partial combination as soon as the
-// summed amounts exceed capacity or max_unit, or group_policy=isolate is
-// broken. Both checks only get worse as groups are added, so pruning never
-// loses a result and turns the k^n product into the valid set's size.
+// level is one step of an anchor's depth-first walk: a single-provider
+// group chooses one of its candidates there; a multi-provider group takes
+// one level per resource class and chooses a provider for it, so a partial
+// pick that already breaks capacity is pruned before the group's product is
+// ever built.
+type level struct {
+	cands []*gcand // single-provider group: its candidates at the anchor
+	provs []int32  // multi-provider group: the providers for class ci
+	gi    int32    // request group
+	ci    int32
+	first int32 // multi-provider group: level of its first class
+	last  bool  // multi-provider group: its last class
+}
+
+// anchorGen lazily walks the combinations of one anchor depth-first,
+// pruning a partial combination as soon as the summed amounts exceed
+// capacity or max_unit, or group_policy=isolate is broken. Both checks only
+// get worse as levels are added, so pruning never loses a result and turns
+// the product into the valid set's size; a limit stops the walk early.
 type anchorGen struct {
 	s      *searcher
 	ctxs   []*groupCtx
-	lists  [][]*gcand
+	levels []level
 	idx    []int
+	pick   []int32 // provider chosen at each multi-provider level
 	depth  int
 	acc    []accEntry
 	undo   [][]undoRec
-	owner  []int32 // provider held by each suffixed group on the path, -1
+	owner  []int32 // provider held by each suffixed group's level, or -1
+	combo  []*gcand
+	multi  []gcand   // the multi-provider groups' requests of the current combination
+	recs   []undoRec // backing of undo
 	done   bool
 	anchor int32
 }
@@ -624,45 +838,62 @@ type undoRec struct {
 	added bool
 }
 
-func (g *anchorGen) push(d int, c *gcand) bool {
-	if g.ctxs[d].suffixed && g.s.req.GroupPolicy == "isolate" {
-		p := c.provs[0]
-		for k := 0; k < d; k++ {
-			if g.owner[k] == p {
-				return false
-			}
+func (g *anchorGen) add(recs []undoRec, a Amount) ([]undoRec, bool) {
+	i := -1
+	for k := range g.acc {
+		if g.acc[k].p == a.Provider && g.acc[k].c == a.Class {
+			i = k
+			break
 		}
 	}
+	if i < 0 {
+		g.acc = append(g.acc, accEntry{p: a.Provider, c: a.Class,
+			inv: g.s.m.providers[a.Provider].inventory(a.Class)})
+		i = len(g.acc) - 1
+		recs = append(recs, undoRec{i: i, delta: a.Amount, added: true})
+	} else {
+		recs = append(recs, undoRec{i: i, delta: a.Amount})
+	}
+	e := &g.acc[i]
+	e.sum += a.Amount
+	return recs, e.inv.Used+e.sum <= e.inv.Capacity && e.sum <= e.inv.MaxUnit
+}
+
+func (g *anchorGen) push(d int) bool {
+	lv := &g.levels[d]
+	gc := g.ctxs[lv.gi]
 	recs := g.undo[d][:0] // reuses the buffer of the last visit at this depth
 	ok := true
-	for _, a := range c.res {
-		i := -1
-		for k := range g.acc {
-			if g.acc[k].p == a.Provider && g.acc[k].c == a.Class {
-				i = k
-				break
+	if lv.cands != nil {
+		c := lv.cands[g.idx[d]]
+		if gc.suffixed && g.s.req.GroupPolicy == "isolate" {
+			p := c.provs[0]
+			for k := 0; k < d; k++ {
+				if g.owner[k] == p {
+					return false
+				}
 			}
 		}
-		if i < 0 {
-			g.acc = append(g.acc, accEntry{p: a.Provider, c: a.Class,
-				inv: g.s.m.providers[a.Provider].inventory(a.Class)})
-			i = len(g.acc) - 1
-			recs = append(recs, undoRec{i: i, delta: a.Amount, added: true})
-		} else {
-			recs = append(recs, undoRec{i: i, delta: a.Amount})
+		for _, a := range c.res {
+			var fit bool
+			recs, fit = g.add(recs, a)
+			ok = ok && fit
 		}
-		e := &g.acc[i]
-		e.sum += a.Amount
-		if e.inv.Used+e.sum > e.inv.Capacity || e.sum > e.inv.MaxUnit {
-			ok = false
+		if gc.suffixed && len(c.provs) == 1 {
+			g.owner[d] = c.provs[0]
+		} else {
+			g.owner[d] = -1
+		}
+	} else {
+		p := lv.provs[g.idx[d]]
+		g.pick[d] = p
+		recs, ok = g.add(recs, Amount{Provider: p, Class: gc.classes[lv.ci], Amount: gc.amounts[lv.ci]})
+		g.owner[d] = -1
+		if ok && lv.last && len(gc.required) > 0 {
+			ok = g.s.multiTraitsOK(gc, g.pick[lv.first:d+1])
 		}
 	}
 	g.undo[d] = recs
-	if g.ctxs[d].suffixed && len(c.provs) == 1 {
-		g.owner[d] = c.provs[0]
-	} else {
-		g.owner[d] = -1
-	}
 	if !ok {
 		g.pop(d)
 	}
@@ -682,14 +913,21 @@ func (g *anchorGen) pop(d int) {
 	g.owner[d] = -1
 }
 
-// next returns the next combination that passes the per-path checks and
-// same_subtree, or false when the anchor is exhausted.
+func (lv *level) size() int {
+	if lv.cands != nil {
+		return len(lv.cands)
+	}
+	return len(lv.provs)
+}
+
+// next returns the next combination (one request per group, valid until the
+// following call) that passes the per-path checks and same_subtree, or
+// false when the anchor is exhausted.
 func (g *anchorGen) next() ([]*gcand, bool) {
-	n := len(g.lists)
+	n := len(g.levels)
 	for !g.done {
-		// Advance: at depth g.depth try idx[depth]; on success go deeper.
 		d := g.depth
-		if g.idx[d] >= len(g.lists[d]) {
+		if g.idx[d] >= g.levels[d].size() {
 			g.idx[d] = 0
 			if d == 0 {
 				g.done = true
@@ -700,7 +938,7 @@ func (g *anchorGen) next() ([]*gcand, bool) {
 			g.idx[g.depth]++
 			continue
 		}
-		if !g.push(d, g.lists[d][g.idx[d]]) {
+		if !g.push(d) {
 			g.idx[d]++
 			continue
 		}
@@ -708,14 +946,22 @@ func (g *anchorGen) next() ([]*gcand, bool) {
 			g.depth++
 			continue
 		}
-		combo := make([]*gcand, n)
-		for k := range combo {
-			combo[k] = g.lists[k][g.idx[k]]
+		mi := 0
+		for k := range g.levels {
+			lv := &g.levels[k]
+			switch {
+			case lv.cands != nil:
+				g.combo[lv.gi] = lv.cands[g.idx[k]]
+			case lv.last:
+				g.multi[mi] = g.s.buildMulti(g.ctxs[lv.gi], g.anchor, g.pick[lv.first:k+1])
+				g.combo[lv.gi] = &g.multi[mi]
+				mi++
+			}
 		}
 		g.pop(d)
 		g.idx[d]++
-		if g.s.sameSubtreeOK(g.ctxs, combo) {
-			return combo, true
+		if g.s.sameSubtreeOK(g.ctxs, g.combo) {
+			return g.combo, true
 		}
 	}
 	return nil, false
@@ -724,7 +970,7 @@ func (g *anchorGen) next() ([]*gcand, bool) {
 func (s *searcher) sameSubtreeOK(ctxs []*groupCtx, combo []*gcand) bool {
 	m := s.m
 	for _, set := range s.req.SameSubtree {
-		var ps []int32
+		ps := s.subtree[:0]
 		for _, suf := range set {
 			for gi, gc := range ctxs {
 				if gc.g.Suffix == suf {
@@ -732,6 +978,7 @@ func (s *searcher) sameSubtreeOK(ctxs []*groupCtx, combo []*gcand) bool {
 				}
 			}
 		}
+		s.subtree = ps // keep the grown buffer for the next combination
 		slices.Sort(ps)
 		ps = slices.Compact(ps)
 		if len(ps) <= 1 {
@@ -769,36 +1016,63 @@ func (m *Model) isAncestorOrSelf(a, p int32) bool {
 }
 
 // merge is _merge_candidates + exclude_nested_providers + limit_results.
-func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand) *Result {
+func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *Result {
 	m := s.m
 	ng := len(ctxs)
-	// Per group, the candidates in runs of one anchor, anchors ascending
-	// (a stable sort keeps each anchor's own order).
+	// Per group, the anchors in ascending order, each with the group's
+	// candidates there (single-provider groups; a stable sort keeps each
+	// anchor's own order) or its per-class provider lists (multi-provider).
 	type run struct {
 		anchor int32
 		items  []*gcand
+		lists  [][]int32
 	}
 	runs := make([][]run, ng)
-	for gi := range per {
+	for gi := range ctxs {
+		if s.isMulti(ctxs[gi]) {
+			mt := multi[gi]
+			runs[gi] = make([]run, len(mt.anchors))
+			for k, a := range mt.anchors {
+				runs[gi][k] = run{anchor: a, lists: mt.lists[k]}
+			}
+			continue
+		}
 		ptrs := make([]*gcand, len(per[gi]))
 		for k := range per[gi] {
 			ptrs[k] = &per[gi][k]
 		}
 		slices.SortStableFunc(ptrs, func(a, b *gcand) int { return cmp.Compare(a.anchor, b.anchor) })
+		nr := 0
+		for k := range ptrs {
+			if k == 0 || ptrs[k].anchor != ptrs[k-1].anchor {
+				nr++
+			}
+		}
+		runs[gi] = make([]run, 0, nr)
 		for lo := 0; lo < len(ptrs); {
 			hi := lo + 1
 			for hi < len(ptrs) && ptrs[hi].anchor == ptrs[lo].anchor {
 				hi++
 			}
-			runs[gi] = append(runs[gi], run{ptrs[lo].anchor, ptrs[lo:hi:hi]})
+			runs[gi] = append(runs[gi], run{anchor: ptrs[lo].anchor, items: ptrs[lo:hi:hi]})
 			lo = hi
 		}
 	}
-	// Anchors every group has, by merge-joining the runs.
-	var anchors []int32
-	var lists [][]*gcand // ng per anchor
+	nl, nm := 0, 0 // levels per anchor, multi-provider groups
+	for _, gc := range ctxs {
+		if s.isMulti(gc) {
+			nl += len(gc.classes)
+			nm++
+		} else {
+			nl++
+		}
+	}
+	// Anchors every group has, by merge-joining the runs; per anchor the
+	// run index of every group.
+	anchors := make([]int32, 0, len(runs[0]))
+	runAt := make([]int32, 0, len(runs[0])*ng)
 	pos := make([]int, ng)
-	for _, r0 := range runs[0] {
+	for r0i, r0 := range runs[0] {
 		ok := true
 		for gi := 1; gi < ng && ok; gi++ {
 			for pos[gi] < len(runs[gi]) && runs[gi][pos[gi]].anchor < r0.anchor {
@@ -810,25 +1084,69 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand) *Result {
 			continue
 		}
 		anchors = append(anchors, r0.anchor)
-		lists = append(lists, r0.items)
+		runAt = append(runAt, int32(r0i))
 		for gi := 1; gi < ng; gi++ {
-			lists = append(lists, runs[gi][pos[gi]].items)
+			runAt = append(runAt, int32(pos[gi]))
 		}
 	}
-	// One backing array per field instead of five allocations per anchor.
-	gens := make([]*anchorGen, len(anchors))
-	genBacking := make([]anchorGen, len(anchors))
-	idx := make([]int, len(anchors)*ng)
-	undo := make([][]undoRec, len(anchors)*ng)
-	owner := make([]int32, len(anchors)*ng)
-	for k := range owner {
-		owner[k] = -1
+	// A combination holds at most one amount per class of every group, so
+	// the running sums and undo records fit in preallocated room.
+	k := 0
+	for _, gc := range ctxs {
+		k += len(gc.classes)
 	}
-	for i, a := range anchors {
-		lo, hi := i*ng, (i+1)*ng
-		genBacking[i] = anchorGen{s: s, ctxs: ctxs, lists: lists[lo:hi:hi], idx: idx[lo:hi:hi],
-			undo: undo[lo:hi:hi], owner: owner[lo:hi:hi], anchor: a}
-		gens[i] = &genBacking[i]
+	// newGens allocates n walkers, one backing array per field.
+	newGens := func(n int) []anchorGen {
+		gens := make([]anchorGen, n)
+		levels := make([]level, n*nl)
+		idx := make([]int, n*nl)
+		undo := make([][]undoRec, n*nl)
+		owner := make([]int32, n*nl)
+		pick := make([]int32, n*nl)
+		combos := make([]*gcand, n*ng)
+		multis := make([]gcand, n*nm)
+		accs := make([]accEntry, n*k)
+		recs := make([]undoRec, n*k)
+		for i := range gens {
+			lo, hi := i*nl, (i+1)*nl
+			gens[i] = anchorGen{s: s, ctxs: ctxs, levels: levels[lo:hi:hi], idx: idx[lo:hi:hi],
+				undo: undo[lo:hi:hi], owner: owner[lo:hi:hi], pick: pick[lo:hi:hi],
+				combo: combos[i*ng : (i+1)*ng : (i+1)*ng], multi: multis[i*nm : (i+1)*nm : (i+1)*nm],
+				acc: accs[i*k : i*k : (i+1)*k]}
+			g := &gens[i]
+			off := i * k
+			for d := range g.undo {
+				g.undo[d] = recs[off:off:off]
+			}
+			g.recs = recs[i*k : (i+1)*k : (i+1)*k]
+		}
+		return gens
+	}
+	// reset points walker g at anchor i, ready to walk it from the start.
+	reset := func(g *anchorGen, i int) {
+		g.anchor, g.depth, g.done, g.acc = anchors[i], 0, false, g.acc[:0]
+		d, off := 0, 0
+		for gi := range ng {
+			r := &runs[gi][runAt[i*ng+gi]]
+			if r.items != nil {
+				n := len(ctxs[gi].classes)
+				g.levels[d] = level{gi: int32(gi), cands: r.items}
+				g.undo[d] = g.recs[off : off : off+n]
+				off += n
+				d++
+				continue
+			}
+			first := int32(d)
+			for ci, l := range r.lists {
+				g.levels[d] = level{gi: int32(gi), provs: l, ci: int32(ci), first: first, last: ci == len(r.lists)-1}
+				g.undo[d] = g.recs[off : off : off+1]
+				off++
+				d++
+			}
+		}
+		for d := range g.idx {
+			g.idx[d], g.owner[d] = 0, -1
+		}
 	}
 
 	excludeNested := !s.nestedAware && m.hasTrees
@@ -841,24 +1159,48 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand) *Result {
 		stop = s.opt.MaxCandidates
 	}
 
-	seen := map[string]struct{}{}
-	var out []Candidate
-	var key []byte
+	// Duplicates (AllocationRequest equality) are found by a 64-bit hash of
+	// the candidate's key, confirmed on the rare collision by comparing the
+	// keys, so no key string is allocated per candidate.
+	seen := make(map[uint64]int32, len(anchors))
+	// Room for one candidate per anchor (or the cap) avoids most regrowth.
+	want := len(anchors)
+	if stop > 0 {
+		want = min(want, stop)
+	}
+	chain := make([]int32, 0, want) // next candidate with the same hash, -1 ends
+	out := make([]Candidate, 0, want)
+	anchored := newBitset(len(m.providers))
 	emit := func(anchor int32, combo []*gcand) bool {
-		c := consolidate(anchor, ctxs, combo)
+		c := s.consolidate(anchor, ctxs, combo)
 		if excludeNested && usesTwoOfOneTree(m, c.Resources) {
 			return true
 		}
-		key = candidateKey(key[:0], &c)
-		if _, dup := seen[string(key)]; dup {
-			return true
+		anchored.set(anchor)
+		h := candidateHash(&c)
+		head, ok := seen[h]
+		if ok {
+			for i := head; i >= 0; i = chain[i] {
+				if sameCandidate(&c, &out[i]) {
+					return true
+				}
+			}
+		} else {
+			head = -1
 		}
-		seen[string(key)] = struct{}{}
+		seen[h] = int32(len(out))
+		chain = append(chain, head)
 		out = append(out, c)
 		return stop == 0 || len(out) < stop
 	}
 	if s.opt.Strategy == "breadth-first" {
-		live := gens
+		// Every anchor's walker is live at once.
+		backing := newGens(len(anchors))
+		live := make([]*anchorGen, len(anchors))
+		for i := range backing {
+			reset(&backing[i], i)
+			live[i] = &backing[i]
+		}
 		for len(live) > 0 {
 			k := 0
 			stopped := false
@@ -880,8 +1222,11 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand) *Result {
 			live = live[:k]
 		}
 	} else {
+		// One anchor at a time: a single walker is reused.
+		g := &newGens(1)[0]
 	outer:
-		for _, g := range gens {
+		for i := range anchors {
+			reset(g, i)
 			for {
 				combo, ok := g.next()
 				if !ok {
@@ -889,6 +1234,9 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand) *Result {
 				}
 				if !emit(g.anchor, combo) {
 					break outer
+				}
+				if s.anchorsOnly && anchored.has(g.anchor) {
+					break
 				}
 			}
 		}
@@ -912,21 +1260,27 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand) *Result {
 	if limit > 0 && limit < len(out) {
 		out = out[:limit]
 	}
-	res := &Result{model: m, Candidates: out}
+	res := &Result{model: m, Candidates: out, anchored: anchored}
 	roots := newBitset(len(m.providers))
 	for i := range out {
 		for _, a := range out[i].Resources {
 			roots.set(m.providers[a.Provider].Root)
 		}
 	}
+	inSummary := func(i int) bool {
+		return roots.has(m.providers[i].Root) && (usedBefore == nil || usedBefore.has(int32(i)))
+	}
+	n := 0
 	for i := range m.providers {
-		if !roots.has(m.providers[i].Root) {
-			continue
+		if inSummary(i) {
+			n++
 		}
-		if usedBefore != nil && !usedBefore.has(int32(i)) {
-			continue
+	}
+	res.Summaries = make([]int32, 0, n)
+	for i := range m.providers {
+		if inSummary(i) {
+			res.Summaries = append(res.Summaries, int32(i))
 		}
-		res.Summaries = append(res.Summaries, int32(i))
 	}
 	return res
 }
@@ -943,19 +1297,20 @@ func usesTwoOfOneTree(m *Model, res []Amount) bool {
 	return false
 }
 
-func consolidate(anchor int32, ctxs []*groupCtx, combo []*gcand) Candidate {
+func (s *searcher) consolidate(anchor int32, ctxs []*groupCtx, combo []*gcand) Candidate {
 	if len(combo) == 1 {
 		// One group's request is already sorted and consolidated; results
 		// are read-only, so it can be shared rather than copied.
 		c := combo[0]
-		return Candidate{Anchor: anchor, Resources: c.res,
-			Mappings: []Mapping{{Suffix: ctxs[0].g.Suffix, Providers: c.provs}}}
+		maps := s.maps.take(1)
+		maps[0] = Mapping{Suffix: ctxs[0].g.Suffix, Providers: c.provs}
+		return Candidate{Anchor: anchor, Resources: c.res, Mappings: maps}
 	}
 	n := 0
 	for _, c := range combo {
 		n += len(c.res)
 	}
-	res := make([]Amount, 0, n)
+	res := s.amounts.take(n)[:0]
 	for _, c := range combo {
 		res = append(res, c.res...)
 	}
@@ -969,30 +1324,45 @@ func consolidate(anchor int32, ctxs []*groupCtx, combo []*gcand) Candidate {
 		res[k] = res[i]
 		k++
 	}
-	maps := make([]Mapping, len(combo))
+	maps := s.maps.take(len(combo))
 	for gi, c := range combo {
 		maps[gi] = Mapping{Suffix: ctxs[gi].g.Suffix, Providers: c.provs}
 	}
 	return Candidate{Anchor: anchor, Resources: res[:k], Mappings: maps}
 }
 
-// candidateKey encodes what AllocationRequest.__eq__ compares: the
-// resources and the mappings, not the anchor. Fixed-width fields keep the
-// encoding unambiguous.
-func candidateKey(b []byte, c *Candidate) []byte {
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(c.Resources)))
+// candidateHash hashes what AllocationRequest.__eq__ compares: the
+// resources and the mappings, not the anchor. Mappings are in request group
+// order, the same for every candidate of a request, so only their providers
+// are mixed in; sameCandidate settles collisions.
+func candidateHash(c *Candidate) uint64 {
+	h := uint64(len(c.Resources))
+	mix := func(v uint64) {
+		h ^= v
+		h *= 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
 	for _, a := range c.Resources {
-		b = binary.LittleEndian.AppendUint32(b, uint32(a.Provider))
-		b = binary.LittleEndian.AppendUint32(b, uint32(a.Class))
-		b = binary.LittleEndian.AppendUint64(b, uint64(a.Amount))
+		mix(uint64(uint32(a.Provider))<<32 | uint64(uint32(a.Class)))
+		mix(uint64(a.Amount))
 	}
 	for _, mp := range c.Mappings {
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(mp.Suffix)))
-		b = append(b, mp.Suffix...)
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(mp.Providers)))
+		mix(uint64(len(mp.Providers)))
 		for _, p := range mp.Providers {
-			b = binary.LittleEndian.AppendUint32(b, uint32(p))
+			mix(uint64(uint32(p)))
 		}
 	}
-	return b
+	return h
+}
+
+func sameCandidate(a, b *Candidate) bool {
+	if !slices.Equal(a.Resources, b.Resources) || len(a.Mappings) != len(b.Mappings) {
+		return false
+	}
+	for i := range a.Mappings {
+		if a.Mappings[i].Suffix != b.Mappings[i].Suffix || !slices.Equal(a.Mappings[i].Providers, b.Mappings[i].Providers) {
+			return false
+		}
+	}
+	return true
 }

@@ -371,6 +371,7 @@ var reasonTitles = map[candidates.ReasonKind]string{
 	candidates.ReasonForbiddenTrait:     "has forbidden trait",
 	candidates.ReasonMissingTrait:       "missing trait",
 	candidates.ReasonResourceless:       "resourceless group quirk",
+	candidates.ReasonGroupUnsatisfied:   "group cannot be satisfied",
 	candidates.ReasonNoCombination:      "groups do not combine",
 	candidates.ReasonIsolate:            "isolate conflict",
 	candidates.ReasonSameSubtree:        "same_subtree conflict",

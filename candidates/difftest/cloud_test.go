@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/testdb"
@@ -178,7 +179,14 @@ func newCloud(seed uint64) *cloud {
 			if a[p.uuid] != nil {
 				continue
 			}
-			for rc, iv := range p.invs {
+			// Sorted, so that a seed always draws the same cloud.
+			rcs := make([]string, 0, len(p.invs))
+			for rc := range p.invs {
+				rcs = append(rcs, rc)
+			}
+			slices.Sort(rcs)
+			for _, rc := range rcs {
+				iv := p.invs[rc]
 				if r.IntN(2) == 0 {
 					continue
 				}

@@ -111,6 +111,13 @@ func runCloud(t *testing.T, seed uint64, n int) map[string]int {
 			continue
 		}
 		outcomes[out]++
+		// Explain is proven on the same database-loaded model.
+		if req, err := candidates.ParseQuery(q, candidates.Microversion(mv)); err == nil {
+			if err := d.model.CheckExplain(req); err != nil {
+				failures++
+				t.Errorf("seed %d, query %d at 1.%d: explain: GET /allocation_candidates?%s\n%v", seed, i, mv, q, err)
+			}
+		}
 		if out != "same (empty)" && !strings.HasPrefix(out, "rejected") {
 			for _, f := range features(q, mv) {
 				outcomes["answered with "+f]++
