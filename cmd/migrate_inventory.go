@@ -53,7 +53,7 @@ func addInventoryFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&inventoryFlags.layout, "layout", migrate.LayoutFlat, "provider tree: flat (everything on the compute node's provider) or nested (a child provider per NUMA cell)")
 	fs.StringArrayVar(&inventoryFlags.pciMaxUnit, "pci-max-unit", nil, "max_unit of a PCI resource class, CLASS=N (repeatable; default: the class's total)")
 	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
-	fs.IntVar(&inventoryFlags.parallel, "parallel", 2, "concurrent Placement writers (MySQL only; SQLite has one writer)")
+	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL only; SQLite has one writer)")
 }
 
 func inventoryConfig(f *Factory) (migrate.InventoryConfig, error) {

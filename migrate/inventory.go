@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sort"
 	"sync"
 
 	"github.com/google/uuid"
 
+	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -68,43 +71,27 @@ func PlanInventory(ctx context.Context, cells []*storage.DB, placement *storage.
 		}
 	}
 	for _, cell := range cells {
-		nodes, err := storage.ListComputeNodes(ctx, cell, false)
+		pns, err := planCell(ctx, cell, cfg, st)
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range nodes {
-			pn := &PlannedNode{Cell: cell.Name, NodeID: n.ID, cell: cell}
-			if n.HypervisorHostname != nil {
-				pn.Host = *n.HypervisorHostname
-			}
-			p, err := cfg.PlanNode(cell.Name, n)
-			if err != nil {
-				pn.err = err
-				pn.Error = err.Error()
+		for _, pn := range pns {
+			if pn.plan == nil {
 				out.Nodes = append(out.Nodes, pn)
 				continue
 			}
-			pn.plan = p
-			pn.needsUUID = n.UUID == nil || *n.UUID == ""
-			if !pn.needsUUID {
-				pn.UUID = *n.UUID
-			}
-			plans = append(plans, p)
-			for _, d := range p.Providers {
+			plans = append(plans, pn.plan)
+			for _, d := range pn.plan.Providers {
 				note(d)
 			}
-			w, ch, err := cfg.Diff(p.Providers, st)
-			if err != nil {
-				pn.err = err
-				pn.Error = err.Error()
+			if pn.err != nil {
 				out.Nodes = append(out.Nodes, pn)
 				continue
 			}
-			if w == nil && !pn.needsUUID {
+			if pn.write == nil && !pn.needsUUID {
 				out.Unchanged++
 				continue
 			}
-			pn.write, pn.Changes = w, ch
 			out.Nodes = append(out.Nodes, pn)
 		}
 	}
@@ -124,6 +111,103 @@ func PlanInventory(ctx context.Context, cells []*storage.DB, placement *storage.
 	out.classes, out.traits, out.aggregates = sortedKeys(classes), sortedKeys(traits), sortedKeys(aggs)
 	return out, nil
 }
+
+// planCell reads a cell's live nodes and plans and diffs them on every CPU
+// while the rows still arrive: parsing 100,000 nodes' NUMA and PCI blobs is
+// most of the planning time. The result is in row order. A node with a plan
+// but a Diff error keeps both (its providers still count for the shared
+// pools and the names to create).
+func planCell(ctx context.Context, cell *storage.DB, cfg *InventoryConfig, st *storage.PlacementState) ([]*PlannedNode, error) {
+	const chunk = 256
+	type part struct {
+		seq   int
+		nodes []nova.ComputeNode
+		out   []*PlannedNode
+	}
+	in := make(chan *part, 4)
+	done := make(chan *part, 4)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range in {
+				p.out = make([]*PlannedNode, len(p.nodes))
+				for i, n := range p.nodes {
+					p.out[i] = planOne(cell, n, cfg, st)
+				}
+				p.nodes = nil
+				done <- p
+			}
+		}()
+	}
+	var parts []*part
+	collected := make(chan struct{})
+	go func() {
+		for p := range done {
+			parts = append(parts, p)
+		}
+		close(collected)
+	}()
+	cur := &part{}
+	err := storage.ScanNodesForInventory(ctx, cell, func(n nova.ComputeNode) {
+		cur.nodes = append(cur.nodes, n)
+		if len(cur.nodes) == chunk {
+			in <- cur
+			cur = &part{seq: cur.seq + 1}
+		}
+	})
+	if len(cur.nodes) > 0 {
+		in <- cur
+	}
+	close(in)
+	wg.Wait()
+	close(done)
+	<-collected
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].seq < parts[j].seq })
+	var out []*PlannedNode
+	for _, p := range parts {
+		out = append(out, p.out...)
+	}
+	return out, nil
+}
+
+func planOne(cell *storage.DB, n nova.ComputeNode, cfg *InventoryConfig, st *storage.PlacementState) *PlannedNode {
+	pn := &PlannedNode{Cell: cell.Name, NodeID: n.ID, cell: cell}
+	if n.HypervisorHostname != nil {
+		pn.Host = *n.HypervisorHostname
+	}
+	p, err := cfg.PlanNode(cell.Name, n)
+	if err != nil {
+		pn.err = err
+		pn.Error = err.Error()
+		return pn
+	}
+	// The plan keeps the row for Bind and the shared pools; the blobs are
+	// parsed and need not stay in memory.
+	p.Node.NUMATopology, p.Node.PCIStats, p.Node.ExtraResources = nil, nil, nil
+	pn.plan = p
+	pn.needsUUID = n.UUID == nil || *n.UUID == ""
+	if !pn.needsUUID {
+		pn.UUID = *n.UUID
+	}
+	w, ch, err := cfg.Diff(p.Providers, st)
+	if err != nil {
+		pn.err = err
+		pn.Error = err.Error()
+		return pn
+	}
+	pn.write, pn.Changes = w, ch
+	return pn
+}
+
+// DefaultParallel is --parallel's default: two Placement writers keep a
+// small server busy while one waits on a round trip; four measured no
+// better on two cores.
+const DefaultParallel = 2
 
 // Inventory is the compute-node inventory migration. It plans once, on its
 // first Run, and then hands out the pending nodes batch by batch, so that
@@ -148,6 +232,7 @@ type Inventory struct {
 
 	plan     *InventoryPlan
 	ids      *storage.PlacementIDs
+	cellMu   sync.Mutex
 	next     int
 	finished int
 }
@@ -196,75 +281,34 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 	batch := m.plan.Nodes[m.next:end]
 	m.next = end
 	found = len(batch)
-	var rowErrs RowErrors
-	bad := func(pn *PlannedNode, err error) {
-		rowErrs = append(rowErrs, &RowError{Migration: InventoryName, Cell: pn.Cell, ID: pn.NodeID, Host: pn.Host, Err: err})
-	}
-	// The uuids go into the cell databases first: a crash after that
-	// leaves nodes that a re-run migrates under the same uuids.
-	gen := map[*storage.DB]map[int64]string{}
-	for _, pn := range batch {
-		if pn.err == nil && pn.needsUUID {
-			u := uuid.NewString()
-			if m.NewUUID != nil {
-				u = m.NewUUID()
-			}
-			if gen[pn.cell] == nil {
-				gen[pn.cell] = map[int64]string{}
-			}
-			gen[pn.cell][pn.NodeID] = u
-		}
-	}
-	stored := map[*storage.DB]map[int64]string{}
-	for cell, want := range gen {
-		got, err := storage.SetComputeNodeUUIDs(ctx, cell, want)
-		if err != nil {
-			return found, done, err
-		}
-		stored[cell] = got
-	}
-	var todo []*PlannedNode
-	for _, pn := range batch {
+	// The uuids are generated here, in batch order, so that a
+	// deterministic NewUUID gives every node the same one whatever the
+	// workers' timing.
+	gen := make([]string, len(batch))
+	var todo []int
+	for i, pn := range batch {
 		if pn.err != nil {
-			bad(pn, pn.err)
 			continue
 		}
 		if pn.needsUUID {
-			got, ok := stored[pn.cell][pn.NodeID]
-			if !ok {
-				bad(pn, fmt.Errorf("compute node still has no uuid"))
-				continue
-			}
-			ours := got == gen[pn.cell][pn.NodeID]
-			pn.plan.Bind(got)
-			pn.UUID, pn.needsUUID = got, false
-			if ours {
-				// A uuid generated just now has no provider yet: the plan's
-				// creates stand, with the uuid filled in.
-				for i := range pn.write.Providers {
-					pn.write.Providers[i].UUID = pn.plan.Providers[i].UUID
-					pn.write.Providers[i].ParentUUID = pn.plan.Providers[i].ParentUUID
-				}
-			} else if err := m.replan(ctx, pn); err != nil {
-				// Someone else (a nova-compute) set the uuid: re-read.
-				if isRowLevel(err) {
-					bad(pn, err)
-					continue
-				}
-				return found, done, err
-			}
-			if pn.write == nil {
-				done++
-				continue
+			gen[i] = uuid.NewString()
+			if m.NewUUID != nil {
+				gen[i] = m.NewUUID()
 			}
 		}
-		todo = append(todo, pn)
+		todo = append(todo, i)
 	}
-	ok, errs, fatal := m.writeAll(ctx, todo)
+	errs := make([]error, len(batch))
+	ok, fatal := m.writeAll(ctx, batch, gen, todo, errs)
 	done += ok
-	for i, e := range errs {
+	var rowErrs RowErrors
+	for i, pn := range batch {
+		e := errs[i]
+		if pn.err != nil {
+			e = pn.err
+		}
 		if e != nil {
-			bad(todo[i], e)
+			rowErrs = append(rowErrs, &RowError{Migration: InventoryName, Cell: pn.Cell, ID: pn.NodeID, Host: pn.Host, Err: e})
 		}
 	}
 	if fatal != nil {
@@ -274,6 +318,72 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 		return found, done, rowErrs
 	}
 	return found, done, nil
+}
+
+// storeUUIDs writes the group's generated uuids into the cell databases
+// before anything of those nodes goes to Placement: a crash after that
+// leaves nodes that a re-run migrates under the same uuids. It binds each
+// node to the uuid its row holds, re-planning when a nova-compute set
+// another first, and returns the nodes still to write. Row-level problems
+// land in errs.
+func (m *Inventory) storeUUIDs(ctx context.Context, batch []*PlannedNode, gen []string, idx []int, errs []error) ([]int, error) {
+	want := map[*storage.DB]map[int64]string{}
+	for _, i := range idx {
+		if pn := batch[i]; pn.needsUUID {
+			if want[pn.cell] == nil {
+				want[pn.cell] = map[int64]string{}
+			}
+			want[pn.cell][pn.NodeID] = gen[i]
+		}
+	}
+	stored := map[*storage.DB]map[int64]string{}
+	for cell, w := range want {
+		// One writer per cell at a time: two workers' UPDATEs of the
+		// uuid unique index could deadlock each other, and the cell update
+		// still overlaps the other workers' Placement transactions.
+		m.cellMu.Lock()
+		got, err := storage.SetComputeNodeUUIDs(ctx, cell, w)
+		m.cellMu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		stored[cell] = got
+	}
+	var out []int
+	for _, i := range idx {
+		pn := batch[i]
+		if !pn.needsUUID {
+			out = append(out, i)
+			continue
+		}
+		got, ok := stored[pn.cell][pn.NodeID]
+		if !ok {
+			errs[i] = fmt.Errorf("compute node still has no uuid")
+			continue
+		}
+		pn.plan.Bind(got)
+		pn.UUID, pn.needsUUID = got, false
+		if got == gen[i] {
+			// A uuid generated just now has no provider yet: the plan's
+			// creates stand, with the uuid filled in.
+			for k := range pn.write.Providers {
+				pn.write.Providers[k].UUID = pn.plan.Providers[k].UUID
+				pn.write.Providers[k].ParentUUID = pn.plan.Providers[k].ParentUUID
+			}
+		} else if err := m.replan(ctx, pn); err != nil {
+			// Someone else (a nova-compute) set the uuid: re-read.
+			if isRowLevel(err) {
+				errs[i] = err
+				continue
+			}
+			return nil, err
+		}
+		if pn.write == nil {
+			continue // already what we want: done, nothing to write
+		}
+		out = append(out, i)
+	}
+	return out, nil
 }
 
 // isRowLevel says whether a write error concerns only that node.
@@ -314,13 +424,15 @@ func (m *Inventory) replan(ctx context.Context, pn *PlannedNode) error {
 // change, as Nova's resource tracker retries _update_to_placement.
 const conflictRetries = 4
 
-// writeAll writes the nodes in groups on Parallel workers. It returns the
-// number written, a row error per node (nil when written), and a fatal
-// error when the database itself failed.
-func (m *Inventory) writeAll(ctx context.Context, nodes []*PlannedNode) (int, []error, error) {
-	errs := make([]error, len(nodes))
-	if len(nodes) == 0 {
-		return 0, errs, nil
+// writeAll migrates the batch's nodes listed in todo in groups on Parallel
+// workers; each worker stores its group's uuids in the cells and then
+// writes the group to Placement, so that one worker's cell update and
+// another's Placement transaction proceed together. It returns the number
+// of nodes done, sets a row error per failed node in errs, and returns a
+// fatal error when a database itself failed.
+func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []string, todo []int, errs []error) (int, error) {
+	if len(todo) == 0 {
+		return 0, nil
 	}
 	group := m.GroupSize
 	if group <= 0 {
@@ -330,26 +442,45 @@ func (m *Inventory) writeAll(ctx context.Context, nodes []*PlannedNode) (int, []
 	if !m.Placement.IsMySQL() {
 		workers = 1 // SQLite has one writer
 	}
-	type span struct{ lo, hi int }
-	ch := make(chan span)
+	// A runner batch (50 nodes by default) is split so that every worker
+	// has a share of it.
+	group = max(1, min(group, (len(todo)+workers-1)/workers))
+	ch := make(chan []int)
 	var mu sync.Mutex
 	var fatal error
-	written := 0
+	ok := make([]bool, len(batch)) // each index is written by one worker
+	setFatal := func(err error) {
+		mu.Lock()
+		if fatal == nil {
+			fatal = err
+		}
+		mu.Unlock()
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for s := range ch {
-				part := nodes[s.lo:s.hi]
-				writes := make([]storage.NodeWrite, len(part))
-				for i, pn := range part {
-					writes[i] = *pn.write
+			for part := range ch {
+				left, err := m.storeUUIDs(ctx, batch, gen, part, errs)
+				if err != nil {
+					setFatal(err)
+					left = nil
+				} else {
+					// Bound to a uuid whose providers already match.
+					for _, i := range part {
+						if errs[i] == nil && batch[i].write == nil {
+							ok[i] = true
+						}
+					}
+				}
+				writes := make([]storage.NodeWrite, len(left))
+				for k, i := range left {
+					writes[k] = *batch[i].write
 				}
 				res := storage.WriteNodes(ctx, m.Placement, m.ids, writes)
-				ok := 0
-				for i, e := range res {
-					pn := part[i]
+				for k, e := range res {
+					pn := batch[left[k]]
 					for try := 0; e != nil && try < conflictRetries && (errors.Is(e, storage.ErrGenerationConflict) || errors.Is(e, storage.ErrDuplicate)); try++ {
 						if e = m.replan(ctx, pn); e != nil {
 							break
@@ -359,22 +490,16 @@ func (m *Inventory) writeAll(ctx context.Context, nodes []*PlannedNode) (int, []
 						}
 						e = storage.WriteNodes(ctx, m.Placement, m.ids, []storage.NodeWrite{*pn.write})[0]
 					}
-					if e == nil {
-						ok++
-						continue
+					switch {
+					case e == nil:
+						ok[left[k]] = true
+					case isRowLevel(e):
+						errs[left[k]] = e
+					default:
+						setFatal(e)
 					}
-					if !isRowLevel(e) {
-						mu.Lock()
-						if fatal == nil {
-							fatal = e
-						}
-						mu.Unlock()
-						continue
-					}
-					errs[s.lo+i] = e
 				}
 				mu.Lock()
-				written += ok
 				m.finished += len(part)
 				if m.Progress != nil {
 					m.Progress(m.finished, len(m.plan.Nodes))
@@ -383,19 +508,25 @@ func (m *Inventory) writeAll(ctx context.Context, nodes []*PlannedNode) (int, []
 			}
 		}()
 	}
-	for lo := 0; lo < len(nodes); lo += group {
+	for lo := 0; lo < len(todo); lo += group {
 		mu.Lock()
 		stop := fatal != nil
 		mu.Unlock()
 		if stop || ctx.Err() != nil {
 			break
 		}
-		ch <- span{lo, min(lo+group, len(nodes))}
+		ch <- todo[lo:min(lo+group, len(todo))]
 	}
 	close(ch)
 	wg.Wait()
 	if fatal == nil && ctx.Err() != nil {
 		fatal = ctx.Err()
 	}
-	return written, errs, fatal
+	written := 0
+	for _, o := range ok {
+		if o {
+			written++
+		}
+	}
+	return written, fatal
 }

@@ -56,15 +56,17 @@ type Env struct {
 	// means 5.
 	Sample int
 
-	nodesOnce sync.Once
-	nodes     map[string][]storage.NodeCapacity // by cell name
-	nodesErr  error
-	provOnce  sync.Once
-	provs     []storage.ProviderTotals
-	provErr   error
-	overOnce  sync.Once
-	over      []storage.Overuse
-	overErr   error
+	nodesOnce  sync.Once
+	nodes      map[string][]storage.NodeCapacity // by cell name
+	nodesErr   error
+	provOnce   sync.Once
+	provs      []storage.ProviderTotals
+	provErr    error
+	byUUIDOnce sync.Once
+	byUUID     map[string]*storage.ProviderTotals
+	overOnce   sync.Once
+	over       []storage.Overuse
+	overErr    error
 }
 
 // Prefetch starts, in the background, the bulk reads the given checks share
@@ -316,6 +318,18 @@ func (e *Env) loadProviders(ctx context.Context) ([]storage.ProviderTotals, erro
 	return e.provs, e.provErr
 }
 
+// providersByUUID indexes the providers once for the checks that join
+// them with the nodes (100,000 entries; they run concurrently).
+func (e *Env) providersByUUID(provs []storage.ProviderTotals) map[string]*storage.ProviderTotals {
+	e.byUUIDOnce.Do(func() {
+		e.byUUID = make(map[string]*storage.ProviderTotals, len(provs))
+		for i := range provs {
+			e.byUUID[provs[i].UUID] = &provs[i]
+		}
+	})
+	return e.byUUID
+}
+
 func (e *Env) placementErr() error {
 	if e.PlacementErr != nil {
 		return e.PlacementErr
@@ -346,10 +360,7 @@ func (e *Env) checkProviders(ctx context.Context) (Code, string, error) {
 	if perr != nil {
 		return unavailable(perr, nerr)
 	}
-	byUUID := make(map[string]*storage.ProviderTotals, len(provs))
-	for i := range provs {
-		byUUID[provs[i].UUID] = &provs[i]
-	}
+	byUUID := e.providersByUUID(provs)
 	var noProv, noInv []perCell
 	noProvN, noInvN := 0, 0
 	for _, cell := range e.cellOrder() {
@@ -416,10 +427,7 @@ func (e *Env) checkDrift(ctx context.Context) (Code, string, error) {
 	if perr != nil {
 		return unavailable(perr, nerr)
 	}
-	byUUID := make(map[string]*storage.ProviderTotals, len(provs))
-	for i := range provs {
-		byUUID[provs[i].UUID] = &provs[i]
-	}
+	byUUID := e.providersByUUID(provs)
 	var pcs []perCell
 	total := 0
 	for _, cell := range e.cellOrder() {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -62,15 +63,28 @@ func (r Report) Exit() int {
 	return int(worst)
 }
 
-// Run runs every check in order, whatever the earlier ones found.
+// Run runs every check, whatever the others find, and reports them in the
+// checks' order. The checks run concurrently: each waits mostly on its own
+// queries, to the cells or to Placement, which the servers answer in
+// parallel (checks that share a bulk read share it through Env).
 func Run(ctx context.Context, checks []Check) Report {
 	var rep Report
-	for _, c := range checks {
-		start := time.Now()
-		r := runOne(ctx, c)
-		r.Elapsed = time.Since(start)
-		rep.Results = append(rep.Results, r)
+	if len(checks) == 0 {
+		return rep
 	}
+	rep.Results = make([]Result, len(checks))
+	var wg sync.WaitGroup
+	for i, c := range checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			r := runOne(ctx, c)
+			r.Elapsed = time.Since(start)
+			rep.Results[i] = r
+		}()
+	}
+	wg.Wait()
 	return rep
 }
 

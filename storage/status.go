@@ -216,35 +216,50 @@ func ListProviderTotals(ctx context.Context, p *DB) ([]ProviderTotals, error) {
 	if err := rows.Err(); err != nil {
 		return nil, p.Errorf("read resource_providers: %w", CleanError(err))
 	}
-	rows, err = p.QueryContext(ctx, `SELECT i.resource_provider_id, rc.name, i.total FROM inventories i
-		JOIN resource_classes rc ON rc.id = i.resource_class_id WHERE rc.name IN ('VCPU', 'MEMORY_MB', 'DISK_GB')`)
-	if err != nil {
-		return nil, p.Errorf("read inventories: %w", CleanError(err))
+	// Class ids first, so that the 300,000 inventory rows come back as
+	// three integers each, without a join or a class name per row.
+	var classes []struct {
+		ID   int64  `db:"id"`
+		Name string `db:"name"`
 	}
-	for rows.Next() {
-		var id, total int64
-		var class string
-		if err := rows.Scan(&id, &class, &total); err != nil {
-			rows.Close()
+	if err := p.SelectContext(ctx, &classes, `SELECT id, name FROM resource_classes WHERE name IN ('VCPU', 'MEMORY_MB', 'DISK_GB')`); err != nil {
+		return nil, p.Errorf("read resource_classes: %w", CleanError(err))
+	}
+	if len(classes) > 0 {
+		slot := map[int64]int{}
+		var idl []int64
+		for _, c := range classes {
+			slot[c.ID] = map[string]int{"VCPU": 0, "MEMORY_MB": 1, "DISK_GB": 2}[c.Name]
+			idl = append(idl, c.ID)
+		}
+		rows, err = p.QueryContext(ctx, `SELECT resource_provider_id, resource_class_id, total FROM inventories WHERE resource_class_id IN (`+sqlInts(idl)+`)`)
+		if err != nil {
 			return nil, p.Errorf("read inventories: %w", CleanError(err))
 		}
-		i, ok := index[id]
-		if !ok {
-			continue
+		for rows.Next() {
+			var id, class, total int64
+			if err := rows.Scan(&id, &class, &total); err != nil {
+				rows.Close()
+				return nil, p.Errorf("read inventories: %w", CleanError(err))
+			}
+			i, ok := index[id]
+			if !ok {
+				continue
+			}
+			v := total
+			switch slot[class] {
+			case 0:
+				out[i].VCPU = &v
+			case 1:
+				out[i].Memory = &v
+			case 2:
+				out[i].Disk = &v
+			}
 		}
-		v := total
-		switch class {
-		case "VCPU":
-			out[i].VCPU = &v
-		case "MEMORY_MB":
-			out[i].Memory = &v
-		case "DISK_GB":
-			out[i].Disk = &v
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, p.Errorf("read inventories: %w", CleanError(err))
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, p.Errorf("read inventories: %w", CleanError(err))
 	}
 	var sharing []string
 	if err := p.SelectContext(ctx, &sharing, `SELECT rp.uuid FROM resource_provider_traits rpt

@@ -1,0 +1,72 @@
+package novaformats_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/rpctl/rpctl/novaformats"
+	"github.com/rpctl/rpctl/samplecloud"
+)
+
+// TestFastNUMAMatchesGeneral: the one-pass reader of NUMATopology
+// primitives gives exactly what the object-by-object reader gives, on every
+// numa_topology a generated cloud stores and on edge cases; what it does
+// not accept falls through to the general reader.
+func TestFastNUMAMatchesGeneral(t *testing.T) {
+	var blobs []string
+	c := samplecloud.Generate(samplecloud.Options{Nodes: 1500, Seed: 5, BadRows: 20})
+	for _, cell := range c.Cells {
+		for _, n := range cell.ComputeNodes {
+			if n.NUMATopology != nil {
+				blobs = append(blobs, *n.NUMATopology)
+			}
+		}
+	}
+	if len(blobs) < 500 {
+		t.Fatalf("only %d numa_topology blobs", len(blobs))
+	}
+	cell := func(data string) string {
+		return `{"nova_object.name": "NUMATopology", "nova_object.version": "1.2", "nova_object.data": {"cells": [{"nova_object.name": "NUMACell", "nova_object.version": "1.5", "nova_object.data": ` + data + `}]}}`
+	}
+	blobs = append(blobs,
+		cell(`{"id": 0, "cpuset": [], "pcpuset": null, "memory": 1, "siblings": [[], [1], null, [2, 3]]}`),
+		cell(`{"id": 0, "cpuset": [ 1 , 2 ], "memory": 1, "siblings": []}`),
+		cell(`{"id": 0, "cpuset": [1.0], "memory": 1}`),
+		cell(`{"id": 0, "cpuset": ["1"], "memory": 1}`),
+		cell(`{"id": 0, "cpuset": [null], "memory": 1}`),
+		cell(`{"id": 0, "cpuset": [99999999999999999999], "memory": 1}`),
+		cell(`{"id": 0, "cpuset": [1e2], "memory": 1}`),
+		cell(`{"id": 0, "cpuset": [-1], "memory": 1, "siblings": [[1], [-2]], "socket": 1}`),
+		cell(`{"id": 0, "siblings": [[1, "x"]], "memory": 1}`),
+		cell(`{"id": 0, "siblings": [1], "memory": 1}`),
+		cell(`{"id": 0, "siblings": {"a": 1}, "memory": 1}`),
+		cell(`{"id": 0, "cpuset": {}, "memory": 1}`),
+		cell(`{"id": 0, "cpuset": [1], "cpuset": [2, 3], "memory": 1}`),
+		cell(`{"id": 0}`),
+		cell(`null`),
+		`{"nova_object.name": "NUMATopology", "nova_object.version": 1, "nova_object.data": {"cells": []}}`,
+		`{"nova_object.name": "NUMATopology", "nova_object.data": {"cells": [null]}}`,
+		`{"nova_object.name": "NUMATopology", "nova_object.data": null}`,
+		`{"nova_object.name": "Other", "nova_object.data": {"cells": []}}`,
+	)
+	accepted := 0
+	for i, b := range blobs {
+		fast, ok := novaformats.FastNUMAForTest([]byte(b))
+		want, err := novaformats.GeneralNUMAForTest([]byte(b))
+		if !ok {
+			continue
+		}
+		accepted++
+		if err != nil {
+			t.Errorf("blob %d: fast path accepted what the general one rejects (%v): %.200s", i, err, b)
+			continue
+		}
+		if !reflect.DeepEqual(fast, want) {
+			t.Errorf("blob %d: fast %+v, general %+v: %.200s", i, fast, want, b)
+		}
+	}
+	if accepted < len(blobs)/3 {
+		t.Errorf("the fast path took only %d of %d blobs", accepted, len(blobs))
+	}
+	t.Logf("fast path took %d of %d blobs", accepted, len(blobs))
+}
