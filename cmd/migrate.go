@@ -21,6 +21,8 @@ type MigrateOptions struct {
 	// MaxCountSet distinguishes "--max-count not given" (batches until done)
 	// from a given value, as nova-manage does.
 	MaxCountSet bool
+	// BatchSize is the batch of an unlimited run (nova-manage's is 50).
+	BatchSize int
 	Cells       []string // --cell NAME: only these cells
 }
 
@@ -54,7 +56,8 @@ func NewCmdMigrate(f *Factory) *cobra.Command {
 		Use:   "migrate",
 		Short: "Run rpctl's online data migrations (like nova-manage db online_data_migrations)",
 		Long: `Online data migrations, run the way nova-manage db online_data_migrations runs Nova's:
-idempotent, in batches of 50 until complete, or one batch of --max-count records.
+idempotent, in batches until complete (--batch-size, default 1000; nova-manage uses 50),
+or one batch of --max-count records.
 
 Exit codes (as nova-manage): 0 nothing left to migrate, 1 some records migrated and more may
 remain (--max-count), 2 a migration failed or skipped bad rows, 127 invalid --max-count.`,
@@ -98,11 +101,15 @@ remain (--max-count), 2 a migration failed or skipped bad rows, 127 invalid --ma
 
 func addCommonMigrateFlags(c *cobra.Command, o *MigrateOptions) {
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "print what would change and write nothing")
-	c.Flags().IntVar(&o.MaxCount, "max-count", 0, "migrate at most this many records in one batch (default: batches of 50 until complete)")
+	c.Flags().IntVar(&o.MaxCount, "max-count", 0, "migrate at most this many records in one batch (default: batches of --batch-size until complete)")
+	c.Flags().IntVar(&o.BatchSize, "batch-size", migrate.DefaultBatch, "records per batch when --max-count is not given (nova-manage uses 50)")
 	c.Flags().StringArrayVar(&o.Cells, "cell", nil, "only this cell (repeatable; name as in cell_mappings or --cell-db's database name)")
 }
 
 func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *MigrateOptions) error {
+	if o.BatchSize < 1 {
+		return fmt.Errorf("--batch-size must be at least 1, got %d", o.BatchSize)
+	}
 	if o.MaxCountSet && o.MaxCount < 1 {
 		fmt.Fprintln(f.IO.ErrOut, migrate.ErrMaxCount)
 		return Exit(127)
@@ -135,7 +142,7 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 		}
 		ms = append(ms, built...)
 	}
-	r := &migrate.Runner{Migrations: ms, Log: f.IO.ErrOut}
+	r := &migrate.Runner{Migrations: ms, Log: f.IO.ErrOut, Batch: o.BatchSize}
 	sum, err := r.Run(ctx, o.MaxCount, !o.MaxCountSet)
 	if err != nil {
 		if errors.Is(err, migrate.ErrMaxCount) {

@@ -16,7 +16,7 @@ import (
 )
 
 // BenchmarkInventory100k migrates 100,000 legacy compute nodes into MariaDB
-// the way `rpctl migrate inventory` does (the runner's batches of 50, the
+// the way `rpctl migrate inventory` does (the runner's default batches, the
 // default --parallel writers; reading and parsing the rows included) and, on a second
 // empty Placement database, bulk-inserts the very rows the migration wrote
 // in the fastest plain form (one transaction of multi-row INSERTs with
@@ -62,7 +62,7 @@ func BenchmarkInventory100k(b *testing.B) {
 				planned = time.Since(start)
 			}
 		}
-		sum, err := (&Runner{Migrations: []Migration{m}}).Run(ctx, 0, true)
+		sum, err := (&Runner{Migrations: []Migration{m}, Batch: benchBatch()}).Run(ctx, 0, true)
 		if err != nil || len(sum.Rows) != 1 || sum.Rows[0].Completed != nodes || sum.Exit != 0 {
 			b.Fatalf("summary %+v: %v", sum, err)
 		}
@@ -117,4 +117,13 @@ func benchParallel() int {
 		return n
 	}
 	return DefaultParallel
+}
+
+// benchBatch is the command's default batch size unless RPCTL_BENCH_BATCH
+// asks for another (50 is nova-manage's).
+func benchBatch() int {
+	if n, err := strconv.Atoi(os.Getenv("RPCTL_BENCH_BATCH")); err == nil && n > 0 {
+		return n
+	}
+	return DefaultBatch
 }

@@ -197,7 +197,7 @@ func PlanEmptyRatios(ctx context.Context, cells []*storage.DB, r config.Ratios, 
 	for _, cell := range cells {
 		var after int64
 		for limit <= 0 || rows < limit {
-			page := DefaultBatch * 20
+			page := ratioReadPage
 			if limit > 0 {
 				page = min(page, limit-rows)
 			}
@@ -222,3 +222,7 @@ func PlanEmptyRatios(ctx context.Context, cells []*storage.DB, r config.Ratios, 
 	}
 	return out, bad, nil
 }
+
+// ratioReadPage is how many candidate rows one read fetches; reading in
+// pages keeps a 100,000-node cell from being held in memory at once.
+const ratioReadPage = 1000

@@ -86,7 +86,7 @@ func TestRunnerRejectsBadMaxCount(t *testing.T) {
 
 func TestRunnerLogLines(t *testing.T) {
 	var log bytes.Buffer
-	r := &Runner{Migrations: []Migration{&fakeMigration{name: "m", good: 2}}, Log: &log}
+	r := &Runner{Migrations: []Migration{&fakeMigration{name: "m", good: 2}}, Log: &log, Batch: NovaManageBatch}
 	if _, err := r.Run(context.Background(), 0, true); err != nil {
 		t.Fatal(err)
 	}
