@@ -23,7 +23,7 @@ type MigrateOptions struct {
 	MaxCountSet bool
 	// BatchSize is the batch of an unlimited run (nova-manage's is 50).
 	BatchSize int
-	Cells       []string // --cell NAME: only these cells
+	Cells     []string // --cell NAME: only these cells
 }
 
 // migrationSpec is one online migration that `rpctl migrate` knows. Each
