@@ -107,15 +107,6 @@ func getJSON(t *testing.T, base, path string, v any) {
 	}
 }
 
-type apiInventory struct {
-	Total           int64   `json:"total"`
-	Reserved        int64   `json:"reserved"`
-	MinUnit         int64   `json:"min_unit"`
-	MaxUnit         int64   `json:"max_unit"`
-	StepSize        int64   `json:"step_size"`
-	AllocationRatio float64 `json:"allocation_ratio"`
-}
-
 // TestInventoryAgainstRealPlacement migrates a sample cloud into MariaDB,
 // then asks the real placement-api and placement-status about it, for both
 // layouts.
@@ -162,7 +153,7 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 				}
 				for _, d := range p.Providers {
 					var got struct {
-						Inventories map[string]apiInventory `json:"inventories"`
+						Inventories map[string]storage.PInventory `json:"inventories"`
 					}
 					getJSON(t, base, "/resource_providers/"+d.UUID+"/inventories", &got)
 					if len(got.Inventories) != len(d.Inventories) {
@@ -180,7 +171,7 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 				// Spot checks by hand, independent of PlanNode.
 				if layout == LayoutFlat {
 					var got struct {
-						Inventories map[string]apiInventory `json:"inventories"`
+						Inventories map[string]storage.PInventory `json:"inventories"`
 					}
 					getJSON(t, base, "/resource_providers/"+*n.UUID+"/inventories", &got)
 					if v := got.Inventories["VCPU"]; v.Total != n.VCPUs || v.Reserved != 1 {
@@ -339,7 +330,7 @@ func TestRatioSurvivesRerun(t *testing.T) {
 		t.Fatalf("PUT inventory: %d %s", code, b)
 	}
 	ratio := func() float64 {
-		var got apiInventory
+		var got storage.PInventory
 		getJSON(t, base, "/resource_providers/"+rp.UUID+"/inventories/VCPU", &got)
 		return got.AllocationRatio
 	}

@@ -8,17 +8,11 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage"
 )
 
 // inv is one inventory as PUT /resource_providers/{uuid}/inventories takes it.
-type inv struct {
-	Total           int64   `json:"total"`
-	Reserved        int64   `json:"reserved"`
-	MinUnit         int64   `json:"min_unit"`
-	MaxUnit         int64   `json:"max_unit"`
-	StepSize        int64   `json:"step_size"`
-	AllocationRatio float64 `json:"allocation_ratio"`
-}
+type inv = storage.PInventory
 
 type provider struct {
 	name, uuid, parent string
