@@ -188,6 +188,15 @@ func (m *Model) names(ps []int32) string {
 	return strings.Join(n, ", ")
 }
 
+// noneOf phrases a negative about providers for a person: "numa0 does not
+// have" for one, "none of numa0, numa1 has" for several.
+func (m *Model) noneOf(ps []int32, one, many string) string {
+	if len(ps) == 1 {
+		return m.providers[ps[0]].Name + " " + one
+	}
+	return "none of " + m.names(ps) + " " + many
+}
+
 // explainGroup walks the filters one group applies at root r, in the order
 // Placement applies them, and reports the first that leaves nothing.
 func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonKind, string) {
@@ -352,7 +361,7 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 		if len(g.MemberOf) > 0 {
 			kept := filter(ps, inAggs)
 			if len(kept) == 0 {
-				return ReasonNotInAggregate, fmt.Sprintf("none of %s is in the member_of aggregates%s", m.names(ps), aggHint(multi))
+				return ReasonNotInAggregate, fmt.Sprintf("%s in the member_of aggregates%s", m.noneOf(ps, "is not", "is"), aggHint(multi))
 			}
 			ps = kept
 		}
@@ -390,7 +399,7 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 			}
 			slices.Sort(all)
 			all = slices.Compact(all)
-			return ReasonMissingTrait, fmt.Sprintf("none of %s has trait %s", m.names(all), strings.Join(set, " or "))
+			return ReasonMissingTrait, fmt.Sprintf("%s trait %s", m.noneOf(all, "does not have", "has"), strings.Join(set, " or "))
 		}
 	}
 	if !multi && len(g.RequiredTraits) > 0 {

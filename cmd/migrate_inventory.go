@@ -108,15 +108,17 @@ type progress struct {
 	drawn bool
 }
 
-func newProgress(w io.Writer, tty bool) *progress { return &progress{w: w, tty: tty} }
+// newProgress starts the clock when the migration is built, so the rate
+// covers planning too and is defined even when one group finishes the run.
+func newProgress(w io.Writer, tty bool) *progress {
+	now := time.Now()
+	return &progress{w: w, tty: tty, start: now, last: now}
+}
 
 func (p *progress) update(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
-	if p.start.IsZero() {
-		p.start, p.last = now, now
-	}
 	every := 5 * time.Second
 	if p.tty {
 		every = 100 * time.Millisecond

@@ -14,8 +14,9 @@ import (
 	"github.com/rpctl/rpctl/storage"
 )
 
-// InventoryName is the migration's key in the summary table.
-const InventoryName = "inventory"
+// InventoryName is the migration's key in the summary table, named like
+// the functions nova-manage lists next to it (migrate_empty_ratio).
+const InventoryName = "migrate_compute_node_inventory"
 
 // PlannedNode is what the migration does with one compute node (or one
 // sharing provider, which has no NodeID).
