@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/candidates"
-	"github.com/rpctl/rpctl/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -123,18 +122,7 @@ func BenchmarkVsPlacementAPI(b *testing.B) {
 	}
 	var rows []perfRow
 	for _, s := range sets {
-		my := testdb.NewMySQL(b)
-		tg, err := dsn.Parse(my.DSN)
-		if err != nil {
-			b.Fatal(err)
-		}
-		db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-			b.Fatal(err)
-		}
+		my, db := newPlacementDB(b)
 		if err := storage.WriteSyntheticPlacement(ctx, db, s.input); err != nil {
 			b.Fatal(err)
 		}
@@ -233,19 +221,7 @@ func Benchmark100kLoad(b *testing.B) {
 	benchGuard(b)
 	ctx := context.Background()
 	bin := buildRpctl(b)
-	my := testdb.NewMySQL(b)
-	tg, err := dsn.Parse(my.DSN)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-		b.Fatal(err)
-	}
+	my, db := newPlacementDB(b)
 	in := candidates.ScaleInput(100000)
 	start := time.Now()
 	if err := storage.WriteSyntheticPlacement(ctx, db, in); err != nil {
@@ -254,6 +230,7 @@ func Benchmark100kLoad(b *testing.B) {
 	write := time.Since(start)
 	in = nil
 	var m *candidates.Model
+	var err error
 	load := timeIt(3, func() {
 		m = nil
 		runtime.GC()

@@ -66,19 +66,7 @@ func TestDifferential(t *testing.T) {
 
 func runCloud(t *testing.T, seed uint64, n int) map[string]int {
 	ctx := context.Background()
-	my := testdb.NewMySQL(t)
-	tg, err := dsn.Parse(my.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
+	my, db := newPlacementDB(t)
 	base := testdb.PlacementAPI(t, my.URL)
 	c := newCloud(seed)
 	start := time.Now()
@@ -464,4 +452,25 @@ func features(q string, mv int) []string {
 		}
 	}
 	return out
+}
+
+// newPlacementDB is a fresh MariaDB database with Placement's schema, open
+// through storage and closed when the test ends.
+func newPlacementDB(tb testing.TB) (*testdb.MySQL, *storage.DB) {
+	tb.Helper()
+	ctx := context.Background()
+	my := testdb.NewMySQL(tb)
+	tg, err := dsn.Parse(my.DSN)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+		tb.Fatal(err)
+	}
+	return my, db
 }
