@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -317,7 +318,7 @@ func parseGroupFlag(s string) (string, [][2]string, error) {
 	var out [][2]string
 	for _, tok := range strings.Split(rest, ",") {
 		key, val, isPair := strings.Cut(tok, "=")
-		if isPair && isGroupKey(key) {
+		if isPair && slices.Contains(groupKeys, key) {
 			out = append(out, [2]string{key, val})
 			continue
 		}
@@ -327,15 +328,6 @@ func parseGroupFlag(s string) (string, [][2]string, error) {
 		out[len(out)-1][1] += "," + tok
 	}
 	return suffix, out, nil
-}
-
-func isGroupKey(k string) bool {
-	for _, g := range groupKeys {
-		if k == g {
-			return true
-		}
-	}
-	return false
 }
 
 // escapeQueryValue percent-encodes what would change the query's structure

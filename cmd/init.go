@@ -23,7 +23,9 @@ Exit codes: 0 done, 1 error.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			dbs, err := f.Databases(ctx, 0, storage.NeedCells|storage.NeedAPI|storage.NeedPlacement)
+			// The API schema comes first: the cells are found through its
+			// cell_mappings, a table a new API database does not have yet.
+			dbs, err := f.Databases(ctx, 0, storage.NeedAPI|storage.NeedPlacement)
 			if err != nil {
 				return err
 			}
@@ -40,31 +42,28 @@ Exit codes: 0 done, 1 error.`,
 				}
 				return err
 			}
-			if dbs.Embedded {
-				if err := do(dbs.Cells[0], storage.PartCell); err != nil {
-					return err
-				}
+			if dbs.API != nil {
 				if err := do(dbs.API, storage.PartAPI); err != nil {
 					return err
 				}
-				if err := do(dbs.Placement, storage.PartPlacement); err != nil {
+			}
+			cells := dbs.Cells // the embedded file's one cell, already open
+			if !dbs.Embedded {
+				cdbs, err := f.Databases(ctx, 0, storage.NeedCells)
+				if err != nil {
 					return err
 				}
-			} else {
-				for _, c := range dbs.Cells {
-					if err := do(c, storage.PartCell); err != nil {
-						return err
-					}
+				defer cdbs.Close()
+				cells = cdbs.Cells
+			}
+			for _, c := range cells {
+				if err := do(c, storage.PartCell); err != nil {
+					return err
 				}
-				if dbs.API != nil {
-					if err := do(dbs.API, storage.PartAPI); err != nil {
-						return err
-					}
-				}
-				if dbs.Placement != nil {
-					if err := do(dbs.Placement, storage.PartPlacement); err != nil {
-						return err
-					}
+			}
+			if dbs.Placement != nil {
+				if err := do(dbs.Placement, storage.PartPlacement); err != nil {
+					return err
 				}
 			}
 			if len(rows) == 0 {

@@ -65,8 +65,15 @@ func TestWrongPassword(t *testing.T) {
 
 func TestInitOnMariaDBAndSQLite(t *testing.T) {
 	cell, api, pl := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+	// nova.conf and placement.conf naming new, empty databases: the cell is
+	// [database] connection, since the new API database maps none yet.
+	confCell, confAPI, confPl := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+	conf := filepath.Join(t.TempDir(), "nova.conf")
+	os.WriteFile(conf, []byte("[database]\nconnection = "+confCell.URL+"\n[api_database]\nconnection = "+confAPI.URL+
+		"\n[placement_database]\nconnection = "+confPl.URL+"\n"), 0o600)
 	for _, args := range [][]string{
 		{"--cell-db", cell.URL, "--api-db", api.DSN, "--placement-db", pl.URL, "init"},
+		{"--config-file", conf, "init"},
 		{"--db", filepath.Join(t.TempDir(), "cloud.db"), "init"},
 	} {
 		out, errOut, code := rpctl(t, args...)
@@ -78,5 +85,17 @@ func TestInitOnMariaDBAndSQLite(t *testing.T) {
 		if code != 0 || strings.Count(out, "already present") != 3 {
 			t.Fatalf("%v again: exit %d\n%s%s", args, code, out, errOut)
 		}
+	}
+}
+
+// TestFlagsWinOverConfigFiles: a database flag replaces the config file's
+// connection, which is never opened.
+func TestFlagsWinOverConfigFiles(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "placement.conf")
+	os.WriteFile(conf, []byte("[placement_database]\nconnection = mysql+pymysql://placement:hunter2@127.0.0.1:1/placement\n"), 0o600)
+	out, errOut, code := rpctl(t, "--config-file", conf, "--placement-db", "sqlite:///"+filepath.Join(dir, "p.db"), "init")
+	if code != 0 || !strings.Contains(out, "p.db") || strings.Count(out, "created") != 1 {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }

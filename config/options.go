@@ -22,9 +22,6 @@ type Setting struct {
 	Source string // "nova.conf:12", "--cell-db", ...
 }
 
-// IsSet reports whether the option was given anywhere.
-func (s Setting) IsSet() bool { return s.Source != "" }
-
 // Options are the nova.conf/placement.conf options rpctl uses.
 type Options struct {
 	// SQLAlchemy URLs (or go-sql-driver DSNs).

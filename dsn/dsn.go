@@ -97,8 +97,10 @@ func parseMySQLURL(raw string) (Target, error) {
 	// SQLAlchemy query options that are not server variables must not reach
 	// go-sql-driver, which would send them as SET statements.
 	for k, vs := range q {
-		switch k {
-		case "unix_socket", "charset", "plugin", "read_default_file", "read_default_group":
+		switch {
+		case k == "unix_socket", k == "plugin", k == "read_default_file", k == "read_default_group":
+			continue
+		case k == "charset" && vs[0] == "":
 			continue
 		}
 		if cfg.Params == nil {
@@ -107,18 +109,7 @@ func parseMySQLURL(raw string) (Target, error) {
 		cfg.Params[k] = vs[0]
 	}
 	applyDefaults(cfg)
-	if cs := q.Get("charset"); cs != "" {
-		cfg.Params = setParam(cfg.Params, "charset", cs)
-	}
 	return Target{Driver: MySQL, DSN: cfg.FormatDSN(), Database: cfg.DBName, Redacted: Redact(raw)}, nil
-}
-
-func setParam(p map[string]string, k, v string) map[string]string {
-	if p == nil {
-		p = map[string]string{}
-	}
-	p[k] = v
-	return p
 }
 
 func applyDefaults(cfg *mysql.Config) {

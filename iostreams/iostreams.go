@@ -19,23 +19,29 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
-	outTTY, errTTY bool
-	colorEnabled   bool
+	errTTY       bool
+	colorEnabled bool
 	// Verbose asks for extra detail on ErrOut (--verbose).
 	Verbose bool
 }
 
-// System returns the process's streams. Colour is on only when stdout is a
-// terminal and NO_COLOR is unset (https://no-color.org).
+// System returns the process's streams.
 func System() *IOStreams {
-	outTTY := isTerminal(os.Stdout)
-	_, noColor := os.LookupEnv("NO_COLOR")
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		outTTY:       outTTY,
 		errTTY:       isTerminal(os.Stderr),
-		colorEnabled: outTTY && !noColor && os.Getenv("TERM") != "dumb",
+		colorEnabled: useColor(isTerminal(os.Stdout), os.LookupEnv),
 	}
+}
+
+// useColor says whether stdout may carry colour: only on a terminal, never
+// with NO_COLOR set (https://no-color.org) or TERM=dumb.
+func useColor(stdoutTTY bool, lookupEnv func(string) (string, bool)) bool {
+	if _, noColor := lookupEnv("NO_COLOR"); noColor {
+		return false
+	}
+	term, _ := lookupEnv("TERM")
+	return stdoutTTY && term != "dumb"
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
@@ -46,23 +52,11 @@ func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
 }
 
-// IsStdoutTTY reports whether Out is a terminal.
-func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
-
 // IsStderrTTY reports whether ErrOut is a terminal (progress bars go there).
 func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
 
-// SetStdoutTTY overrides terminal detection, for tests.
-func (s *IOStreams) SetStdoutTTY(tty bool) { s.outTTY = tty }
-
-// SetStderrTTY overrides terminal detection, for tests.
-func (s *IOStreams) SetStderrTTY(tty bool) { s.errTTY = tty }
-
 // SetColorEnabled overrides colour detection, for tests.
 func (s *IOStreams) SetColorEnabled(on bool) { s.colorEnabled = on }
-
-// ColorEnabled reports whether output may carry ANSI colour.
-func (s *IOStreams) ColorEnabled() bool { return s.colorEnabled }
 
 // Palette colours words by meaning; with colour off it returns them as they are.
 type Palette struct{ on bool }
@@ -86,6 +80,3 @@ func (p Palette) Warning(s string) string { return p.paint("3", true, s) }
 
 // Failure colours failures red.
 func (p Palette) Failure(s string) string { return p.paint("1", true, s) }
-
-// Muted greys out secondary text.
-func (p Palette) Muted(s string) string { return p.paint("8", false, s) }

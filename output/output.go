@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"gopkg.in/yaml.v3"
@@ -46,15 +48,24 @@ const (
 type Rows struct {
 	Headers []string
 	Rows    [][]string
-	// Align applies to the data cells; headers are centred like prettytable.
+	// Align applies to the data cells. Headers are always centred, with
+	// tablewriter's rule for an odd excess (the extra space on the right);
+	// prettytable aligns them like the data and centres even-width text
+	// with the extra space on the left.
 	Align Align
 }
 
 // RenderTable writes an ASCII table in the prettytable style that nova-manage
 // and openstackclient print, so operators' scripts that scrape it keep
-// working.
+// working: data cells are laid out as prettytable does
+// (TestRenderTableMatchesPrettytable), headers see Rows.Align.
 func RenderTable(w io.Writer, r Rows) error {
 	align := map[Align]tw.Align{AlignLeft: tw.AlignLeft, AlignCenter: tw.AlignCenter, AlignRight: tw.AlignRight}[r.Align]
+	cells := r.Rows
+	if r.Align == AlignCenter {
+		// Pre-padded to the column width, the cells print as they are.
+		cells, align = centre(r), tw.AlignLeft
+	}
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
@@ -69,16 +80,51 @@ func RenderTable(w io.Writer, r Rows) error {
 		headers[i] = h
 	}
 	t.Header(headers...)
-	for _, row := range r.Rows {
-		cells := make([]any, len(row))
+	for _, row := range cells {
+		vals := make([]any, len(row))
 		for i, c := range row {
-			cells[i] = c
+			vals[i] = c
 		}
-		if err := t.Append(cells...); err != nil {
+		if err := t.Append(vals...); err != nil {
 			return err
 		}
 	}
 	return t.Render()
+}
+
+// centre pads every data cell to its column's width the way prettytable
+// (str.center) does: an odd excess puts the extra space on the left of
+// even-width text and on the right of odd-width text. tablewriter always
+// puts it on the right.
+func centre(r Rows) [][]string {
+	width := make([]int, len(r.Headers))
+	for i, h := range r.Headers {
+		width[i] = twwidth.Width(h)
+	}
+	for _, row := range r.Rows {
+		for i, c := range row {
+			if i < len(width) {
+				width[i] = max(width[i], twwidth.Width(c))
+			}
+		}
+	}
+	out := make([][]string, len(r.Rows))
+	for k, row := range r.Rows {
+		out[k] = slices.Clone(row)
+		for i, c := range row {
+			if i >= len(width) {
+				break
+			}
+			cw := twwidth.Width(c)
+			excess := width[i] - cw
+			left := excess / 2
+			if excess%2 == 1 && cw%2 == 0 {
+				left++
+			}
+			out[k][i] = strings.Repeat(" ", left) + c + strings.Repeat(" ", excess-left)
+		}
+	}
+	return out
 }
 
 // Write prints data in the chosen format. For table and value formats the
@@ -96,46 +142,38 @@ func Write(w io.Writer, format string, r Rows, data any) error {
 		}
 		return nil
 	case JSON:
-		var b []byte
-		var err error
 		if data == nil {
-			b, err = rowsJSON(r)
-		} else {
-			b, err = json.MarshalIndent(data, "", "  ")
+			_, err := fmt.Fprintf(w, "%s\n", rowsJSON(r))
+			return err
 		}
+		b, err := json.MarshalIndent(data, "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	case YAML:
+		v := data
 		if data == nil {
-			b, err := rowsJSON(r)
-			if err != nil {
-				return err
-			}
 			// Decoding into a yaml.Node (YAML is a superset of JSON) keeps
 			// the header order that a map would lose.
 			node := &yaml.Node{}
-			if err := yaml.Unmarshal(b, node); err != nil {
+			if err := yaml.Unmarshal(rowsJSON(r), node); err != nil {
 				return err
 			}
 			blockStyle(node)
-			enc := yaml.NewEncoder(w)
-			enc.SetIndent(2)
-			defer enc.Close()
-			return enc.Encode(node)
+			v = node
 		}
 		enc := yaml.NewEncoder(w)
 		enc.SetIndent(2)
 		defer enc.Close()
-		return enc.Encode(data)
+		return enc.Encode(v)
 	}
 	return ValidateFormat(format)
 }
 
 // rowsJSON encodes rows as [{"Header": "cell", ...}] keeping column order.
-func rowsJSON(r Rows) ([]byte, error) {
+func rowsJSON(r Rows) []byte {
 	var buf bytes.Buffer
 	buf.WriteString("[")
 	for i, row := range r.Rows {
@@ -157,7 +195,7 @@ func rowsJSON(r Rows) ([]byte, error) {
 		buf.WriteString("\n")
 	}
 	buf.WriteString("]")
-	return buf.Bytes(), nil
+	return buf.Bytes()
 }
 
 func cell(row []string, i int) string {

@@ -2,7 +2,13 @@ package output
 
 import (
 	"bytes"
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/rpctl/rpctl/internal/testdb"
 )
 
 func TestWriteFormats(t *testing.T) {
@@ -61,5 +67,64 @@ func TestEmptyRowsJSON(t *testing.T) {
 	var b bytes.Buffer
 	if err := Write(&b, JSON, Rows{Headers: []string{"A"}}, nil); err != nil || b.String() != "[]\n" {
 		t.Errorf("%q %v", b.String(), err)
+	}
+}
+
+// TestRenderTableMatchesPrettytable compares RenderTable with Debian's
+// prettytable, which nova-manage and openstackclient print through: the
+// whole of nova-manage's online_data_migrations table, and the data lines
+// of centred, left- and right-aligned tables with odd and even excess
+// (headers: see Rows.Align).
+func TestRenderTableMatchesPrettytable(t *testing.T) {
+	testdb.RequirePython(t, "prettytable")
+	prettytable := func(r Rows, align string) string {
+		t.Helper()
+		in, _ := json.Marshal(r)
+		out, err := exec.Command(testdb.Python, "-c", `
+import json, sys, prettytable
+r = json.loads(sys.argv[1])
+t = prettytable.PrettyTable(r["Headers"])
+for row in r["Rows"]:
+    t.add_row(row)
+if sys.argv[2] != "c":
+    for h in r["Headers"]:
+        t.align[h] = sys.argv[2]
+print(t)`, string(in), align).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	render := func(r Rows) string {
+		var b bytes.Buffer
+		if err := RenderTable(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	// nova-manage's table, numbers of even and odd width in every column.
+	summary := Rows{Headers: []string{"Migration", "Total Needed", "Completed"}, Align: AlignCenter, Rows: [][]string{
+		{"migrate_compute_node_inventory", "100000", "10"}, {"migrate_empty_ratio", "120", "7"}, {"x", "0", "1234"}}}
+	if got, want := render(summary), prettytable(summary, "c"); got != want {
+		t.Errorf("nova-manage's table: rpctl\n%s\nprettytable\n%s", got, want)
+	}
+	data := func(table string) []string {
+		lines := strings.Split(strings.TrimRight(table, "\n"), "\n")
+		return lines[3 : len(lines)-1]
+	}
+	rows := Rows{Headers: []string{"Migration", "Total Needed", "Completed", "x"}, Rows: [][]string{
+		{"migrate_empty_ratio", "2", "2", "odd"},
+		{"compute_node_inventory", "10", "7", "even"},
+		{"a", "123456789012345", "", "ünï"},
+	}}
+	for _, a := range []struct {
+		align Align
+		py    string
+	}{{AlignCenter, "c"}, {AlignLeft, "l"}, {AlignRight, "r"}} {
+		rows.Align = a.align
+		got, want := render(rows), prettytable(rows, a.py)
+		if g, w := data(got), data(want); !slices.Equal(g, w) {
+			t.Errorf("align %s: rpctl\n%s\nprettytable\n%s", a.py, got, want)
+		}
 	}
 }

@@ -188,8 +188,10 @@ func cellNameFromURL(raw string, i int) string {
 
 // ExpandCellURL expands Nova's templated cell_mappings.database_connection
 // ("{scheme}://{username}:{password}@{hostname}/{path}") from the local
-// [database] connection, as nova.objects.CellMapping.format_db_url does. A
-// plain URL is returned unchanged.
+// [database] connection, as nova.objects.CellMapping.format_db_url does:
+// user, password, path, query and fragment as written (still
+// percent-encoded, so a password holding "/" or "@" survives), the host name
+// lower-cased. A plain URL is returned unchanged.
 func ExpandCellURL(tmpl, local string) (string, error) {
 	if !strings.Contains(tmpl, "{") {
 		return tmpl, nil
@@ -203,14 +205,24 @@ func ExpandCellURL(tmpl, local string) (string, error) {
 	}
 	subs := map[string]string{
 		"scheme":   u.Scheme,
-		"username": u.User.Username(),
-		"hostname": u.Hostname(),
+		"username": "",
+		"password": "",
+		"hostname": strings.ToLower(u.Hostname()),
 		"port":     u.Port(),
 		"query":    u.RawQuery,
-		"fragment": u.Fragment,
-		"path":     strings.TrimLeft(u.Path, "/"),
+		"fragment": u.EscapedFragment(),
+		"path":     strings.TrimLeft(u.EscapedPath(), "/"),
 	}
-	subs["password"], _ = u.User.Password()
+	// Python's urlsplit: the netloc ends at the first "/", "?" or "#", the
+	// user information at its last "@", the user name at the first ":".
+	if _, netloc, ok := strings.Cut(local, "://"); ok {
+		if i := strings.IndexAny(netloc, "/?#"); i >= 0 {
+			netloc = netloc[:i]
+		}
+		if at := strings.LastIndex(netloc, "@"); at >= 0 {
+			subs["username"], subs["password"], _ = strings.Cut(netloc[:at], ":")
+		}
+	}
 	var b strings.Builder
 	rest := tmpl
 	for {

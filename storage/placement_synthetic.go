@@ -143,23 +143,30 @@ func WriteSyntheticPlacement(ctx context.Context, db *DB, in *candidates.ModelIn
 // take ids from 10000 up, as Placement numbers them.
 func syntheticNamedIDs(ctx context.Context, db *DB, tx *sqlx.Tx, table, col string, rows []candidates.NamedRow, now time.Time, customRC bool) (map[int64]int64, error) {
 	have := map[string]int64{}
-	q := fmt.Sprintf(`SELECT id, %s FROM %s`, col, table)
-	rs, err := tx.QueryContext(ctx, q)
-	if err != nil {
-		return nil, db.Errorf("read %s: %w", table, CleanError(err))
-	}
 	next := int64(CustomResourceClassMinID)
-	for rs.Next() {
-		var id int64
-		var name string
-		if err := rs.Scan(&id, &name); err != nil {
-			rs.Close()
-			return nil, db.Errorf("read %s: %w", table, CleanError(err))
+	read := func() error {
+		rs, err := tx.QueryContext(ctx, fmt.Sprintf(`SELECT id, %s FROM %s`, col, table))
+		if err != nil {
+			return db.Errorf("read %s: %w", table, CleanError(err))
 		}
-		have[name] = id
-		next = max(next, id+1)
+		defer rs.Close()
+		for rs.Next() {
+			var id int64
+			var name string
+			if err := rs.Scan(&id, &name); err != nil {
+				return db.Errorf("read %s: %w", table, CleanError(err))
+			}
+			have[name] = id
+			next = max(next, id+1)
+		}
+		if err := rs.Err(); err != nil {
+			return db.Errorf("read %s: %w", table, CleanError(err))
+		}
+		return nil
 	}
-	rs.Close()
+	if err := read(); err != nil {
+		return nil, err
+	}
 	var cols []string
 	if customRC {
 		cols = []string{"created_at", "id", col}
@@ -167,18 +174,19 @@ func syntheticNamedIDs(ctx context.Context, db *DB, tx *sqlx.Tx, table, col stri
 		cols = []string{"created_at", col}
 	}
 	w := newInserter(db, tx, table, cols...)
-	var added []string
+	added := false
 	for _, r := range rows {
 		if _, ok := have[r.Name]; ok {
 			continue
 		}
+		var err error
 		if customRC {
 			err = w.add(ctx, now, next, r.Name)
 			have[r.Name] = next
 			next++
 		} else {
 			err = w.add(ctx, now, r.Name)
-			added = append(added, r.Name)
+			added = true
 			have[r.Name] = -1 // read back below, once the database has numbered it
 		}
 		if err != nil {
@@ -188,21 +196,11 @@ func syntheticNamedIDs(ctx context.Context, db *DB, tx *sqlx.Tx, table, col stri
 	if err := w.flush(ctx); err != nil {
 		return nil, err
 	}
-	if len(added) > 0 {
-		rs, err := tx.QueryContext(ctx, q)
-		if err != nil {
-			return nil, db.Errorf("read %s: %w", table, CleanError(err))
+	if added {
+		// Read back the ids the database gave the new rows.
+		if err := read(); err != nil {
+			return nil, err
 		}
-		for rs.Next() {
-			var id int64
-			var name string
-			if err := rs.Scan(&id, &name); err != nil {
-				rs.Close()
-				return nil, db.Errorf("read %s: %w", table, CleanError(err))
-			}
-			have[name] = id
-		}
-		rs.Close()
 	}
 	out := make(map[int64]int64, len(rows))
 	for _, r := range rows {

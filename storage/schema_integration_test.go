@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpctl/rpctl/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/standards"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -228,13 +229,30 @@ func TestRealPlacementAPIAcceptsRpctlDatabase(t *testing.T) {
 			t.Errorf("GET %s: %d %s", path, code, body)
 		}
 	}
-	// Placement syncs standard classes on start; rpctl's ids must agree with
-	// what it would have written, so nothing was added or renumbered.
-	var n int
-	if err := db.Get(&n, `SELECT COUNT(*) FROM resource_classes`); err != nil {
+	// Placement syncs the standard classes and traits on its first requests;
+	// rpctl's rows must be what it would have written, so that it added
+	// nothing and renumbered nothing (a class's id is its index).
+	var classes []struct {
+		ID   int    `db:"id"`
+		Name string `db:"name"`
+	}
+	if err := db.Select(&classes, `SELECT id, name FROM resource_classes ORDER BY id`); err != nil {
 		t.Fatal(err)
 	}
-	if n != len(storage.StandardResourceClasses()) {
-		t.Errorf("resource_classes has %d rows after placement-api started, want %d", n, len(storage.StandardResourceClasses()))
+	std := storage.StandardResourceClasses()
+	if len(classes) != len(std) {
+		t.Errorf("resource_classes has %d rows after placement-api started, want %d", len(classes), len(std))
+	}
+	for i, c := range classes {
+		if i < len(std) && (c.ID != i || c.Name != std[i]) {
+			t.Errorf("resource class %s has id %d, want %s at %d", c.Name, c.ID, std[i], i)
+		}
+	}
+	var traits int
+	if err := db.Get(&traits, `SELECT COUNT(*) FROM traits`); err != nil {
+		t.Fatal(err)
+	}
+	if traits != len(standards.Traits()) {
+		t.Errorf("traits has %d rows after placement-api started, want %d", traits, len(standards.Traits()))
 	}
 }

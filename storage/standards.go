@@ -17,34 +17,25 @@ const CustomResourceClassMinID = standards.FirstCustomResourceClassID
 // Placement id is its index.
 func StandardResourceClasses() []string { return standards.ResourceClasses() }
 
-// StandardTraits returns os-traits' list, sorted.
-func StandardTraits() []string { return standards.Traits() }
-
 // SyncStandards inserts the standard resource classes and traits that are
 // missing, the way placement-api does on its first request: classes keep
 // their os-resource-classes index as id, traits take auto-increment ids.
 func SyncStandards(ctx context.Context, db *DB) error {
 	now := time.Now().UTC().Truncate(time.Second)
+	// Read before taking a connection of our own: SQLite has only one.
+	haveRC, err := nameIDs(ctx, db, "resource_classes", "name")
+	if err != nil {
+		return err
+	}
+	haveT, err := nameIDs(ctx, db, "traits", "name")
+	if err != nil {
+		return err
+	}
 	conn, err := db.Connx(ctx)
 	if err != nil {
 		return db.Errorf("%w", CleanError(err))
 	}
 	defer conn.Close()
-
-	have := map[string]bool{}
-	rows, err := conn.QueryxContext(ctx, `SELECT name FROM resource_classes`)
-	if err != nil {
-		return db.Errorf("read resource_classes: %w", CleanError(err))
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return db.Errorf("read resource_classes: %w", CleanError(err))
-		}
-		have[n] = true
-	}
-	rows.Close()
 	if db.IsMySQL() {
 		// VCPU's id is 0, which MySQL otherwise reads as "next auto-increment".
 		var mode string
@@ -57,7 +48,7 @@ func SyncStandards(ctx context.Context, db *DB) error {
 		defer conn.ExecContext(context.WithoutCancel(ctx), `SET SESSION sql_mode = ?`, mode)
 	}
 	for id, name := range StandardResourceClasses() {
-		if have[name] {
+		if _, ok := haveRC[name]; ok {
 			continue
 		}
 		if _, err := conn.ExecContext(ctx, db.Rebind(`INSERT INTO resource_classes (id, name, created_at) VALUES (?, ?, ?)`), id, name, now); err != nil {
@@ -65,23 +56,9 @@ func SyncStandards(ctx context.Context, db *DB) error {
 		}
 	}
 
-	haveT := map[string]bool{}
-	rows, err = conn.QueryxContext(ctx, `SELECT name FROM traits`)
-	if err != nil {
-		return db.Errorf("read traits: %w", CleanError(err))
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return db.Errorf("read traits: %w", CleanError(err))
-		}
-		haveT[n] = true
-	}
-	rows.Close()
 	var missingT []string
-	for _, t := range StandardTraits() {
-		if !haveT[t] {
+	for _, t := range standards.Traits() {
+		if _, ok := haveT[t]; !ok {
 			missingT = append(missingT, t)
 		}
 	}
