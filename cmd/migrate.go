@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -143,12 +142,9 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 		ms = append(ms, built...)
 	}
 	r := &migrate.Runner{Migrations: ms, Log: f.IO.ErrOut, Batch: o.BatchSize}
+	// A bad --max-count was refused above, before any database was opened.
 	sum, err := r.Run(ctx, o.MaxCount, !o.MaxCountSet)
 	if err != nil {
-		if errors.Is(err, migrate.ErrMaxCount) {
-			fmt.Fprintln(f.IO.ErrOut, err)
-			return Exit(127)
-		}
 		return err
 	}
 	rows := output.Rows{Headers: []string{"Migration", "Total Needed", "Completed"}, Align: output.AlignCenter}

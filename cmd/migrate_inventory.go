@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -181,9 +180,9 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 		if pn.NodeID != 0 {
 			id = fmt.Sprint(pn.NodeID)
 		}
-		if pn.Error != "" {
+		if re := pn.RowError(); re != nil {
 			rows.Rows = append(rows.Rows, []string{pn.Cell, id, pn.Host, pn.UUID, "skip (bad row)", "", "", ""})
-			fmt.Fprintf(f.IO.ErrOut, "would skip %v\n", &migrate.RowError{Migration: migrate.InventoryName, Cell: pn.Cell, ID: pn.NodeID, Host: pn.Host, Err: errors.New(pn.Error)})
+			fmt.Fprintf(f.IO.ErrOut, "would skip %v\n", re)
 			return
 		}
 		for _, ch := range pn.Changes {

@@ -48,12 +48,14 @@ func (r *ratioFlag) String() string     { return r.val }
 func (r *ratioFlag) Set(s string) error { r.val, r.set = s, true; return nil }
 func (r *ratioFlag) Type() string       { return "ratio" }
 
-// ratioFlags holds the ratio flags of `migrate ratios` and `migrate all`
+// ratioFlagSet holds the ratio flags of `migrate ratios` and `migrate all`
 // (and of any other command that writes ratios and calls addRatioFlags).
-var ratioFlags struct {
+type ratioFlagSet struct {
 	cpu, ram, disk                      ratioFlag
 	initialCPU, initialRAM, initialDisk ratioFlag
 }
+
+var ratioFlags ratioFlagSet
 
 // addRatioFlags adds the nova.conf ratio options as flags. Values are
 // checked only when a migration runs, so that the error names the flag the
@@ -61,10 +63,7 @@ var ratioFlags struct {
 // two migrations offered by `migrate all` may both call it.
 func addRatioFlags(fs *pflag.FlagSet) {
 	// Flag values outlive a command tree; a new tree starts clean.
-	ratioFlags = struct {
-		cpu, ram, disk                      ratioFlag
-		initialCPU, initialRAM, initialDisk ratioFlag
-	}{}
+	ratioFlags = ratioFlagSet{}
 	add := func(v *ratioFlag, name, usage string) {
 		if fs.Lookup(name) == nil {
 			fs.Var(v, name, usage)

@@ -14,9 +14,6 @@ import (
 	"github.com/rpctl/rpctl/storage"
 )
 
-// ratiosRpctl runs rpctl in-process and returns stdout, stderr and the exit
-// code main would use.
-
 func ratiosFP(v float64) *float64 { return &v }
 
 func ratiosNode(id int64, cpu, ram, disk *float64) nova.ComputeNode {

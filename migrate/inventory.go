@@ -37,6 +37,19 @@ type PlannedNode struct {
 	needsUUID bool
 }
 
+// RowError is the node's skip reason as the run reports it; nil when the
+// node is not bad.
+func (pn *PlannedNode) RowError() *RowError {
+	if pn.err == nil {
+		return nil
+	}
+	return pn.rowError(pn.err)
+}
+
+func (pn *PlannedNode) rowError(err error) *RowError {
+	return &RowError{Migration: InventoryName, Cell: pn.Cell, ID: pn.NodeID, Host: pn.Host, Err: err}
+}
+
 // InventoryPlan is the whole run: the sharing providers first, then every
 // compute node that needs a change or is bad.
 type InventoryPlan struct {
@@ -309,7 +322,7 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 			e = pn.err
 		}
 		if e != nil {
-			rowErrs = append(rowErrs, &RowError{Migration: InventoryName, Cell: pn.Cell, ID: pn.NodeID, Host: pn.Host, Err: e})
+			rowErrs = append(rowErrs, pn.rowError(e))
 		}
 	}
 	if fatal != nil {

@@ -3,10 +3,11 @@ package migrate
 import (
 	"crypto/sha1"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rpctl/rpctl/config"
@@ -143,21 +144,15 @@ func pciClass(p novaformats.PCIPool) string {
 	}
 }
 
-// invRatio says which allocation-ratio rule an inventory follows.
-type invRatio int
-
-const (
-	ratioFixed invRatio = iota // 1.0 unless Placement holds a valid value
-	ratioCPU
-	ratioRAM
-	ratioDisk
-)
+// ratioFixed marks an inventory whose ratio is not one of Nova's three:
+// 1.0 unless Placement holds a value.
+const ratioFixed RatioKind = -1
 
 // DesiredInventory is an inventory before its allocation ratio is resolved
 // against what Placement holds.
 type DesiredInventory struct {
 	storage.PInventory
-	kind invRatio
+	kind RatioKind
 	row  *float64 // the compute node row's ratio column
 }
 
@@ -169,6 +164,9 @@ type DesiredProvider struct {
 	Inventories map[string]DesiredInventory
 	Traits      []string
 	Aggregates  []string
+	// child names a child provider within its tree ("numa-0"); its uuid is
+	// derived from the root's and this.
+	child string
 }
 
 // NodePlan is the desired provider tree of one compute node.
@@ -192,22 +190,14 @@ func (p *NodePlan) Host() string {
 func (c *InventoryConfig) ratio(d DesiredInventory, existing *storage.PInventory) float64 {
 	var cur *float64
 	if existing != nil {
-		v := existing.AllocationRatio
-		cur = &v
+		cur = &existing.AllocationRatio
 	}
 	// The Stein initial-allocation-ratios rule, shared with `migrate ratios`.
-	r := c.Ratios
-	var v float64
-	switch d.kind {
-	case ratioCPU:
-		v, _ = PlacementRatio(r.CPU, cur, d.row, r.InitialCPU)
-	case ratioRAM:
-		v, _ = PlacementRatio(r.RAM, cur, d.row, r.InitialRAM)
-	case ratioDisk:
-		v, _ = PlacementRatio(r.Disk, cur, d.row, r.InitialDisk)
-	default:
-		v, _ = PlacementRatio(nil, cur, nil, 1.0)
+	override, initial := (*float64)(nil), 1.0
+	if d.kind != ratioFixed {
+		override, initial = d.kind.Conf(c.Ratios)
 	}
+	v, _ := PlacementRatio(override, cur, d.row, initial)
 	return v
 }
 
@@ -230,7 +220,7 @@ func SharedAggregateUUID(pool string) string { return uuid5("shared-storage-aggr
 // SharedProviderName is the sharing provider's name.
 func SharedProviderName(pool string) string { return "shared-storage-" + pool }
 
-func inv(total, reserved, maxUnit int64, kind invRatio, row *float64) DesiredInventory {
+func inv(total, reserved, maxUnit int64, kind RatioKind, row *float64) DesiredInventory {
 	reserved = min(max(reserved, 0), total)
 	maxUnit = min(max(maxUnit, 1), total)
 	return DesiredInventory{PInventory: storage.PInventory{Total: total, Reserved: reserved, MinUnit: 1, MaxUnit: maxUnit, StepSize: 1}, kind: kind, row: row}
@@ -306,7 +296,7 @@ func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, 
 	root := DesiredProvider{UUID: uuid, Name: host, Inventories: map[string]DesiredInventory{}, Traits: []string{TraitComputeNode}}
 	rs := c.Reserved
 	if p.pool < 0 {
-		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), DiskMaxUnit(n.LocalGB, n.DiskAvailableLeast), ratioDisk, n.DiskAllocationRatio))
+		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), DiskMaxUnit(n.LocalGB, n.DiskAvailableLeast), RatioDisk, n.DiskAllocationRatio))
 	} else {
 		root.Aggregates = []string{SharedAggregateUUID(c.SharedStorage[p.pool].Name)}
 	}
@@ -355,8 +345,8 @@ func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, 
 	}
 	pciInv(-1, root.Inventories)
 	if !nested {
-		put(root.Inventories, "VCPU", inv(n.VCPUs, rs.CPUs, n.VCPUs, ratioCPU, n.CPUAllocationRatio))
-		put(root.Inventories, "MEMORY_MB", inv(n.MemoryMB, rs.MemoryMB, n.MemoryMB, ratioRAM, n.RAMAllocationRatio))
+		put(root.Inventories, "VCPU", inv(n.VCPUs, rs.CPUs, n.VCPUs, RatioCPU, n.CPUAllocationRatio))
+		put(root.Inventories, "MEMORY_MB", inv(n.MemoryMB, rs.MemoryMB, n.MemoryMB, RatioRAM, n.RAMAllocationRatio))
 		if len(cells) > 0 {
 			var threads, cores, mem, maxT, maxC, maxM int64
 			sockets := map[string]bool{}
@@ -388,33 +378,23 @@ func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, 
 			ParentUUID:  uuid,
 			Inventories: map[string]DesiredInventory{},
 			Traits:      []string{TraitNUMARoot},
+			child:       fmt.Sprint("numa-", cl.ID),
 		}
 		if uuid != "" {
-			child.UUID = childUUID(uuid, fmt.Sprint("numa-", cl.ID))
+			child.UUID = childUUID(uuid, child.child)
 		}
 		shared := int64(len(cl.CPUs))
 		put(child.Inventories, "PCPU", inv(int64(len(cl.PCPUs)), 0, int64(len(cl.PCPUs)), ratioFixed, nil))
 		r := min(resCPU, shared)
 		resCPU -= r
-		put(child.Inventories, "VCPU", inv(shared, r, shared, ratioCPU, n.CPUAllocationRatio))
+		put(child.Inventories, "VCPU", inv(shared, r, shared, RatioCPU, n.CPUAllocationRatio))
 		r = min(resMem, cl.MemoryMB)
 		resMem -= r
-		put(child.Inventories, "MEMORY_MB", inv(cl.MemoryMB, r, cl.MemoryMB, ratioRAM, n.RAMAllocationRatio))
+		put(child.Inventories, "MEMORY_MB", inv(cl.MemoryMB, r, cl.MemoryMB, RatioRAM, n.RAMAllocationRatio))
 		pciInv(cl.ID, child.Inventories)
 		p.Providers = append(p.Providers, child)
 	}
-	if len(child0Names(p)) != len(p.Providers)-1 {
-		return nil, fmt.Errorf("numa_topology: duplicate cell names")
-	}
 	return p, nil
-}
-
-func child0Names(p *NodePlan) map[string]bool {
-	m := map[string]bool{}
-	for _, c := range p.Providers[1:] {
-		m[c.Name] = true
-	}
-	return m
 }
 
 func (c *InventoryConfig) inPool(i int, n nova.ComputeNode) bool {
@@ -435,9 +415,7 @@ func (p *NodePlan) Bind(uuid string) {
 	p.Node.UUID = &uuid
 	p.Providers[0].UUID = uuid
 	for i := 1; i < len(p.Providers); i++ {
-		var id string
-		fmt.Sscanf(p.Providers[i].Name[len(p.Host()):], "_NUMA%s", &id)
-		p.Providers[i].UUID = childUUID(uuid, "numa-"+id)
+		p.Providers[i].UUID = childUUID(uuid, p.Providers[i].child)
 		p.Providers[i].ParentUUID = uuid
 	}
 }
@@ -472,7 +450,7 @@ func (c *InventoryConfig) SharedPlans(plans []*NodePlan) []DesiredProvider {
 			Traits:      []string{TraitShares},
 			Aggregates:  []string{SharedAggregateUUID(sp.Name)},
 		}
-		put(d.Inventories, "DISK_GB", inv(total, ReservedDiskGB(c.Reserved.DiskMB), total, ratioDisk, row))
+		put(d.Inventories, "DISK_GB", inv(total, ReservedDiskGB(c.Reserved.DiskMB), total, RatioDisk, row))
 		out = append(out, d)
 	}
 	return out
@@ -490,7 +468,7 @@ type ProviderChange struct {
 	UUID        string            `json:"uuid"`
 	Name        string            `json:"name"`
 	Parent      string            `json:"parent_provider_uuid,omitempty"`
-	Action      string            `json:"action"` // create, update, unchanged
+	Action      string            `json:"action"` // create or update
 	Inventories []InventoryChange `json:"inventories"`
 	AddTraits   []string          `json:"add_traits,omitempty"`
 	AddAggs     []string          `json:"add_aggregates,omitempty"`
@@ -615,11 +593,4 @@ func bumps(flags ...bool) int64 {
 	return n
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,9 +1,6 @@
 package migrate
 
-import (
-	"github.com/rpctl/rpctl/config"
-	"github.com/rpctl/rpctl/nova"
-)
+import "github.com/rpctl/rpctl/config"
 
 // Nova 26's allocation-ratio rules (Stein's initial-allocation-ratios work),
 // in one place so that the ratio migration and the inventory migration agree.
@@ -52,18 +49,6 @@ func (k RatioKind) ResourceClass() string {
 		return "MEMORY_MB"
 	default:
 		return "DISK_GB"
-	}
-}
-
-// Row returns the row's stored ratio of this kind (nil for NULL).
-func (k RatioKind) Row(cn *nova.ComputeNode) *float64 {
-	switch k {
-	case RatioCPU:
-		return cn.CPUAllocationRatio
-	case RatioRAM:
-		return cn.RAMAllocationRatio
-	default:
-		return cn.DiskAllocationRatio
 	}
 }
 

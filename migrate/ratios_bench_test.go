@@ -39,7 +39,7 @@ func BenchmarkEmptyRatios100k(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				r := &Runner{Migrations: []Migration{&EmptyRatios{Cells: []*storage.DB{db}, Ratios: config.DefaultOptions().Ratios}}}
+				r := &Runner{Migrations: []Migration{&EmptyRatios{Cells: []*storage.DB{db}, Ratios: config.DefaultOptions().Ratios}}, Batch: NovaManageBatch}
 				sum, err := r.Run(ctx, bc.max, bc.unlimited)
 				if err != nil || sum.Rows[0].Completed != n {
 					b.Fatalf("%+v %v", sum, err)

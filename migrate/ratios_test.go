@@ -10,27 +10,20 @@ import (
 
 	"github.com/rpctl/rpctl/config"
 	"github.com/rpctl/rpctl/dsn"
-	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 
-// cellDB opens a fresh cell database with rpctl's schema: SQLite, or the
-// test MariaDB server.
+// ratioCellDB opens a fresh cell database with rpctl's schema: SQLite, or
+// the test MariaDB server.
 func ratioCellDB(t testing.TB, mysql bool, name string) *storage.DB {
 	t.Helper()
-	ctx := context.Background()
-	var tg dsn.Target
 	if mysql {
-		m := testdb.NewMySQL(t)
-		var err error
-		if tg, err = dsn.Parse(m.DSN); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		tg = dsn.SQLiteFile(filepath.Join(t.TempDir(), "cell.db"))
+		db, _ := mysqlDB(t, storage.PartCell, storage.RoleCell, name)
+		return db
 	}
-	db, err := storage.Open(ctx, tg, storage.RoleCell, name)
+	ctx := context.Background()
+	db, err := storage.Open(ctx, dsn.SQLiteFile(filepath.Join(t.TempDir(), "cell.db")), storage.RoleCell, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +34,7 @@ func ratioCellDB(t testing.TB, mysql bool, name string) *storage.DB {
 	return db
 }
 
-// node is a compute node row with the given ratios (cpu, ram, disk).
+// ratioNode is a compute node row with the given ratios (cpu, ram, disk).
 func ratioNode(id int64, cpu, ram, disk *float64) nova.ComputeNode {
 	host := fmt.Sprintf("compute%d", id)
 	return nova.ComputeNode{ID: id, Host: &host, HypervisorHostname: &host, VCPUs: 8, MemoryMB: 1024, LocalGB: 10,

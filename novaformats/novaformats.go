@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -280,7 +282,9 @@ func ParseNUMATopology(s *string) ([]NUMACell, error) {
 // numaOVO is a NUMATopology primitive decoded in one pass. The general path
 // below decodes each nested object separately (to name what is wrong with
 // it), which scans a blob three times over; 100,000 nodes carry 230 MB of
-// these, so the common well-formed case takes this path first.
+// these, so the common well-formed case takes this path first. The
+// versions are read, though unused, so that a blob whose version the
+// general path cannot read is not accepted here.
 type numaOVO struct {
 	Name    string `json:"nova_object.name"`
 	Version string `json:"nova_object.version"`
@@ -569,7 +573,7 @@ func ParseExtraResources(s *string) (map[string]int64, error) {
 		return nil, fmt.Errorf("extra_resources: not a JSON object of name to total: %v", err)
 	}
 	out := map[string]int64{}
-	for _, k := range sortedKeys(d) {
+	for _, k := range slices.Sorted(maps.Keys(d)) {
 		n, err := jsonInt(d[k])
 		if err != nil {
 			return nil, fmt.Errorf("extra_resources: %q: %v", k, err)
@@ -580,13 +584,4 @@ func ParseExtraResources(s *string) (map[string]int64, error) {
 		out[k] = n
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -10,6 +10,24 @@ import (
 
 func sp(s string) *string { return &s }
 
+// checkParse fails t unless a parser returned want, or an error containing
+// wantErr when that is set.
+func checkParse[T any](t *testing.T, got T, err error, want T, wantErr string) {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want %q", err, wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
 func TestParsePCIStats(t *testing.T) {
 	zero := int64(0)
 	tests := []struct {
@@ -39,18 +57,7 @@ func TestParsePCIStats(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParsePCIStats(tt.in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
+			checkParse(t, got, err, tt.want, tt.wantErr)
 		})
 	}
 }
@@ -82,18 +89,7 @@ func TestParseNUMATopology(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParseNUMATopology(tt.in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
+			checkParse(t, got, err, tt.want, tt.wantErr)
 		})
 	}
 }
@@ -123,16 +119,14 @@ func TestParseExtraResources(t *testing.T) {
 		{sp(`[1]`), nil, "not a JSON object"},
 	}
 	for _, tt := range tests {
-		got, err := ParseExtraResources(tt.in)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("%v: err = %v, want %q", tt.in, err, tt.wantErr)
-			}
-			continue
+		name := "NULL"
+		if tt.in != nil {
+			name = *tt.in
 		}
-		if err != nil || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("got %v, %v; want %v", got, err, tt.want)
-		}
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseExtraResources(tt.in)
+			checkParse(t, got, err, tt.want, tt.wantErr)
+		})
 	}
 }
 

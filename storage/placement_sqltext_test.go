@@ -168,3 +168,39 @@ func TestRowInsertLiteralMatchesBound(t *testing.T) {
 func (w *rowInsert) execBoundForTest(ctx context.Context, tx *sqlx.Tx) ([]insertChunk, error) {
 	return w.execBound(ctx, tx)
 }
+
+// TestLoadProvidersByOddName: the re-plan lookup finds providers whose
+// names hold quotes and backslashes (hypervisor_hostname is free text), on
+// both engines, with their trees.
+func TestLoadProvidersByOddName(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		open func(*testing.T) *DB
+	}{{"sqlite", openSQLitePlacement}, {"mysql", openMySQLPlacement}} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := tc.open(t)
+			ids, err := EnsurePlacementNames(ctx, db, nil, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := ProviderWrite{UUID: "00000000-0000-4000-8000-000000000001", Name: `rack\1 o'hara`, Create: true, Generation: 1,
+				AddInventories: map[string]PInventory{"VCPU": {Total: 8, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 1.1}}}
+			child := ProviderWrite{UUID: "00000000-0000-4000-8000-000000000002", Name: `rack\1 o'hara_NUMA0`, ParentUUID: root.UUID, Create: true}
+			if errs := WriteNodes(ctx, db, ids, []NodeWrite{{Providers: []ProviderWrite{root, child}}}); errs[0] != nil {
+				t.Fatal(errs[0])
+			}
+			for _, by := range []struct{ uuids, names []string }{{nil, []string{root.Name}}, {[]string{child.UUID}, nil}} {
+				st, err := LoadProviders(ctx, db, by.uuids, by.names)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, c := st.Providers[root.UUID], st.Providers[child.UUID]
+				if len(st.Providers) != 2 || r == nil || c == nil || st.ByName[root.Name] != root.UUID ||
+					c.ParentUUID != root.UUID || r.Inventories["VCPU"].AllocationRatio != 1.1 {
+					t.Errorf("LoadProviders(%q, %q) = %+v", by.uuids, by.names, st.Providers)
+				}
+			}
+		})
+	}
+}

@@ -5,7 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,159 +72,133 @@ func LoadProviders(ctx context.Context, db *DB, uuids, names []string) (*Placeme
 
 type providerFilter struct{ uuids, names []string }
 
-func sqlList(vals []string) string {
-	if len(vals) == 0 {
+// inList is an IN list of n placeholders; none matches nothing.
+func inList(n int) string {
+	if n == 0 {
 		return "NULL"
 	}
-	q := make([]string, len(vals))
-	for i, u := range vals {
-		q[i] = "'" + strings.ReplaceAll(strings.ReplaceAll(u, `\`, `\\`), "'", "''") + "'"
-	}
-	return strings.Join(q, ",")
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
 func loadProviders(ctx context.Context, db *DB, f *providerFilter) (*PlacementState, error) {
 	st := &PlacementState{Providers: map[string]*PProvider{}, ByName: map[string]string{}}
 	byID := map[int64]*PProvider{}
-	// Literal values instead of bound parameters keep go-sql-driver on the
-	// text protocol, where FLOAT columns arrive as the decimal MySQL prints.
-	where, rpWhere := "", ""
-	if f != nil {
-		// Two indexed steps instead of one OR'ed subquery, which MySQL
-		// answers with a scan of every provider and inventory.
-		var roots []int64
-		q := "SELECT COALESCE(root_provider_id, id) FROM resource_providers WHERE uuid IN (" + sqlList(f.uuids) + ") UNION SELECT COALESCE(root_provider_id, id) FROM resource_providers WHERE name IN (" + sqlList(f.names) + ")"
-		if err := db.SelectContext(ctx, &roots, q); err != nil {
-			return nil, db.Errorf("read resource_providers: %w", CleanError(err))
-		}
-		if len(roots) == 0 {
-			return st, nil
-		}
-		idl := make([]string, len(roots))
-		for i, r := range roots {
-			idl[i] = fmt.Sprint(r)
-		}
-		where = " WHERE rp.root_provider_id IN (" + strings.Join(idl, ",") + ") OR rp.id IN (" + strings.Join(idl, ",") + ")"
-	}
-	rows, err := db.QueryContext(ctx, `SELECT rp.id, rp.uuid, COALESCE(rp.name, ''), COALESCE(rp.generation, 0),
-		COALESCE(p.uuid, ''), COALESCE(r.uuid, '')
-		FROM resource_providers rp
-		LEFT JOIN resource_providers p ON p.id = rp.parent_provider_id
-		LEFT JOIN resource_providers r ON r.id = rp.root_provider_id`+where)
-	if err != nil {
-		return nil, db.Errorf("read resource_providers: %w", CleanError(err))
-	}
-	for rows.Next() {
-		p := &PProvider{Inventories: map[string]PInventory{}, Traits: map[string]bool{}, Aggregates: map[string]bool{}, Used: map[string]bool{}}
-		if err := rows.Scan(&p.ID, &p.UUID, &p.Name, &p.Generation, &p.ParentUUID, &p.RootUUID); err != nil {
-			rows.Close()
-			return nil, db.Errorf("read resource_providers: %w", CleanError(err))
-		}
-		st.Providers[p.UUID] = p
-		byID[p.ID] = p
-		if p.Name != "" {
-			st.ByName[p.Name] = p.UUID
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, db.Errorf("read resource_providers: %w", CleanError(err))
-	}
-	if f != nil {
-		if len(byID) == 0 {
-			return st, nil
-		}
-		idl := make([]string, 0, len(byID))
-		for id := range byID {
-			idl = append(idl, fmt.Sprint(id))
-		}
-		rpWhere = " WHERE %s IN (" + strings.Join(idl, ",") + ")"
-	}
-	filter := func(col string) string {
-		if rpWhere == "" {
-			return ""
-		}
-		return fmt.Sprintf(rpWhere, col)
-	}
-	scan := func(what, q string, fn func(r *sql.Rows) (int64, error)) error {
-		rows, err := db.QueryContext(ctx, q)
-		if err != nil {
-			return db.Errorf("read %s: %w", what, CleanError(err))
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if _, err := fn(rows); err != nil {
-				return db.Errorf("read %s: %w", what, CleanError(err))
+	// One snapshot, so that the five reads agree with each other.
+	err := db.placementReadTx(ctx, func(tx *sqlx.Tx) error {
+		// The queries that read ratios take no bound parameters: that keeps
+		// go-sql-driver on the text protocol, where FLOAT columns arrive as
+		// the decimal MySQL prints.
+		where := ""
+		if f != nil {
+			// Two indexed steps instead of one OR'ed subquery, which MySQL
+			// answers with a scan of every provider and inventory.
+			var roots []int64
+			q := "SELECT COALESCE(root_provider_id, id) FROM resource_providers WHERE uuid IN (" + inList(len(f.uuids)) +
+				") UNION SELECT COALESCE(root_provider_id, id) FROM resource_providers WHERE name IN (" + inList(len(f.names)) + ")"
+			args := make([]any, 0, len(f.uuids)+len(f.names))
+			for _, v := range f.uuids {
+				args = append(args, v)
 			}
+			for _, v := range f.names {
+				args = append(args, v)
+			}
+			if err := tx.SelectContext(ctx, &roots, db.Rebind(q), args...); err != nil {
+				return db.Errorf("read resource_providers: %w", CleanError(err))
+			}
+			if len(roots) == 0 {
+				return nil
+			}
+			idl := sqlInts(roots)
+			where = " WHERE rp.root_provider_id IN (" + idl + ") OR rp.id IN (" + idl + ")"
 		}
-		if err := rows.Err(); err != nil {
-			return db.Errorf("read %s: %w", what, CleanError(err))
+		if err := scanPlacementRows(ctx, db, tx, "resource_providers", `SELECT rp.id, rp.uuid, COALESCE(rp.name, ''), COALESCE(rp.generation, 0),
+			COALESCE(p.uuid, ''), COALESCE(r.uuid, '')
+			FROM resource_providers rp
+			LEFT JOIN resource_providers p ON p.id = rp.parent_provider_id
+			LEFT JOIN resource_providers r ON r.id = rp.root_provider_id`+where,
+			func(rows *sql.Rows) error {
+				p := &PProvider{Inventories: map[string]PInventory{}, Traits: map[string]bool{}, Aggregates: map[string]bool{}, Used: map[string]bool{}}
+				if err := rows.Scan(&p.ID, &p.UUID, &p.Name, &p.Generation, &p.ParentUUID, &p.RootUUID); err != nil {
+					return err
+				}
+				st.Providers[p.UUID] = p
+				byID[p.ID] = p
+				if p.Name != "" {
+					st.ByName[p.Name] = p.UUID
+				}
+				return nil
+			}); err != nil {
+			return err
 		}
-		return nil
-	}
-	err = scan("inventories", `SELECT i.resource_provider_id, rc.name, i.total, i.reserved, i.min_unit, i.max_unit, i.step_size, i.allocation_ratio
-		FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id`+filter("i.resource_provider_id"),
-		func(r *sql.Rows) (int64, error) {
-			var id int64
-			var rc string
-			var inv PInventory
-			var ratio sql.NullFloat64
-			if err := r.Scan(&id, &rc, &inv.Total, &inv.Reserved, &inv.MinUnit, &inv.MaxUnit, &inv.StepSize, &ratio); err != nil {
-				return 0, err
+		filter := func(string) string { return "" }
+		if f != nil {
+			if len(byID) == 0 {
+				return nil
 			}
-			if f := db.floatPtr(ratio); f != nil {
-				inv.AllocationRatio = *f
-			}
-			if p := byID[id]; p != nil {
-				p.Inventories[rc] = inv
-			}
-			return id, nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	err = scan("resource_provider_traits", `SELECT t.resource_provider_id, tr.name FROM resource_provider_traits t JOIN traits tr ON tr.id = t.trait_id`+filter("t.resource_provider_id"),
-		func(r *sql.Rows) (int64, error) {
-			var id int64
-			var name string
-			if err := r.Scan(&id, &name); err != nil {
-				return 0, err
-			}
-			if p := byID[id]; p != nil {
-				p.Traits[name] = true
-			}
-			return id, nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	err = scan("resource_provider_aggregates", `SELECT a.resource_provider_id, pa.uuid FROM resource_provider_aggregates a JOIN placement_aggregates pa ON pa.id = a.aggregate_id`+filter("a.resource_provider_id"),
-		func(r *sql.Rows) (int64, error) {
-			var id int64
-			var u string
-			if err := r.Scan(&id, &u); err != nil {
-				return 0, err
-			}
-			if p := byID[id]; p != nil {
-				p.Aggregates[u] = true
-			}
-			return id, nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	err = scan("allocations", `SELECT DISTINCT al.resource_provider_id, rc.name FROM allocations al JOIN resource_classes rc ON rc.id = al.resource_class_id`+filter("al.resource_provider_id"),
-		func(r *sql.Rows) (int64, error) {
-			var id int64
-			var rc string
-			if err := r.Scan(&id, &rc); err != nil {
-				return 0, err
-			}
-			if p := byID[id]; p != nil {
-				p.Used[rc] = true
-			}
-			return id, nil
-		})
+			idl := sqlInts(slices.Collect(maps.Keys(byID)))
+			filter = func(col string) string { return " WHERE " + col + " IN (" + idl + ")" }
+		}
+		if err := scanPlacementRows(ctx, db, tx, "inventories", `SELECT i.resource_provider_id, rc.name, i.total, i.reserved, i.min_unit, i.max_unit, i.step_size, i.allocation_ratio
+			FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id`+filter("i.resource_provider_id"),
+			func(r *sql.Rows) error {
+				var id int64
+				var rc string
+				var inv PInventory
+				var ratio sql.NullFloat64
+				if err := r.Scan(&id, &rc, &inv.Total, &inv.Reserved, &inv.MinUnit, &inv.MaxUnit, &inv.StepSize, &ratio); err != nil {
+					return err
+				}
+				if f := db.floatPtr(ratio); f != nil {
+					inv.AllocationRatio = *f
+				}
+				if p := byID[id]; p != nil {
+					p.Inventories[rc] = inv
+				}
+				return nil
+			}); err != nil {
+			return err
+		}
+		if err := scanPlacementRows(ctx, db, tx, "resource_provider_traits", `SELECT t.resource_provider_id, tr.name FROM resource_provider_traits t JOIN traits tr ON tr.id = t.trait_id`+filter("t.resource_provider_id"),
+			func(r *sql.Rows) error {
+				var id int64
+				var name string
+				if err := r.Scan(&id, &name); err != nil {
+					return err
+				}
+				if p := byID[id]; p != nil {
+					p.Traits[name] = true
+				}
+				return nil
+			}); err != nil {
+			return err
+		}
+		if err := scanPlacementRows(ctx, db, tx, "resource_provider_aggregates", `SELECT a.resource_provider_id, pa.uuid FROM resource_provider_aggregates a JOIN placement_aggregates pa ON pa.id = a.aggregate_id`+filter("a.resource_provider_id"),
+			func(r *sql.Rows) error {
+				var id int64
+				var u string
+				if err := r.Scan(&id, &u); err != nil {
+					return err
+				}
+				if p := byID[id]; p != nil {
+					p.Aggregates[u] = true
+				}
+				return nil
+			}); err != nil {
+			return err
+		}
+		return scanPlacementRows(ctx, db, tx, "allocations", `SELECT DISTINCT al.resource_provider_id, rc.name FROM allocations al JOIN resource_classes rc ON rc.id = al.resource_class_id`+filter("al.resource_provider_id"),
+			func(r *sql.Rows) error {
+				var id int64
+				var rc string
+				if err := r.Scan(&id, &rc); err != nil {
+					return err
+				}
+				if p := byID[id]; p != nil {
+					p.Used[rc] = true
+				}
+				return nil
+			})
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -525,7 +500,7 @@ func writeGroup(ctx context.Context, db *DB, tx *sqlx.Tx, ids *PlacementIDs, nod
 		for i := range nodes[n].Providers {
 			p := &nodes[n].Providers[i]
 			id := provID[p.UUID]
-			for _, rc := range sortedInvKeys(p.AddInventories) {
+			for _, rc := range slices.Sorted(maps.Keys(p.AddInventories)) {
 				v := p.AddInventories[rc]
 				cid, ok := ids.Classes[rc]
 				if !ok {
@@ -533,7 +508,7 @@ func writeGroup(ctx context.Context, db *DB, tx *sqlx.Tx, ids *PlacementIDs, nod
 				}
 				inv.add(now, id, cid, v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, v.AllocationRatio)
 			}
-			for _, rc := range sortedInvKeys(p.UpdateInventories) {
+			for _, rc := range slices.Sorted(maps.Keys(p.UpdateInventories)) {
 				v := p.UpdateInventories[rc]
 				if _, err := tx.ExecContext(ctx, db.Rebind(`UPDATE inventories SET updated_at = ?, total = ?, reserved = ?, min_unit = ?, max_unit = ?, step_size = ?, allocation_ratio = ?
 					WHERE resource_provider_id = ? AND resource_class_id = ?`), now, v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, v.AllocationRatio, id, ids.Classes[rc]); err != nil {
@@ -609,15 +584,6 @@ func provUUIDs(ps []*ProviderWrite) []string {
 	return out
 }
 
-func sortedInvKeys(m map[string]PInventory) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // bumpGeneration moves an existing provider from the generation the plan
 // saw to the one it leaves, as Placement's increment_generation does, and
 // fails with ErrGenerationConflict when someone else changed it meanwhile.
@@ -630,25 +596,35 @@ func bumpGeneration(ctx context.Context, db *DB, tx *sqlx.Tx, p *ProviderWrite) 
 	if n, _ := res.RowsAffected(); n != 1 {
 		return 0, 0, fmt.Errorf("%w: provider %s is no longer at generation %d", ErrGenerationConflict, p.UUID, p.ExpectGeneration)
 	}
-	var r struct {
-		ID   int64         `db:"id"`
-		Root sql.NullInt64 `db:"root_provider_id"`
-	}
-	if err := tx.GetContext(ctx, &r, db.Rebind(`SELECT id, root_provider_id FROM resource_providers WHERE uuid = ?`), p.UUID); err != nil {
+	if id, root, err = providerIDs(ctx, db, tx, p.UUID); err != nil {
 		return 0, 0, db.Errorf("read resource provider %s: %w", p.UUID, CleanError(err))
 	}
-	return r.ID, r.Root.Int64, nil
+	return id, root, nil
 }
 
-func parentIDs(ctx context.Context, db *DB, tx *sqlx.Tx, uuid string, provID, rootID map[string]int64) error {
+// providerIDs reads a provider's id and root_provider_id.
+func providerIDs(ctx context.Context, db *DB, tx *sqlx.Tx, uuid string) (id, root int64, err error) {
 	var r struct {
 		ID   int64         `db:"id"`
 		Root sql.NullInt64 `db:"root_provider_id"`
 	}
 	if err := tx.GetContext(ctx, &r, db.Rebind(`SELECT id, root_provider_id FROM resource_providers WHERE uuid = ?`), uuid); err != nil {
+		return 0, 0, err
+	}
+	return r.ID, r.Root.Int64, nil
+}
+
+// parentIDs looks up a parent provider outside the write; a parent deleted
+// since the plan read it is a conflict, to re-plan.
+func parentIDs(ctx context.Context, db *DB, tx *sqlx.Tx, uuid string, provID, rootID map[string]int64) error {
+	id, root, err := providerIDs(ctx, db, tx, uuid)
+	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: parent provider %s not found", ErrGenerationConflict, uuid)
 	}
-	provID[uuid], rootID[uuid] = r.ID, r.Root.Int64
+	if err != nil {
+		return db.Errorf("read resource provider %s: %w", uuid, CleanError(err))
+	}
+	provID[uuid], rootID[uuid] = id, root
 	return nil
 }
 
@@ -682,11 +658,7 @@ func SetComputeNodeUUIDs(ctx context.Context, cell *DB, want map[int64]string) (
 	if len(want) == 0 {
 		return map[int64]string{}, nil
 	}
-	keys := make([]int64, 0, len(want))
-	for id := range want {
-		keys = append(keys, id)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	keys := slices.Sorted(maps.Keys(want))
 	// One statement per chunk instead of one per node: a batch of uuids is
 	// one round trip, and each statement is atomic without a transaction.
 	// Chunks keep CASE (evaluated per row) short and SQLite under its
@@ -716,11 +688,7 @@ func SetComputeNodeUUIDs(ctx context.Context, cell *DB, want map[int64]string) (
 	}
 	if changedAll {
 		// Every row was still NULL and now holds the uuid asked for.
-		out := make(map[int64]string, len(want))
-		for id, u := range want {
-			out[id] = u
-		}
-		return out, nil
+		return maps.Clone(want), nil
 	}
 	ids := sqlInts(keys)
 	rows, err := cell.QueryContext(ctx, "SELECT id, uuid FROM compute_nodes WHERE id IN ("+ids+")")
@@ -776,22 +744,6 @@ func inline(db *DB, q string, args []any) (string, bool) {
 	return string(append(b, q[i:]...)), true
 }
 
-// SetComputeNodeUUID stores uuid on a compute node that has none, unless a
-// nova-compute set one first, and returns the uuid the row holds afterwards.
-func SetComputeNodeUUID(ctx context.Context, cell *DB, id int64, uuid string) (string, error) {
-	if _, err := cell.ExecContext(ctx, cell.Rebind(`UPDATE compute_nodes SET uuid = ? WHERE id = ? AND uuid IS NULL`), uuid, id); err != nil {
-		return "", cell.Errorf("set uuid of compute node %d: %w", id, CleanError(err))
-	}
-	var got sql.NullString
-	if err := cell.GetContext(ctx, &got, cell.Rebind(`SELECT uuid FROM compute_nodes WHERE id = ?`), id); err != nil {
-		return "", cell.Errorf("read uuid of compute node %d: %w", id, CleanError(err))
-	}
-	if !got.Valid || got.String == "" {
-		return "", cell.Errorf("compute node %d still has no uuid", id)
-	}
-	return got.String, nil
-}
-
 // BulkLoadProviders inserts root providers with their inventories, traits
 // and aggregates in one transaction with explicit ids and no reads, each
 // table in multi-row statements of up to 1 MiB of literal SQL: the floor
@@ -810,7 +762,7 @@ func BulkLoadProviders(ctx context.Context, db *DB, ids *PlacementIDs, ps []*PPr
 		for _, p := range ps {
 			next++
 			rp.add(next, now, p.UUID, p.Name, p.Generation, next)
-			for _, rc := range sortedInvKeys(p.Inventories) {
+			for _, rc := range slices.Sorted(maps.Keys(p.Inventories)) {
 				v := p.Inventories[rc]
 				inv.add(now, next, ids.Classes[rc], v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, v.AllocationRatio)
 			}
