@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/storage"
@@ -65,8 +65,8 @@ Exit codes: 0 listed, 1 error.`,
 				for _, n := range nodes {
 					rows.Rows = append(rows.Rows, []string{db.Name, strconv.FormatInt(n.ID, 10), strOr(n.UUID, "-"), strOr(n.Host, "-"),
 						strOr(n.HypervisorHostname, "-"), strconv.FormatInt(n.VCPUs, 10), strconv.FormatInt(n.MemoryMB, 10),
-						strconv.FormatInt(n.LocalGB, 10), ratio(n.CPUAllocationRatio), ratio(n.RAMAllocationRatio),
-						ratio(n.DiskAllocationRatio), strconv.FormatBool(n.IsDeleted())})
+						strconv.FormatInt(n.LocalGB, 10), migrate.FormatRatio(n.CPUAllocationRatio), migrate.FormatRatio(n.RAMAllocationRatio),
+						migrate.FormatRatio(n.DiskAllocationRatio), strconv.FormatBool(n.IsDeleted())})
 					data = append(data, computeNodeRow{Cell: db.Name, ComputeNode: n})
 				}
 			}
@@ -103,17 +103,4 @@ func strOr(s *string, def string) string {
 		return def
 	}
 	return *s
-}
-
-func ratio(r *float64) string {
-	if r == nil {
-		return "NULL"
-	}
-	// Printed as Python prints floats ("16.0"), as nova.conf and Nova's
-	// own tools show ratios.
-	s := strconv.FormatFloat(*r, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".eEIN") {
-		s += ".0"
-	}
-	return s
 }

@@ -39,7 +39,8 @@ Exit codes: 0 written, 1 error.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			dbs, err := f.Databases(ctx, storage.NeedCells, storage.NeedAPI|storage.NeedPlacement)
+			// Placement stays closed: a pre-migration cloud has no providers.
+			dbs, err := f.Databases(ctx, storage.NeedCells, storage.NeedAPI)
 			if err != nil {
 				return err
 			}

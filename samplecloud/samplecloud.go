@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -167,8 +166,6 @@ func pick[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
 // node is a compute node being built, with what usage needs.
 type node struct {
 	cn      *nova.ComputeNode
-	hw      hardware
-	cellNo  int
 	vcpus   int64
 	mem     int64 // instance memory, without the host reservation
 	disk    int64
@@ -383,7 +380,7 @@ func (g *gen) computeNode(c *Cell, cellIdx int, host string, st rowState) *node 
 	} else {
 		g.kind(prefix+"uuid=null", id)
 	}
-	return &node{cn: cn, hw: h, cellNo: cellIdx, projs: map[string]int{}}
+	return &node{cn: cn, projs: map[string]int{}}
 }
 
 // pools gives a host SR-IOV VFs, GPUs, both or none, on its NUMA cells.
@@ -500,6 +497,11 @@ var projects = []string{"8c2e5d1f4b7a4f0e9d3c6b2a1e0f9d8c", "3f9a7c1e2b4d4e6f8a0
 func (g *gen) instances(c *Cell, nodes []*node) {
 	r := g.rng
 	fl := g.c.Flavors
+	// An unmoved instance's instance_extra.flavor depends on its flavor only.
+	curFlavor := make([]*string, len(fl))
+	for i := range fl {
+		curFlavor[i] = flavorJSON(&fl[i], nil, nil)
+	}
 	var placed []int // indexes into c.Instances
 	owner := map[int]*node{}
 	for _, n := range nodes {
@@ -508,7 +510,8 @@ func (g *gen) instances(c *Cell, nodes []*node) {
 			k = r.IntN(g.o.MaxInstancesPerNode + 1)
 		}
 		for i := 0; i < k; i++ {
-			f := fl[r.IntN(len(fl))]
+			fi := r.IntN(len(fl))
+			f := fl[fi]
 			if !fits(n, f) {
 				continue
 			}
@@ -522,7 +525,7 @@ func (g *gen) instances(c *Cell, nodes []*node) {
 				ImageRef: "0b6fe5e0-1d2c-4f4f-9a9e-6a2f3b8e9d11", Host: n.cn.Host, Node: n.cn.HypervisorHostname,
 				LaunchedOn: n.cn.Host, AvailabilityZone: sp("nova"), VMState: "active", PowerState: 1,
 				InstanceTypeID: f.ID, MemoryMB: f.MemoryMB, VCPUs: f.VCPUs, RootGB: f.RootGB, EphemeralGB: f.EphemeralGB,
-				Flavor: flavorJSON(&f, nil, nil), PCIRequests: sp("[]")}
+				Flavor: curFlavor[fi], PCIRequests: sp("[]")}
 			in.Hostname = fmt.Sprintf("vm-%d", in.ID)
 			in.DisplayName = in.Hostname
 			in.LaunchedAt = in.CreatedAt
@@ -593,13 +596,8 @@ func (g *gen) finishUsage(n *node) {
 	}
 	stats := map[string]string{"failed_builds": "0", "io_workload": "0", "num_instances": fmt.Sprint(n.running),
 		"num_os_type_None": fmt.Sprint(n.running), "num_task_None": fmt.Sprint(n.running), "num_vm_active": fmt.Sprint(n.running)}
-	projs := make([]string, 0, len(n.projs))
-	for p := range n.projs {
-		projs = append(projs, p)
-	}
-	sort.Strings(projs)
-	for _, p := range projs {
-		stats["num_proj_"+p] = fmt.Sprint(n.projs[p])
+	for p, k := range n.projs {
+		stats["num_proj_"+p] = fmt.Sprint(k)
 	}
 	cn.Stats = jsonString(stats)
 }

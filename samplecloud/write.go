@@ -108,6 +108,10 @@ func Write(ctx context.Context, dbs *storage.Databases, c *Cloud, o WriteOptions
 		sum.CellMappings, sum.HostMappings, sum.Flavors = len(api.CellMappings), len(api.HostMappings), len(api.Flavors)
 	}
 
+	bad := map[int64]bool{}
+	for _, id := range c.Kinds["bad"] {
+		bad[id] = true
+	}
 	for i, db := range dbs.Cells {
 		rows := storage.CellRows{Replace: o.Force}
 		cs := CellSummary{Database: db.Label()}
@@ -126,10 +130,6 @@ func Write(ctx context.Context, dbs *storage.Databases, c *Cloud, o WriteOptions
 			}
 			rows.Instances = append(rows.Instances, cell.Instances...)
 			rows.Migrations = append(rows.Migrations, cell.Migrations...)
-		}
-		bad := map[int64]bool{}
-		for _, id := range c.Kinds["bad"] {
-			bad[id] = true
 		}
 		for _, n := range rows.ComputeNodes {
 			switch {

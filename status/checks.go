@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -58,7 +60,7 @@ type Env struct {
 
 	nodesOnce  sync.Once
 	nodes      map[string][]storage.NodeCapacity // by cell name
-	nodesErr   error
+	nodesErrs  []error
 	provOnce   sync.Once
 	provs      []storage.ProviderTotals
 	provErr    error
@@ -77,8 +79,11 @@ func (e *Env) Prefetch(ctx context.Context, checks []Check) {
 	for _, c := range checks {
 		need[c.Name] = true
 	}
-	if need[CheckResourceProviders] || need[CheckInventoryDrift] || need[CheckOrphanedProviders] {
+	joined := need[CheckResourceProviders] || need[CheckInventoryDrift] || need[CheckOrphanedProviders]
+	if joined || need[CheckComputeNodeUUIDs] || need[CheckAllocationRatios] {
 		go e.loadNodes(ctx)
+	}
+	if joined {
 		go e.loadProviders(ctx)
 	}
 	if need[CheckOverCommitted] {
@@ -185,6 +190,26 @@ type perCell struct {
 	first []string
 }
 
+// tally calls describe on every node of every readable cell, in the cells'
+// order, and counts per cell the items it adds, keeping the first few.
+func (e *Env) tally(nodes map[string][]storage.NodeCapacity, describe func(n storage.NodeCapacity, add func(string))) (pcs []perCell, total int) {
+	for _, cell := range e.cellOrder() {
+		pc := perCell{cell: cell}
+		add := func(item string) {
+			pc.count++
+			if len(pc.first) < e.sample() {
+				pc.first = append(pc.first, item)
+			}
+		}
+		for _, n := range nodes[cell] {
+			describe(n, add)
+		}
+		pcs = append(pcs, pc)
+		total += pc.count
+	}
+	return pcs, total
+}
+
 func joinCells(pc []perCell) string {
 	var parts []string
 	for _, p := range pc {
@@ -193,14 +218,6 @@ func joinCells(pc []perCell) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-func sampleHosts(s storage.NodeSample) []string {
-	var out []string
-	for _, r := range s.First {
-		out = append(out, hostOf(r))
-	}
-	return out
 }
 
 // withErrors turns a verdict into a Failure when some cells could not be
@@ -217,22 +234,17 @@ func (e *Env) withErrors(code Code, details string, errs []error) (Code, string,
 }
 
 func (e *Env) checkUUIDs(ctx context.Context) (Code, string, error) {
-	var pc []perCell
-	total := 0
-	errs := e.forEachCell(func(c *storage.DB) error {
-		s, err := storage.NodesWithoutUUID(ctx, c, e.sample())
-		if err != nil {
-			return err
+	nodes, errs := e.loadNodes(ctx)
+	pcs, total := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+		if !n.Deleted && n.UUID == "" {
+			add(hostOf(n.NodeRef))
 		}
-		total += s.Count
-		pc = append(pc, perCell{cellName(c), s.Count, sampleHosts(s)})
-		return nil
 	})
 	if total == 0 {
 		return e.withErrors(Success, "", errs)
 	}
 	d := fmt.Sprintf("%s %s a NULL uuid, so no resource provider can be created for them (%s). Run \"rpctl migrate inventory\".",
-		plural(total, "compute node", "compute nodes"), hasHave(total), joinCells(pc))
+		plural(total, "compute node", "compute nodes"), hasHave(total), joinCells(pcs))
 	return e.withErrors(Warning, d, errs)
 }
 
@@ -259,22 +271,17 @@ func (e *Env) checkRatios(ctx context.Context) (Code, string, error) {
 			msgs = append(msgs, fmt.Sprintf("[DEFAULT] %s is set to 0.0 (%s); unset it or give a positive ratio.", o.name, o.src))
 		}
 	}
-	var empty, negative []perCell
-	emptyN, negN := 0, 0
-	errs := e.forEachCell(func(c *storage.DB) error {
-		s, err := storage.NodesWithEmptyRatios(ctx, c, e.sample())
-		if err != nil {
-			return err
+	nodes, errs := e.loadNodes(ctx)
+	// Empty is what Nova's migrate_empty_ratio selects: any ratio NULL or 0.0.
+	empty, emptyN := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+		if !n.Deleted && slices.ContainsFunc(ratiosOf(n), func(r *float64) bool { return r == nil || *r == 0 }) {
+			add(hostOf(n.NodeRef))
 		}
-		n, err := storage.NodesWithNegativeRatios(ctx, c, e.sample())
-		if err != nil {
-			return err
+	})
+	negative, negN := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+		if !n.Deleted && slices.ContainsFunc(ratiosOf(n), func(r *float64) bool { return r != nil && *r < 0 }) {
+			add(hostOf(n.NodeRef))
 		}
-		emptyN += s.Count
-		negN += n.Count
-		empty = append(empty, perCell{cellName(c), s.Count, sampleHosts(s)})
-		negative = append(negative, perCell{cellName(c), n.Count, sampleHosts(n)})
-		return nil
 	})
 	if emptyN > 0 {
 		code = max(code, Warning)
@@ -289,12 +296,16 @@ func (e *Env) checkRatios(ctx context.Context) (Code, string, error) {
 	return e.withErrors(code, strings.Join(msgs, " "), errs)
 }
 
-// loadNodes reads every cell's nodes with a uuid once for the checks that
-// join them with Placement.
-func (e *Env) loadNodes(ctx context.Context) (map[string][]storage.NodeCapacity, error) {
+func ratiosOf(n storage.NodeCapacity) []*float64 {
+	return []*float64{n.CPURatio, n.RAMRatio, n.DiskRatio}
+}
+
+// loadNodes reads every cell's nodes once for the checks that look at them;
+// the errors are those of the cells that could not be read.
+func (e *Env) loadNodes(ctx context.Context) (map[string][]storage.NodeCapacity, []error) {
 	e.nodesOnce.Do(func() {
 		e.nodes = map[string][]storage.NodeCapacity{}
-		errs := e.forEachCell(func(c *storage.DB) error {
+		e.nodesErrs = e.forEachCell(func(c *storage.DB) error {
 			ns, err := storage.ListNodeCapacities(ctx, c)
 			if err != nil {
 				return err
@@ -302,9 +313,8 @@ func (e *Env) loadNodes(ctx context.Context) (map[string][]storage.NodeCapacity,
 			e.nodes[cellName(c)] = ns
 			return nil
 		})
-		e.nodesErr = errors.Join(errs...)
 	})
-	return e.nodes, e.nodesErr
+	return e.nodes, e.nodesErrs
 }
 
 func (e *Env) loadProviders(ctx context.Context) ([]storage.ProviderTotals, error) {
@@ -355,46 +365,34 @@ func legacy(n storage.NodeCapacity) [3]int64 { return [3]int64{n.VCPUs, n.Memory
 func placementTotals(p storage.ProviderTotals) [3]*int64 { return [3]*int64{p.VCPU, p.Memory, p.Disk} }
 
 func (e *Env) checkProviders(ctx context.Context) (Code, string, error) {
-	nodes, nerr := e.loadNodes(ctx)
+	nodes, nerrs := e.loadNodes(ctx)
 	provs, perr := e.loadProviders(ctx)
 	if perr != nil {
-		return unavailable(perr, nerr)
+		return unavailable(append([]error{perr}, nerrs...)...)
 	}
 	byUUID := e.providersByUUID(provs)
-	var noProv, noInv []perCell
-	noProvN, noInvN := 0, 0
-	for _, cell := range e.cellOrder() {
-		np, ni := perCell{cell: cell}, perCell{cell: cell}
-		for _, n := range nodes[cell] {
-			if n.Deleted {
-				continue
-			}
-			p := byUUID[n.UUID]
-			if p == nil {
-				np.count++
-				if len(np.first) < e.sample() {
-					np.first = append(np.first, hostOf(n.NodeRef))
-				}
-				continue
-			}
-			var missing []string
-			tot := placementTotals(*p)
-			for i, v := range legacy(n) {
-				if v > 0 && tot[i] == nil {
-					missing = append(missing, legacyClasses[i])
-				}
-			}
-			if len(missing) > 0 {
-				ni.count++
-				if len(ni.first) < e.sample() {
-					ni.first = append(ni.first, fmt.Sprintf("%s (%s)", hostOf(n.NodeRef), strings.Join(missing, ", ")))
-				}
+	// A node without a uuid is the UUID check's business.
+	noProv, noProvN := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+		if !n.Deleted && n.UUID != "" && byUUID[n.UUID] == nil {
+			add(hostOf(n.NodeRef))
+		}
+	})
+	noInv, noInvN := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+		p := byUUID[n.UUID]
+		if n.Deleted || n.UUID == "" || p == nil {
+			return
+		}
+		var missing []string
+		tot := placementTotals(*p)
+		for i, v := range legacy(n) {
+			if v > 0 && tot[i] == nil {
+				missing = append(missing, legacyClasses[i])
 			}
 		}
-		noProv, noInv = append(noProv, np), append(noInv, ni)
-		noProvN += np.count
-		noInvN += ni.count
-	}
+		if len(missing) > 0 {
+			add(fmt.Sprintf("%s (%s)", hostOf(n.NodeRef), strings.Join(missing, ", ")))
+		}
+	})
 	var msgs []string
 	if noProvN > 0 {
 		msgs = append(msgs, fmt.Sprintf("%s with a uuid %s no resource provider (%s).",
@@ -405,58 +403,37 @@ func (e *Env) checkProviders(ctx context.Context) (Code, string, error) {
 			plural(noInvN, "resource provider", "resource providers"), hasHave(noInvN), joinCells(noInv)))
 	}
 	if len(msgs) == 0 {
-		return e.withErrors(Success, "", errsOf(nerr))
+		return e.withErrors(Success, "", nerrs)
 	}
 	msgs = append(msgs, "Run \"rpctl migrate inventory\".")
-	return e.withErrors(Warning, strings.Join(msgs, " "), errsOf(nerr))
-}
-
-func errsOf(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
+	return e.withErrors(Warning, strings.Join(msgs, " "), nerrs)
 }
 
 func (e *Env) checkDrift(ctx context.Context) (Code, string, error) {
-	nodes, nerr := e.loadNodes(ctx)
+	nodes, nerrs := e.loadNodes(ctx)
 	provs, perr := e.loadProviders(ctx)
 	if perr != nil {
-		return unavailable(perr, nerr)
+		return unavailable(append([]error{perr}, nerrs...)...)
 	}
 	byUUID := e.providersByUUID(provs)
-	var pcs []perCell
-	total := 0
-	for _, cell := range e.cellOrder() {
-		pc := perCell{cell: cell}
-		for _, n := range nodes[cell] {
-			p := byUUID[n.UUID]
-			if n.Deleted || p == nil {
-				continue
-			}
-			tot := placementTotals(*p)
-			for i, v := range legacy(n) {
-				if tot[i] == nil || *tot[i] == v {
-					continue
-				}
-				pc.count++
-				if len(pc.first) < e.sample() {
-					pc.first = append(pc.first, fmt.Sprintf("%s %s legacy %d Placement %d", hostOf(n.NodeRef), legacyClasses[i], v, *tot[i]))
-				}
+	pcs, total := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+		p := byUUID[n.UUID]
+		if n.Deleted || n.UUID == "" || p == nil {
+			return
+		}
+		tot := placementTotals(*p)
+		for i, v := range legacy(n) {
+			if tot[i] != nil && *tot[i] != v {
+				add(fmt.Sprintf("%s %s legacy %d Placement %d", hostOf(n.NodeRef), legacyClasses[i], v, *tot[i]))
 			}
 		}
-		pcs = append(pcs, pc)
-		total += pc.count
-	}
+	})
 	if total == 0 {
-		return e.withErrors(Success, "", errsOf(nerr))
+		return e.withErrors(Success, "", nerrs)
 	}
 	d := fmt.Sprintf("%s with the compute node's legacy vcpus/memory_mb/local_gb (%s). Check the compute nodes' resource tracker, or re-run \"rpctl migrate inventory\".",
 		plural(total, "inventory total disagrees", "inventory totals disagree"), joinCells(pcs))
-	return e.withErrors(Warning, d, errsOf(nerr))
+	return e.withErrors(Warning, d, nerrs)
 }
 
 func (e *Env) checkOverCommitted(ctx context.Context) (Code, string, error) {
@@ -476,21 +453,14 @@ func (e *Env) checkOverCommitted(ctx context.Context) (Code, string, error) {
 			if name == "" {
 				name = o.UUID
 			}
+			capacity := o.Capacity()
 			first = append(first, fmt.Sprintf("%s %s used %d > capacity %s ((%d - %d) * %s)",
-				name, o.Class, o.Used, fmtFloat(o.Capacity()), o.Total, o.Reserved, fmtFloat(o.AllocationRatio)))
+				name, o.Class, o.Used, migrate.FormatRatio(&capacity), o.Total, o.Reserved, migrate.FormatRatio(&o.AllocationRatio)))
 		}
 	}
 	return Failure, fmt.Sprintf("%s on %s exceed Placement's capacity (total - reserved) * allocation_ratio: %s. New instances cannot land there and moves will fail; raise the allocation ratio or move instances away.",
 		plural(len(over), "inventory's allocations", "inventories' allocations"), plural(len(provs), "resource provider", "resource providers"),
 		listSome(first, len(over))), nil
-}
-
-func fmtFloat(f float64) string {
-	s := fmt.Sprintf("%g", f)
-	if !strings.ContainsAny(s, ".e") {
-		s += ".0"
-	}
-	return s
 }
 
 // The two checks of placement-status upgrade check (placement 8.0.0
@@ -524,18 +494,20 @@ func (e *Env) checkIncompleteConsumers(ctx context.Context) (Code, string, error
 }
 
 func (e *Env) checkOrphans(ctx context.Context) (Code, string, error) {
-	nodes, nerr := e.loadNodes(ctx)
+	nodes, nerrs := e.loadNodes(ctx)
 	provs, perr := e.loadProviders(ctx)
-	if perr != nil || nerr != nil {
+	if perr != nil || len(nerrs) > 0 {
 		// Without every cell a provider cannot be called orphaned.
-		return unavailable(perr, nerr)
+		return unavailable(append([]error{perr}, nerrs...)...)
 	}
 	live, deleted := map[string]bool{}, map[string]string{}
 	for cell, ns := range nodes {
 		for _, n := range ns {
-			if n.Deleted {
+			switch {
+			case n.UUID == "":
+			case n.Deleted:
 				deleted[n.UUID] = cell + ": " + hostOf(n.NodeRef)
-			} else {
+			default:
 				live[n.UUID] = true
 			}
 		}

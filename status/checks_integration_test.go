@@ -423,3 +423,37 @@ func TestDeadDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestCellsFromMappings: without --cell-db the cells come from the API
+// database's cell_mappings, cell0 skipped; a dead cell is reported by its
+// mapping's name and does not hide the live one.
+func TestCellsFromMappings(t *testing.T) {
+	ctx := context.Background()
+	live, apiDB := testdb.NewMySQL(t), testdb.NewMySQL(t)
+	api := open(t, apiDB, storage.RoleAPI, "")
+	if _, err := storage.Init(ctx, api, storage.PartAPI); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf("mysql+pymysql://nova:secret-pw@127.0.0.1:%d/nova_cell2", testdb.FreePort(t))
+	if err := storage.InsertAPIRows(ctx, api, storage.APIRows{CellMappings: []nova.CellMapping{
+		{ID: 1, UUID: nova.Cell0UUID, Name: "cell0", DatabaseConnection: dead},
+		{ID: 2, UUID: "6b9b1e0e-0000-4000-8000-000000000001", Name: "cell1", DatabaseConnection: live.URL},
+		{ID: 3, UUID: "6b9b1e0e-0000-4000-8000-000000000002", Name: "cell2", DatabaseConnection: dead},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := storage.ConnectReachable(ctx, storage.Sources{APIDB: storage.Source{URL: apiDB.URL, Origin: "--api-db"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if len(r.Cells) != 1 || r.Cells[0].Name != "cell1" {
+		t.Errorf("cells %+v", r.Cells)
+	}
+	if len(r.CellErrs) != 1 || !strings.HasPrefix(r.CellErrs[0].Error(), `cell "cell2": `) || strings.Contains(r.CellErrs[0].Error(), "secret-pw") {
+		t.Errorf("cell errors %q", r.CellErrs)
+	}
+	if r.PlacementErr == nil || !strings.Contains(r.PlacementErr.Error(), "no database configured for Placement") {
+		t.Errorf("Placement error %v", r.PlacementErr)
+	}
+}

@@ -84,3 +84,14 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableCellsOneLine: several unreadable cells make one line of
+// details, as oslo.upgradecheck's --json consumers expect.
+func TestUnreadableCellsOneLine(t *testing.T) {
+	e := &Env{CellErrs: []error{errors.New("cell a: dead"), errors.New("cell b: dead")}, PlacementErr: errors.New("no Placement")}
+	for _, c := range Run(context.Background(), Checks(e)).Results {
+		if c.Code != Failure || strings.Contains(c.Details, "\n") {
+			t.Errorf("%s: %s %q", c.Check, c.Code, c.Details)
+		}
+	}
+}

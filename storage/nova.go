@@ -138,9 +138,27 @@ type CellRows struct {
 	Replace bool
 }
 
-// cellTables are the tables CellRows writes, children first so that deleting
-// in this order respects the foreign keys.
-var cellTables = []string{"instance_extra", "migrations", "instances", "compute_nodes", "services"}
+// insertAll writes rows into table through one inserter; vals gives a row's
+// values in the order of cols.
+func insertAll[T any](ctx context.Context, db *DB, tx *sqlx.Tx, table string, cols []string, rows []T, vals func(*T) []any) error {
+	w := newInserter(db, tx, table, cols...)
+	for i := range rows {
+		if err := w.add(ctx, vals(&rows[i])...); err != nil {
+			return err
+		}
+	}
+	return w.flush(ctx)
+}
+
+// clearTables deletes every row of tables, in their order.
+func clearTables(ctx context.Context, db *DB, tx *sqlx.Tx, tables ...string) error {
+	for _, t := range tables {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+			return db.Errorf("clear %s: %w", t, CleanError(err))
+		}
+	}
+	return nil
+}
 
 // InsertCellRows writes rows into a cell database in one transaction, with
 // their ids as given so that compute_nodes.service_id and the instances'
@@ -148,22 +166,49 @@ var cellTables = []string{"instance_extra", "migrations", "instances", "compute_
 func InsertCellRows(ctx context.Context, db *DB, r CellRows) error {
 	return db.Tx(ctx, func(tx *sqlx.Tx) error {
 		if r.Replace {
-			for _, t := range cellTables {
-				if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-					return db.Errorf("clear %s: %w", t, CleanError(err))
-				}
+			// Children first, so that the foreign keys hold.
+			if err := clearTables(ctx, db, tx, "instance_extra", "migrations", "instances", "compute_nodes", "services"); err != nil {
+				return err
 			}
 		}
-		if err := insertServices(ctx, db, tx, r.Services); err != nil {
+		if err := insertAll(ctx, db, tx, "services", serviceCols, r.Services, func(s *nova.Service) []any {
+			return []any{s.ID, db.timeArg(s.CreatedAt), db.timeArg(s.UpdatedAt), db.timeArg(s.DeletedAt), s.Deleted, ptr(s.UUID),
+				ptr(s.Host), ptr(s.Binary), ptr(s.Topic), s.ReportCount, s.Disabled, ptr(s.DisabledReason),
+				db.timeArg(s.LastSeenUp), s.ForcedDown, s.Version}
+		}); err != nil {
 			return err
 		}
-		if err := insertComputeNodes(ctx, db, tx, r.ComputeNodes); err != nil {
+		if err := insertAll(ctx, db, tx, "compute_nodes", computeNodeCols, r.ComputeNodes, func(n *nova.ComputeNode) []any {
+			return []any{n.ID, db.timeArg(n.CreatedAt), db.timeArg(n.UpdatedAt), db.timeArg(n.DeletedAt), n.Deleted,
+				ptr(n.ServiceID), ptr(n.Host), ptr(n.HypervisorHostname), ptr(n.UUID),
+				n.VCPUs, n.MemoryMB, n.LocalGB, n.VCPUsUsed, n.MemoryMBUsed, n.LocalGBUsed,
+				n.HypervisorType, n.HypervisorVersion, n.CPUInfo,
+				ptr(n.DiskAvailableLeast), ptr(n.FreeRAMMB), ptr(n.FreeDiskGB), ptr(n.CurrentWorkload), ptr(n.RunningVMs), ptr(n.HostIP),
+				ptr(n.SupportedInstances), ptr(n.PCIStats), ptr(n.Metrics), ptr(n.ExtraResources), ptr(n.Stats), ptr(n.NUMATopology),
+				ptr(n.RAMAllocationRatio), ptr(n.CPUAllocationRatio), ptr(n.DiskAllocationRatio), ptr(n.Mapped)}
+		}); err != nil {
 			return err
 		}
-		if err := insertInstances(ctx, db, tx, r.Instances); err != nil {
+		if err := insertAll(ctx, db, tx, "instances", instanceCols, r.Instances, func(in *nova.Instance) []any {
+			return []any{in.ID, in.UUID, db.timeArg(in.CreatedAt), db.timeArg(in.UpdatedAt), db.timeArg(in.DeletedAt), in.Deleted,
+				in.UserID, in.ProjectID, in.ImageRef, in.Hostname, in.DisplayName, ptr(in.Host), ptr(in.Node), ptr(in.LaunchedOn),
+				ptr(in.AvailabilityZone), in.VMState, ptr(in.TaskState), in.PowerState, db.timeArg(in.LaunchedAt), in.InstanceTypeID,
+				in.MemoryMB, in.VCPUs, in.RootGB, in.EphemeralGB,
+				0, false, false, 0, false, false, fmt.Sprintf("r-%08x", uint32(in.ID))}
+		}); err != nil {
 			return err
 		}
-		return insertMigrations(ctx, db, tx, r.Migrations)
+		if err := insertAll(ctx, db, tx, "instance_extra", instanceExtraCols, r.Instances, func(in *nova.Instance) []any {
+			return []any{in.ID, db.timeArg(in.CreatedAt), db.timeArg(in.UpdatedAt), db.timeArg(in.DeletedAt), in.Deleted, in.UUID,
+				ptr(in.Flavor), ptr(in.ExtraNUMATopology), ptr(in.PCIRequests)}
+		}); err != nil {
+			return err
+		}
+		return insertAll(ctx, db, tx, "migrations", migrationCols, r.Migrations, func(m *nova.Migration) []any {
+			return []any{m.ID, m.UUID, db.timeArg(m.CreatedAt), db.timeArg(m.UpdatedAt), db.timeArg(m.DeletedAt), m.Deleted,
+				m.SourceCompute, m.DestCompute, ptr(m.DestHost), m.SourceNode, m.DestNode, m.Status, m.InstanceUUID,
+				m.OldInstanceTypeID, m.NewInstanceTypeID, m.MigrationType, m.Hidden, m.CrossCellMove, ptr(m.UserID), ptr(m.ProjectID)}
+		})
 	})
 }
 
@@ -177,18 +222,6 @@ func InsertServices(ctx context.Context, db *DB, svcs []nova.Service) error {
 	return InsertCellRows(ctx, db, CellRows{Services: svcs})
 }
 
-// InsertInstances writes instances and their instance_extra rows in one
-// transaction.
-func InsertInstances(ctx context.Context, db *DB, insts []nova.Instance) error {
-	return InsertCellRows(ctx, db, CellRows{Instances: insts})
-}
-
-// InsertMigrations writes migrations in one transaction; their instances
-// must exist (migrations.instance_uuid is a foreign key).
-func InsertMigrations(ctx context.Context, db *DB, ms []nova.Migration) error {
-	return InsertCellRows(ctx, db, CellRows{Migrations: ms})
-}
-
 var computeNodeCols = []string{
 	"id", "created_at", "updated_at", "deleted_at", "deleted", "service_id", "host", "hypervisor_hostname", "uuid",
 	"vcpus", "memory_mb", "local_gb", "vcpus_used", "memory_mb_used", "local_gb_used",
@@ -198,84 +231,22 @@ var computeNodeCols = []string{
 	"ram_allocation_ratio", "cpu_allocation_ratio", "disk_allocation_ratio", "mapped",
 }
 
-func insertComputeNodes(ctx context.Context, db *DB, tx *sqlx.Tx, nodes []nova.ComputeNode) error {
-	w := newInserter(db, tx, "compute_nodes", computeNodeCols...)
-	for i := range nodes {
-		n := &nodes[i]
-		err := w.add(ctx, n.ID, db.timeArg(n.CreatedAt), db.timeArg(n.UpdatedAt), db.timeArg(n.DeletedAt), n.Deleted,
-			ptr(n.ServiceID), ptr(n.Host), ptr(n.HypervisorHostname), ptr(n.UUID),
-			n.VCPUs, n.MemoryMB, n.LocalGB, n.VCPUsUsed, n.MemoryMBUsed, n.LocalGBUsed,
-			n.HypervisorType, n.HypervisorVersion, n.CPUInfo,
-			ptr(n.DiskAvailableLeast), ptr(n.FreeRAMMB), ptr(n.FreeDiskGB), ptr(n.CurrentWorkload), ptr(n.RunningVMs), ptr(n.HostIP),
-			ptr(n.SupportedInstances), ptr(n.PCIStats), ptr(n.Metrics), ptr(n.ExtraResources), ptr(n.Stats), ptr(n.NUMATopology),
-			ptr(n.RAMAllocationRatio), ptr(n.CPUAllocationRatio), ptr(n.DiskAllocationRatio), ptr(n.Mapped))
-		if err != nil {
-			return err
-		}
-	}
-	return w.flush(ctx)
-}
+var serviceCols = []string{"id", "created_at", "updated_at", "deleted_at", "deleted", "uuid",
+	"host", "binary", "topic", "report_count", "disabled", "disabled_reason", "last_seen_up", "forced_down", "version"}
 
-func insertServices(ctx context.Context, db *DB, tx *sqlx.Tx, svcs []nova.Service) error {
-	w := newInserter(db, tx, "services", "id", "created_at", "updated_at", "deleted_at", "deleted", "uuid",
-		"host", "binary", "topic", "report_count", "disabled", "disabled_reason", "last_seen_up", "forced_down", "version")
-	for i := range svcs {
-		s := &svcs[i]
-		if err := w.add(ctx, s.ID, db.timeArg(s.CreatedAt), db.timeArg(s.UpdatedAt), db.timeArg(s.DeletedAt), s.Deleted, ptr(s.UUID),
-			ptr(s.Host), ptr(s.Binary), ptr(s.Topic), s.ReportCount, s.Disabled, ptr(s.DisabledReason),
-			db.timeArg(s.LastSeenUp), s.ForcedDown, s.Version); err != nil {
-			return err
-		}
-	}
-	return w.flush(ctx)
-}
+var instanceCols = []string{"id", "uuid", "created_at", "updated_at", "deleted_at", "deleted",
+	"user_id", "project_id", "image_ref", "hostname", "display_name", "host", "node", "launched_on",
+	"availability_zone", "vm_state", "task_state", "power_state", "launched_at", "instance_type_id",
+	"memory_mb", "vcpus", "root_gb", "ephemeral_gb",
+	// Nova's create path sets these; API listings filter on them.
+	"launch_index", "locked", "hidden", "cleaned", "shutdown_terminate", "disable_terminate", "reservation_id"}
 
-func insertInstances(ctx context.Context, db *DB, tx *sqlx.Tx, insts []nova.Instance) error {
-	w := newInserter(db, tx, "instances", "id", "uuid", "created_at", "updated_at", "deleted_at", "deleted",
-		"user_id", "project_id", "image_ref", "hostname", "display_name", "host", "node", "launched_on",
-		"availability_zone", "vm_state", "task_state", "power_state", "launched_at", "instance_type_id",
-		"memory_mb", "vcpus", "root_gb", "ephemeral_gb",
-		// Nova's create path sets these; API listings filter on them.
-		"launch_index", "locked", "hidden", "cleaned", "shutdown_terminate", "disable_terminate", "reservation_id")
-	for i := range insts {
-		in := &insts[i]
-		if err := w.add(ctx, in.ID, in.UUID, db.timeArg(in.CreatedAt), db.timeArg(in.UpdatedAt), db.timeArg(in.DeletedAt), in.Deleted,
-			in.UserID, in.ProjectID, in.ImageRef, in.Hostname, in.DisplayName, ptr(in.Host), ptr(in.Node), ptr(in.LaunchedOn),
-			ptr(in.AvailabilityZone), in.VMState, ptr(in.TaskState), in.PowerState, db.timeArg(in.LaunchedAt), in.InstanceTypeID,
-			in.MemoryMB, in.VCPUs, in.RootGB, in.EphemeralGB,
-			0, false, false, 0, false, false, fmt.Sprintf("r-%08x", uint32(in.ID))); err != nil {
-			return err
-		}
-	}
-	if err := w.flush(ctx); err != nil {
-		return err
-	}
-	x := newInserter(db, tx, "instance_extra", "id", "created_at", "updated_at", "deleted_at", "deleted", "instance_uuid",
-		"flavor", "numa_topology", "pci_requests")
-	for i := range insts {
-		in := &insts[i]
-		if err := x.add(ctx, in.ID, db.timeArg(in.CreatedAt), db.timeArg(in.UpdatedAt), db.timeArg(in.DeletedAt), in.Deleted, in.UUID,
-			ptr(in.Flavor), ptr(in.ExtraNUMATopology), ptr(in.PCIRequests)); err != nil {
-			return err
-		}
-	}
-	return x.flush(ctx)
-}
+var instanceExtraCols = []string{"id", "created_at", "updated_at", "deleted_at", "deleted", "instance_uuid",
+	"flavor", "numa_topology", "pci_requests"}
 
-func insertMigrations(ctx context.Context, db *DB, tx *sqlx.Tx, ms []nova.Migration) error {
-	w := newInserter(db, tx, "migrations", "id", "uuid", "created_at", "updated_at", "deleted_at", "deleted",
-		"source_compute", "dest_compute", "dest_host", "source_node", "dest_node", "status", "instance_uuid",
-		"old_instance_type_id", "new_instance_type_id", "migration_type", "hidden", "cross_cell_move", "user_id", "project_id")
-	for i := range ms {
-		m := &ms[i]
-		if err := w.add(ctx, m.ID, m.UUID, db.timeArg(m.CreatedAt), db.timeArg(m.UpdatedAt), db.timeArg(m.DeletedAt), m.Deleted,
-			m.SourceCompute, m.DestCompute, ptr(m.DestHost), m.SourceNode, m.DestNode, m.Status, m.InstanceUUID,
-			m.OldInstanceTypeID, m.NewInstanceTypeID, m.MigrationType, m.Hidden, m.CrossCellMove, ptr(m.UserID), ptr(m.ProjectID)); err != nil {
-			return err
-		}
-	}
-	return w.flush(ctx)
-}
+var migrationCols = []string{"id", "uuid", "created_at", "updated_at", "deleted_at", "deleted",
+	"source_compute", "dest_compute", "dest_host", "source_node", "dest_node", "status", "instance_uuid",
+	"old_instance_type_id", "new_instance_type_id", "migration_type", "hidden", "cross_cell_move", "user_id", "project_id"}
 
 // APIRows are rows for the Nova API database.
 type APIRows struct {
@@ -287,77 +258,58 @@ type APIRows struct {
 	Replace bool
 }
 
+// flavorSpec is one flavor_extra_specs row.
+type flavorSpec struct {
+	f   *nova.Flavor
+	key string
+}
+
 // InsertAPIRows writes rows into the API database in one transaction.
 func InsertAPIRows(ctx context.Context, api *DB, r APIRows) error {
+	var specs []flavorSpec
+	for i := range r.Flavors {
+		for _, k := range sortedKeys(r.Flavors[i].ExtraSpecs) {
+			specs = append(specs, flavorSpec{&r.Flavors[i], k})
+		}
+	}
 	return api.Tx(ctx, func(tx *sqlx.Tx) error {
 		if r.Replace {
-			for _, t := range []string{"host_mappings", "flavor_extra_specs", "flavors"} {
-				if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-					return api.Errorf("clear %s: %w", t, CleanError(err))
-				}
-			}
-		}
-		cm := newInserter(api, tx, "cell_mappings", "id", "created_at", "uuid", "name", "transport_url", "database_connection", "disabled")
-		for _, c := range r.CellMappings {
-			if err := cm.add(ctx, c.ID, api.timeArg(c.CreatedAt), c.UUID, c.Name, c.TransportURL, c.DatabaseConnection, c.Disabled); err != nil {
+			if err := clearTables(ctx, api, tx, "host_mappings", "flavor_extra_specs", "flavors"); err != nil {
 				return err
 			}
 		}
-		if err := cm.flush(ctx); err != nil {
+		if err := insertAll(ctx, api, tx, "cell_mappings", []string{"id", "created_at", "uuid", "name", "transport_url", "database_connection", "disabled"},
+			r.CellMappings, func(c *nova.CellMapping) []any {
+				return []any{c.ID, api.timeArg(c.CreatedAt), c.UUID, c.Name, c.TransportURL, c.DatabaseConnection, c.Disabled}
+			}); err != nil {
 			return err
 		}
-		hm := newInserter(api, tx, "host_mappings", "id", "created_at", "cell_id", "host")
-		for _, h := range r.HostMappings {
-			if err := hm.add(ctx, h.ID, api.timeArg(h.CreatedAt), h.CellID, h.Host); err != nil {
-				return err
-			}
-		}
-		if err := hm.flush(ctx); err != nil {
+		if err := insertAll(ctx, api, tx, "host_mappings", []string{"id", "created_at", "cell_id", "host"},
+			r.HostMappings, func(h *nova.HostMapping) []any {
+				return []any{h.ID, api.timeArg(h.CreatedAt), h.CellID, h.Host}
+			}); err != nil {
 			return err
 		}
-		fl := newInserter(api, tx, "flavors", "id", "created_at", "flavorid", "name", "memory_mb", "vcpus", "root_gb",
-			"ephemeral_gb", "swap", "rxtx_factor", "vcpu_weight", "disabled", "is_public", "description")
-		es := newInserter(api, tx, "flavor_extra_specs", "created_at", "flavor_id", "key", "value")
-		for _, f := range r.Flavors {
-			if err := fl.add(ctx, f.ID, api.timeArg(f.CreatedAt), f.FlavorID, f.Name, f.MemoryMB, f.VCPUs, f.RootGB,
-				f.EphemeralGB, f.Swap, f.RxtxFactor, ptr(f.VCPUWeight), f.Disabled, f.IsPublic, ptr(f.Description)); err != nil {
-				return err
-			}
-		}
-		if err := fl.flush(ctx); err != nil {
+		if err := insertAll(ctx, api, tx, "flavors", []string{"id", "created_at", "flavorid", "name", "memory_mb", "vcpus", "root_gb",
+			"ephemeral_gb", "swap", "rxtx_factor", "vcpu_weight", "disabled", "is_public", "description"},
+			r.Flavors, func(f *nova.Flavor) []any {
+				return []any{f.ID, api.timeArg(f.CreatedAt), f.FlavorID, f.Name, f.MemoryMB, f.VCPUs, f.RootGB,
+					f.EphemeralGB, f.Swap, f.RxtxFactor, ptr(f.VCPUWeight), f.Disabled, f.IsPublic, ptr(f.Description)}
+			}); err != nil {
 			return err
 		}
-		for _, f := range r.Flavors {
-			for _, k := range sortedKeys(f.ExtraSpecs) {
-				if err := es.add(ctx, api.timeArg(f.CreatedAt), f.ID, k, f.ExtraSpecs[k]); err != nil {
-					return err
-				}
-			}
-		}
-		return es.flush(ctx)
+		return insertAll(ctx, api, tx, "flavor_extra_specs", []string{"created_at", "flavor_id", "key", "value"},
+			specs, func(s *flavorSpec) []any {
+				return []any{api.timeArg(s.f.CreatedAt), s.f.ID, s.key, s.f.ExtraSpecs[s.key]}
+			})
 	})
-}
-
-// InsertCellMappings writes cell mappings in one transaction.
-func InsertCellMappings(ctx context.Context, api *DB, cells []nova.CellMapping) error {
-	return InsertAPIRows(ctx, api, APIRows{CellMappings: cells})
-}
-
-// InsertHostMappings writes host mappings in one transaction.
-func InsertHostMappings(ctx context.Context, api *DB, hms []nova.HostMapping) error {
-	return InsertAPIRows(ctx, api, APIRows{HostMappings: hms})
-}
-
-// InsertFlavors writes flavors and their extra specs in one transaction.
-func InsertFlavors(ctx context.Context, api *DB, fl []nova.Flavor) error {
-	return InsertAPIRows(ctx, api, APIRows{Flavors: fl})
 }
 
 // CountComputeNodes counts a cell's compute nodes.
 func CountComputeNodes(ctx context.Context, cell *DB, includeDeleted bool) (int, error) {
 	q := `SELECT COUNT(*) FROM compute_nodes`
 	if !includeDeleted {
-		q += ` WHERE deleted = 0`
+		q += ` WHERE ` + liveNode
 	}
 	var n int
 	if err := cell.GetContext(ctx, &n, q); err != nil {
@@ -383,7 +335,7 @@ func ListComputeNodes(ctx context.Context, cell *DB, includeDeleted bool) ([]nov
 	// FLOAT columns arrive as the decimal MySQL prints, not as float32 bits.
 	q := "SELECT `" + strings.Join(computeNodeCols, "`, `") + "` FROM compute_nodes"
 	if !includeDeleted {
-		q += " WHERE deleted = 0 OR deleted IS NULL"
+		q += " WHERE " + liveNode
 	}
 	q += " ORDER BY id"
 	rows, err := cell.QueryContext(ctx, q)

@@ -19,94 +19,46 @@ type NodeRef struct {
 	Node string // hypervisor_hostname, or "" when NULL
 }
 
-// NodeSample is how many compute nodes match a condition, with the first few
-// of them in id order.
-type NodeSample struct {
-	Count int
-	First []NodeRef
-}
-
-func (db *DB) nodeSample(ctx context.Context, what, where string, limit int) (NodeSample, error) {
-	var s NodeSample
-	if err := db.GetContext(ctx, &s.Count, "SELECT COUNT(*) FROM compute_nodes WHERE "+where); err != nil {
-		return s, db.Errorf("%s: %w", what, CleanError(err))
-	}
-	if s.Count == 0 || limit <= 0 {
-		return s, nil
-	}
-	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT id, host, hypervisor_hostname FROM compute_nodes WHERE %s ORDER BY id LIMIT %d", where, limit))
-	if err != nil {
-		return s, db.Errorf("%s: %w", what, CleanError(err))
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r NodeRef
-		var host, node sql.NullString
-		if err := rows.Scan(&r.ID, &host, &node); err != nil {
-			return s, db.Errorf("%s: %w", what, CleanError(err))
-		}
-		r.Host, r.Node = host.String, node.String
-		s.First = append(s.First, r)
-	}
-	if err := rows.Err(); err != nil {
-		return s, db.Errorf("%s: %w", what, CleanError(err))
-	}
-	return s, nil
-}
-
+// liveNode is rpctl's reading of a live compute_nodes row: Nova writes
+// deleted = 0, and a NULL reads as 0 (nova.ComputeNode.Deleted).
 const liveNode = "(deleted = 0 OR deleted IS NULL)"
 
-// NodesWithoutUUID counts a cell's live compute nodes whose uuid is NULL.
-func NodesWithoutUUID(ctx context.Context, cell *DB, limit int) (NodeSample, error) {
-	return cell.nodeSample(ctx, "read compute_nodes.uuid", liveNode+" AND uuid IS NULL", limit)
-}
-
-// NodesWithEmptyRatios counts a cell's live compute nodes with an allocation
-// ratio that is NULL or 0.0, the rows Nova's migrate_empty_ratio selects.
-func NodesWithEmptyRatios(ctx context.Context, cell *DB, limit int) (NodeSample, error) {
-	return cell.nodeSample(ctx, "read compute_nodes allocation ratios", liveNode+` AND (
-		cpu_allocation_ratio IS NULL OR cpu_allocation_ratio = 0 OR
-		ram_allocation_ratio IS NULL OR ram_allocation_ratio = 0 OR
-		disk_allocation_ratio IS NULL OR disk_allocation_ratio = 0)`, limit)
-}
-
-// NodesWithNegativeRatios counts a cell's live compute nodes with a negative
-// allocation ratio, which no Nova option can produce.
-func NodesWithNegativeRatios(ctx context.Context, cell *DB, limit int) (NodeSample, error) {
-	return cell.nodeSample(ctx, "read compute_nodes allocation ratios", liveNode+` AND (
-		cpu_allocation_ratio < 0 OR ram_allocation_ratio < 0 OR disk_allocation_ratio < 0)`, limit)
-}
-
-// NodeCapacity is what the status checks compare with Placement: a compute
-// node's uuid and its legacy capacity columns.
+// NodeCapacity is what the status checks look at: a compute node's uuid
+// ("" when NULL), its legacy capacity columns and its allocation ratios
+// (nil when NULL).
 type NodeCapacity struct {
 	NodeRef
-	UUID     string
-	Deleted  bool
-	VCPUs    int64
-	MemoryMB int64
-	LocalGB  int64
+	UUID                          string
+	Deleted                       bool
+	VCPUs                         int64
+	MemoryMB                      int64
+	LocalGB                       int64
+	CPURatio, RAMRatio, DiskRatio *float64
 }
 
-// ListNodeCapacities returns every compute node of a cell that has a uuid,
+// ListNodeCapacities returns every compute node of a cell in id order,
 // soft-deleted ones included (they tell an orphaned provider's story), in
-// one query of the few columns the checks need.
+// one query of the few columns the checks need: one scan of compute_nodes
+// serves every check of the cell's nodes.
 func ListNodeCapacities(ctx context.Context, cell *DB) ([]NodeCapacity, error) {
-	rows, err := cell.QueryContext(ctx, `SELECT id, host, hypervisor_hostname, uuid, COALESCE(deleted, 0), vcpus, memory_mb, local_gb
-		FROM compute_nodes WHERE uuid IS NOT NULL ORDER BY id`)
+	rows, err := cell.QueryContext(ctx, `SELECT id, host, hypervisor_hostname, uuid, COALESCE(deleted, 0), vcpus, memory_mb, local_gb,
+		cpu_allocation_ratio, ram_allocation_ratio, disk_allocation_ratio
+		FROM compute_nodes ORDER BY id`)
 	if err != nil {
 		return nil, cell.Errorf("read compute_nodes: %w", CleanError(err))
 	}
 	defer rows.Close()
 	var out []NodeCapacity
-	var host, node sql.NullString
+	var host, node, uuid sql.NullString
 	var deleted int64
+	var cpu, ram, disk sql.NullFloat64
 	for rows.Next() {
 		var n NodeCapacity
-		if err := rows.Scan(&n.ID, &host, &node, &n.UUID, &deleted, &n.VCPUs, &n.MemoryMB, &n.LocalGB); err != nil {
+		if err := rows.Scan(&n.ID, &host, &node, &uuid, &deleted, &n.VCPUs, &n.MemoryMB, &n.LocalGB, &cpu, &ram, &disk); err != nil {
 			return nil, cell.Errorf("read compute_nodes: %w", CleanError(err))
 		}
-		n.Host, n.Node, n.Deleted = host.String, node.String, deleted != 0
+		n.Host, n.Node, n.UUID, n.Deleted = host.String, node.String, uuid.String, deleted != 0
+		n.CPURatio, n.RAMRatio, n.DiskRatio = cell.floatPtr(cpu), cell.floatPtr(ram), cell.floatPtr(disk)
 		out = append(out, n)
 	}
 	if err := rows.Err(); err != nil {

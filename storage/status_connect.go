@@ -43,75 +43,67 @@ func ConnectReachable(ctx context.Context, s Sources) (*Reachable, error) {
 		r.Cells, r.Placement, r.Embedded, r.opened = d.Cells, d.Placement, true, d.opened
 		return r, nil
 	}
-	if s.PlacementDB.URL == "" {
-		r.PlacementErr = fmt.Errorf("%w for Placement: give --db FILE (the embedded default), --placement-db URL, or --config-file placement.conf with [placement_database] connection", ErrNoDatabase)
-	} else if d, err := Connect(ctx, Sources{PlacementDB: s.PlacementDB}, NeedPlacement, 0); err != nil {
+	// Connect's error for an empty URL names every way to configure it.
+	if d, err := Connect(ctx, Sources{PlacementDB: s.PlacementDB}, NeedPlacement, 0); err != nil {
 		r.PlacementErr = err
 	} else {
 		r.Placement = d.Placement
 		r.opened = append(r.opened, d.opened...)
 	}
+	// One Connect per cell, so that one dead cell does not hide the others.
 	switch {
 	case len(s.CellDBs) > 0:
-		// One Connect per cell, so that one dead cell does not hide the
-		// others.
-		for _, c := range s.CellDBs {
-			d, err := Connect(ctx, Sources{CellDBs: []Source{c}}, NeedCells, 0)
-			if err != nil {
-				r.CellErrs = append(r.CellErrs, err)
-				continue
-			}
-			d.Cells[0].Name = cellNameFromURL(c.URL, len(r.Cells)+len(r.CellErrs))
-			r.Cells = append(r.Cells, d.Cells...)
-			r.opened = append(r.opened, d.opened...)
+		for i, c := range s.CellDBs {
+			r.connectCell(ctx, Sources{CellDBs: []Source{c}}, cellNameFromURL(c.URL, i), "")
 		}
 	case s.APIDB.URL != "":
-		api, err := Connect(ctx, Sources{APIDB: s.APIDB}, NeedAPI, 0)
-		if err != nil {
-			r.CellErrs = append(r.CellErrs, fmt.Errorf("cannot list the cells: %w", err))
-			break
-		}
-		r.opened = append(r.opened, api.opened...)
-		cells, err := ListCellMappings(ctx, api.API)
-		if err != nil {
-			r.CellErrs = append(r.CellErrs, fmt.Errorf("cannot list the cells: %w", err))
-			break
-		}
-		for _, c := range cells {
-			if c.UUID == cell0UUID || c.Name == "cell0" {
-				continue
-			}
-			u, err := ExpandCellURL(c.DatabaseConnection, s.ConfigCell.URL)
-			if err != nil {
-				r.CellErrs = append(r.CellErrs, fmt.Errorf("cell mapping %q (%s): %w", c.Name, c.UUID, err))
-				continue
-			}
-			d, err := Connect(ctx, Sources{CellDBs: []Source{{URL: u, Origin: "cell_mappings " + c.Name}}}, NeedCells, 0)
-			if err != nil {
-				r.CellErrs = append(r.CellErrs, fmt.Errorf("cell %q: %w", c.Name, err))
-				continue
-			}
-			d.Cells[0].Name = c.Name
-			r.Cells = append(r.Cells, d.Cells...)
-			r.opened = append(r.opened, d.opened...)
-		}
-		if len(r.Cells) == 0 && len(r.CellErrs) == 0 && s.ConfigCell.URL != "" {
-			r.connectConfigCell(ctx, s.ConfigCell)
-		}
-	case s.ConfigCell.URL != "":
-		r.connectConfigCell(ctx, s.ConfigCell)
+		r.connectMappedCells(ctx, s)
 	}
 	if len(r.Cells) == 0 && len(r.CellErrs) == 0 {
-		r.CellErrs = append(r.CellErrs, fmt.Errorf("%w for the Nova cell: give --db FILE (the embedded default), --cell-db URL, or --config-file nova.conf with [database] connection (or [api_database] connection with cell mappings)", ErrNoDatabase))
+		// [database] connection, or, when that is empty too, Connect's
+		// error naming every way to configure a cell.
+		r.connectCell(ctx, Sources{ConfigCell: s.ConfigCell}, "", "")
 	}
 	return r, nil
 }
 
-func (r *Reachable) connectConfigCell(ctx context.Context, src Source) {
-	d, err := Connect(ctx, Sources{ConfigCell: src}, NeedCells, 0)
+// connectMappedCells opens the cells of the API database's cell_mappings.
+// The API database itself is only needed for the list.
+func (r *Reachable) connectMappedCells(ctx context.Context, s Sources) {
+	api, err := Connect(ctx, Sources{APIDB: s.APIDB}, NeedAPI, 0)
+	var cells []CellMapping
+	if err == nil {
+		cells, err = ListCellMappings(ctx, api.API)
+		api.Close()
+	}
 	if err != nil {
-		r.CellErrs = append(r.CellErrs, err)
+		r.CellErrs = append(r.CellErrs, fmt.Errorf("cannot list the cells: %w", err))
 		return
+	}
+	for _, c := range cells {
+		if c.UUID == cell0UUID || c.Name == "cell0" {
+			continue
+		}
+		u, err := ExpandCellURL(c.DatabaseConnection, s.ConfigCell.URL)
+		if err != nil {
+			r.CellErrs = append(r.CellErrs, fmt.Errorf("cell mapping %q (%s): %w", c.Name, c.UUID, err))
+			continue
+		}
+		r.connectCell(ctx, Sources{CellDBs: []Source{{URL: u, Origin: "cell_mappings " + c.Name}}}, c.Name, fmt.Sprintf("cell %q: ", c.Name))
+	}
+}
+
+// connectCell opens the one cell s names, recording why not (after
+// errPrefix) instead of failing; a non-empty name replaces the one Connect
+// gives it.
+func (r *Reachable) connectCell(ctx context.Context, s Sources, name, errPrefix string) {
+	d, err := Connect(ctx, s, NeedCells, 0)
+	if err != nil {
+		r.CellErrs = append(r.CellErrs, fmt.Errorf("%s%w", errPrefix, err))
+		return
+	}
+	if name != "" {
+		d.Cells[0].Name = name
 	}
 	r.Cells = append(r.Cells, d.Cells...)
 	r.opened = append(r.opened, d.opened...)
