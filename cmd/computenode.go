@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -26,7 +24,7 @@ func NewCmdComputeNode(f *Factory) *cobra.Command {
 
 // computeNodeRow is one compute node in JSON/YAML output.
 type computeNodeRow struct {
-	Cell string `json:"cell" yaml:"cell"`
+	Cell string `json:"cell"`
 	nova.ComputeNode
 }
 
@@ -49,15 +47,15 @@ Exit codes: 0 listed, 1 error.`,
 				return err
 			}
 			defer dbs.Close()
+			if cell != "" {
+				if err := selectCells(dbs, []string{cell}); err != nil {
+					return err
+				}
+			}
 			rows := output.Rows{Headers: []string{"Cell", "ID", "UUID", "Host", "Hypervisor Hostname", "vCPUs", "Memory MB", "Local GB",
 				"CPU Ratio", "RAM Ratio", "Disk Ratio", "Deleted"}, Align: output.AlignLeft}
 			data := []computeNodeRow{}
-			found := false
 			for _, db := range dbs.Cells {
-				if cell != "" && db.Name != cell {
-					continue
-				}
-				found = true
 				nodes, err := storage.ListComputeNodes(ctx, db, all)
 				if err != nil {
 					return err
@@ -69,26 +67,6 @@ Exit codes: 0 listed, 1 error.`,
 						migrate.FormatRatio(n.DiskAllocationRatio), strconv.FormatBool(n.IsDeleted())})
 					data = append(data, computeNodeRow{Cell: db.Name, ComputeNode: n})
 				}
-			}
-			if !found {
-				names := make([]string, len(dbs.Cells))
-				for i, db := range dbs.Cells {
-					names[i] = db.Name
-				}
-				return fmt.Errorf("no cell named %q; the cells are %q", cell, names)
-			}
-			if f.Format == output.YAML {
-				// The nova types carry json tags only; going through JSON
-				// gives YAML the same column names.
-				b, err := json.Marshal(data)
-				if err != nil {
-					return err
-				}
-				var generic []any
-				if err := json.Unmarshal(b, &generic); err != nil {
-					return err
-				}
-				return f.Write(rows, generic)
 			}
 			return f.Write(rows, data)
 		},

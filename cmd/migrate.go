@@ -187,7 +187,7 @@ func selectCells(dbs *storage.Databases, names []string) error {
 			for _, c := range dbs.Cells {
 				have = append(have, c.Name)
 			}
-			return fmt.Errorf("--cell %q: no such cell (cells: %v)", n, have)
+			return fmt.Errorf("--cell %q: no such cell: no cell named %q among %q", n, n, have)
 		}
 	}
 	dbs.Cells = keep

@@ -76,7 +76,7 @@ func FormatRatio(v *float64) string {
 	}
 	s := strconv.FormatFloat(*v, 'f', -1, 64)
 	for _, c := range s {
-		if c == '.' || c == 'e' || c == 'n' || c == 'I' {
+		if c == '.' || c == 'e' || c == 'N' || c == 'I' { // NaN, +Inf, -Inf stay as they are
 			return s
 		}
 	}

@@ -153,21 +153,25 @@ func Write(w io.Writer, format string, r Rows, data any) error {
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	case YAML:
-		v := data
-		if data == nil {
-			// Decoding into a yaml.Node (YAML is a superset of JSON) keeps
-			// the header order that a map would lose.
-			node := &yaml.Node{}
-			if err := yaml.Unmarshal(rowsJSON(r), node); err != nil {
+		// Everything goes through JSON first, so YAML shows the same keys
+		// as -f json (the json tags; yaml.v3 would ignore them) and, decoded
+		// into a yaml.Node rather than a map, in the same order.
+		js := rowsJSON(r)
+		if data != nil {
+			var err error
+			if js, err = json.Marshal(data); err != nil {
 				return err
 			}
-			blockStyle(node)
-			v = node
 		}
+		node := &yaml.Node{}
+		if err := yaml.Unmarshal(js, node); err != nil {
+			return err
+		}
+		blockStyle(node)
 		enc := yaml.NewEncoder(w)
 		enc.SetIndent(2)
 		defer enc.Close()
-		return enc.Encode(v)
+		return enc.Encode(node)
 	}
 	return ValidateFormat(format)
 }

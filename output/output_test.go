@@ -128,3 +128,17 @@ print(t)`, string(in), align).Output()
 		}
 	}
 }
+
+func TestYAMLUsesJSONKeys(t *testing.T) {
+	type summary struct {
+		ComputeNodes int    `json:"compute_nodes"`
+		Cell         string `json:"cell"`
+	}
+	var b bytes.Buffer
+	if err := Write(&b, YAML, Rows{}, []summary{{ComputeNodes: 3, Cell: "cell1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "- compute_nodes: 3\n  cell: cell1\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

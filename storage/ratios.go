@@ -20,7 +20,7 @@ type NodeRatios struct {
 
 // emptyRatioCond matches the rows Nova's migrate_empty_ratio selects
 // (_get_node_empty_ratio): a live row with any ratio NULL or 0.0.
-const emptyRatioCond = `deleted = 0 AND (
+const emptyRatioCond = liveNode + ` AND (
 	cpu_allocation_ratio IS NULL OR cpu_allocation_ratio = 0 OR
 	ram_allocation_ratio IS NULL OR ram_allocation_ratio = 0 OR
 	disk_allocation_ratio IS NULL OR disk_allocation_ratio = 0)`

@@ -19,9 +19,12 @@ type NodeRef struct {
 	Node string // hypervisor_hostname, or "" when NULL
 }
 
-// liveNode is rpctl's reading of a live compute_nodes row: Nova writes
-// deleted = 0, and a NULL reads as 0 (nova.ComputeNode.Deleted).
-const liveNode = "(deleted = 0 OR deleted IS NULL)"
+// liveNode selects the compute_nodes rows Nova itself sees as live: its
+// model_query(read_deleted="no") filters on deleted = 0, so a row with a
+// NULL deleted (which Nova never writes) is invisible to Nova and to rpctl
+// alike — the status checks, the ratio migration (whose parity with Nova's
+// depends on it) and the inventory migration must agree on this.
+const liveNode = "deleted = 0"
 
 // NodeCapacity is what the status checks look at: a compute node's uuid
 // ("" when NULL), its legacy capacity columns and its allocation ratios
