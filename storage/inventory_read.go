@@ -17,7 +17,7 @@ func ScanNodesForInventory(ctx context.Context, cell *DB, fn func(nova.ComputeNo
 	// decimal MySQL prints, as ListComputeNodes reads them.
 	rows, err := cell.QueryContext(ctx, "SELECT id, host, hypervisor_hostname, uuid, vcpus, memory_mb, local_gb, disk_available_least, "+
 		"pci_stats, extra_resources, numa_topology, ram_allocation_ratio, cpu_allocation_ratio, disk_allocation_ratio "+
-		"FROM compute_nodes WHERE " + liveNode + " ORDER BY id")
+		"FROM compute_nodes WHERE "+liveNode+" ORDER BY id")
 	if err != nil {
 		return cell.Errorf("read compute_nodes: %w", CleanError(err))
 	}
