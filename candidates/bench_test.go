@@ -219,3 +219,32 @@ func TestWideTreeLimitFast(t *testing.T) {
 func BenchmarkWideTreeLimit1(b *testing.B) {
 	benchQuery(b, mustModel(b, wideTreeInput(40, wideClasses)), wideRequest(1))
 }
+
+// BenchmarkSortAmounts backs sortAmounts' choice: for the handful of
+// amounts a candidate holds, its insertion sort against slices.SortFunc.
+func BenchmarkSortAmounts(b *testing.B) {
+	for _, n := range []int{4, 8, 12} {
+		src := make([]Amount, n)
+		for i := range src {
+			src[i] = Amount{Provider: int32((i * 7) % n), Class: int32(i % 3)}
+		}
+		buf := make([]Amount, n)
+		b.Run(fmt.Sprintf("insertion/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(buf, src)
+				sortAmounts(buf)
+			}
+		})
+		b.Run(fmt.Sprintf("slices.SortFunc/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(buf, src)
+				slices.SortFunc(buf, func(a, b Amount) int {
+					if a.Provider != b.Provider {
+						return int(a.Provider - b.Provider)
+					}
+					return int(a.Class - b.Class)
+				})
+			}
+		})
+	}
+}

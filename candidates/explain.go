@@ -72,11 +72,11 @@ func (m *Model) Explain(req *Request) []Explanation {
 		b := map[int32][]*gcand{}
 		if gc != nil {
 			var cands []gcand
-			if gc.suffixed || (len(m.sharing) == 0 && !m.hasTrees) || len(gc.classes) == 0 {
-				cands = s.singleProvider(gc)
-			} else {
+			if s.isMulti(gc) {
 				// A sample per host is enough to name the reason.
 				cands = s.multiProvider(gc, explainSample)
+			} else {
+				cands = s.singleProvider(gc)
 			}
 			for k := range cands {
 				b[cands[k].anchor] = append(b[cands[k].anchor], &cands[k])
@@ -104,7 +104,7 @@ func (m *Model) Explain(req *Request) []Explanation {
 			}
 			g := &full.Groups[gi]
 			e.Group = g.Suffix
-			e.Kind, e.Message = s.explainGroup(r, g, ctxs[gi])
+			e.Kind, e.Message = s.explainGroup(r, g)
 			e.Message = groupLabel(g.Suffix) + ": " + e.Message
 			done = true
 			break
@@ -199,8 +199,9 @@ func (m *Model) noneOf(ps []int32, one, many string) string {
 
 // explainGroup walks the filters one group applies at root r, in the order
 // Placement applies them, and reports the first that leaves nothing.
-func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonKind, string) {
+func (s *searcher) explainGroup(r int32, g *RequestGroup) (ReasonKind, string) {
 	m := s.m
+	tr := int32(-1) // root of the in_tree provider's tree
 	if g.InTree != "" {
 		p, ok := m.byUUID[g.InTree]
 		if !ok {
@@ -208,10 +209,10 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 		}
 		// A granular group may still reach r through a sharing provider
 		// of the in_tree tree.
-		tr := m.providers[p].Root
+		tr = m.providers[p].Root
 		viaSharing := g.UseSameProvider() && slices.ContainsFunc(m.sharingFor(r), func(s int32) bool { return m.providers[s].Root == tr })
 		if tr != r && len(g.Resources) > 0 && !viaSharing {
-			return ReasonNotInTree, fmt.Sprintf("in_tree=%s confines it to the tree of %s", m.providers[p].Name, m.providers[m.providers[p].Root].Name)
+			return ReasonNotInTree, fmt.Sprintf("in_tree=%s confines it to the tree of %s", m.providers[p].Name, m.providers[tr].Name)
 		}
 	}
 	multi := !g.UseSameProvider() && len(g.Resources) > 0 && (len(m.sharing) > 0 || m.hasTrees)
@@ -222,8 +223,8 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 	if !g.UseSameProvider() && !multi {
 		scope = []int32{r}
 	}
-	if g.InTree != "" && len(g.Resources) > 0 {
-		tr := m.providers[m.byUUID[g.InTree]].Root
+	if tr >= 0 && len(g.Resources) > 0 {
+		// Every provider looked at below is then in the in_tree tree.
 		scope = slices.DeleteFunc(scope, func(p int32) bool { return m.providers[p].Root != tr })
 	}
 	// Aggregates: a provider qualifies if it is in every member_of set
@@ -320,7 +321,7 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 		for _, p := range pool {
 			if inv := m.providers[p].inventory(c); inv != nil {
 				have = append(have, p)
-				if inv.fits(amount) && (gc == nil || gc.treeRoot < 0 || m.providers[p].Root == gc.treeRoot) {
+				if inv.fits(amount) {
 					fit = append(fit, p)
 				}
 			}
@@ -348,14 +349,9 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup, gc *groupCtx) (ReasonK
 		}
 		return out
 	}
-	if len(g.Resources) == 0 {
-		perClass = [][]int32{scope}
-	}
 	if !multi {
+		// cands is scope itself for a resourceless group.
 		perClass = [][]int32{cands}
-		if len(g.Resources) == 0 {
-			perClass = [][]int32{scope}
-		}
 	}
 	for i, ps := range perClass {
 		if len(g.MemberOf) > 0 {
@@ -487,8 +483,7 @@ func (m *Model) unitReason(have []int32, c int32, name string, amount int64) (Re
 	for _, p := range have {
 		inv := m.providers[p].inventory(c)
 		free := inv.Capacity - inv.Used
-		unitsOK := inv.MinUnit <= amount && inv.MaxUnit >= amount && inv.StepSize > 0 && amount%inv.StepSize == 0
-		if unitsOK && (!capOnly || free > bestFree) {
+		if inv.unitsOK(amount) && (!capOnly || free > bestFree) {
 			best, bestFree, capOnly = p, free, true
 		} else if !capOnly && free > bestFree {
 			best, bestFree = p, free

@@ -67,17 +67,9 @@ var groupLevel = map[ReasonKind]bool{
 }
 
 func (m *Model) checkReason(req *Request, r int32, e *Explanation) error {
-	root := &m.providers[r]
 	if e.Kind == ReasonRootRequired {
-		for _, n := range req.RootRequired {
-			if t, ok := m.traitIndex[n]; !ok || !root.hasTrait(t) {
-				return nil
-			}
-		}
-		for _, n := range req.RootForbidden {
-			if t, ok := m.traitIndex[n]; ok && root.hasTrait(t) {
-				return nil
-			}
+		if rootFails(m, req, r) {
+			return nil
 		}
 		return fmt.Errorf("the root satisfies root_required")
 	}

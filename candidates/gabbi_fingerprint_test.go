@@ -3,10 +3,10 @@ package candidates
 import (
 	"fmt"
 	"hash/fnv"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/rpctl/rpctl/candidates/internal/acbody"
 )
 
 // TestGabbiResultsUnchanged pins the exact bodies (order included) of every
@@ -34,18 +34,5 @@ func TestGabbiResultsUnchanged(t *testing.T) {
 		}
 		lines = append(lines, fmt.Sprintf("%s %016x", c.Name, h.Sum64()))
 	}
-	got := strings.Join(lines, "\n") + "\n"
-	if os.Getenv("RPCTL_WRITE_FINGERPRINTS") != "" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (RPCTL_WRITE_FINGERPRINTS=1 records it)", err)
-	}
-	if string(want) != got {
-		t.Fatalf("answers changed:\nwant\n%s\ngot\n%s", want, got)
-	}
+	acbody.CheckFingerprints(t, path, lines)
 }

@@ -7,9 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rpctl/rpctl/candidates/internal/acbody"
 )
 
 type goldenAnswer struct {
@@ -20,45 +21,10 @@ type goldenAnswer struct {
 	Body   json.RawMessage `json:"body"`
 }
 
-type acBody struct {
-	AllocationRequests []json.RawMessage          `json:"allocation_requests"`
-	ProviderSummaries  map[string]json.RawMessage `json:"provider_summaries"`
-}
-
-// canonRequest turns one allocation request into a comparable string:
-// list-form allocations sorted by provider, mapping lists sorted.
-func canonRequest(t *testing.T, raw json.RawMessage) string {
-	var v map[string]any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
-	if l, ok := v["allocations"].([]any); ok {
-		sort.Slice(l, func(i, j int) bool {
-			return fmt.Sprint(l[i].(map[string]any)["resource_provider"]) < fmt.Sprint(l[j].(map[string]any)["resource_provider"])
-		})
-	}
-	if mp, ok := v["mappings"].(map[string]any); ok {
-		for k, l := range mp {
-			s := l.([]any)
-			sort.Slice(s, func(i, j int) bool { return s[i].(string) < s[j].(string) })
-			mp[k] = s
-		}
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 func canonSummaries(t *testing.T, in map[string]json.RawMessage) map[string]any {
-	out := map[string]any{}
-	for k, raw := range in {
-		var v map[string]any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			t.Fatal(err)
-		}
-		if tr, ok := v["traits"].([]any); ok {
-			sort.Slice(tr, func(i, j int) bool { return tr[i].(string) < tr[j].(string) })
-		}
-		out[k] = v
+	out, err := acbody.Summaries(in)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
@@ -66,7 +32,11 @@ func canonSummaries(t *testing.T, in map[string]json.RawMessage) map[string]any 
 func multiset(t *testing.T, reqs []json.RawMessage) map[string]int {
 	m := map[string]int{}
 	for _, r := range reqs {
-		m[canonRequest(t, r)]++
+		k, err := acbody.Canon(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[k]++
 	}
 	return m
 }
@@ -104,7 +74,7 @@ func TestGabbiDocumented(t *testing.T) {
 				if status != 200 {
 					t.Fatalf("got %d %s", status, body)
 				}
-				var b acBody
+				var b acbody.Body
 				if err := json.Unmarshal(body, &b); err != nil {
 					t.Fatalf("bad JSON %v: %s", err, body)
 				}
@@ -165,7 +135,7 @@ func TestGolden(t *testing.T) {
 					}
 					return
 				}
-				var ours, theirs acBody
+				var ours, theirs acbody.Body
 				if err := json.Unmarshal(body, &ours); err != nil {
 					t.Fatalf("bad JSON %v: %s", err, body)
 				}
@@ -181,7 +151,7 @@ func TestGolden(t *testing.T) {
 					unl := *q
 					unl.Limit = 0
 					_, ub := runQuery(t, c, m, &unl)
-					var all acBody
+					var all acbody.Body
 					if err := json.Unmarshal(ub, &all); err != nil {
 						t.Fatal(err)
 					}
@@ -226,7 +196,7 @@ func TestGolden(t *testing.T) {
 					return
 				default:
 					if !reflect.DeepEqual(om, tm) {
-						t.Fatalf("allocation_requests differ\nours:\n%s\nPlacement:\n%s\nquery %s", dump(om), dump(tm), g.Query)
+						t.Fatalf("allocation_requests differ\nours:\n%s\nPlacement:\n%s\nquery %s", acbody.Dump(om, 0), acbody.Dump(tm, 0), g.Query)
 					}
 				}
 				if q.Limit > 0 {
@@ -249,13 +219,4 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	t.Logf("%d/%d golden comparisons with Placement 8.0.0 pass", passed, total)
-}
-
-func dump(m map[string]int) string {
-	var ks []string
-	for k, n := range m {
-		ks = append(ks, fmt.Sprintf("%dx %s", n, k))
-	}
-	sort.Strings(ks)
-	return strings.Join(ks, "\n")
 }

@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -99,20 +100,25 @@ type Inventory struct {
 	Used            int64
 	// Capacity is int((total - reserved) * allocation_ratio) evaluated in
 	// IEEE doubles and truncated toward zero, exactly as CPython does it, so
-	// that e.g. 7 * 1.1 gives 7 and not 8.
+	// that e.g. 100 * 0.29 (28.999999999999996) gives 28 and not 29.
 	Capacity int64
 }
 
 // capacityOf is Placement's capacity formula. Go's float64 multiply and
-// truncating conversion match CPython's float() * ratio and int().
+// truncating conversion match CPython's float() * ratio and int()
+// (TestCapacityOfMatchesCPython).
 func capacityOf(total, reserved int64, ratio float64) int64 {
 	return int64(float64(total-reserved) * ratio)
 }
 
 // fits is the per-group SQL filter of get_providers_with_resource.
 func (inv *Inventory) fits(amount int64) bool {
-	return inv.Used+amount <= inv.Capacity && inv.MinUnit <= amount &&
-		inv.MaxUnit >= amount && inv.StepSize > 0 && amount%inv.StepSize == 0
+	return inv.Used+amount <= inv.Capacity && inv.unitsOK(amount)
+}
+
+// unitsOK is the min_unit, max_unit and step_size part of fits.
+func (inv *Inventory) unitsOK(amount int64) bool {
+	return inv.MinUnit <= amount && inv.MaxUnit >= amount && inv.StepSize > 0 && amount%inv.StepSize == 0
 }
 
 // Provider is one resource provider. Slices are sorted so membership tests
@@ -197,15 +203,7 @@ func NewModel(in *ModelInput) (*Model, error) {
 	m := &Model{}
 	n := len(in.Providers)
 	rows := slices.Clone(in.Providers)
-	slices.SortFunc(rows, func(a, b ProviderRow) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(rows, func(a, b ProviderRow) int { return cmp.Compare(a.ID, b.ID) })
 	m.providers = make([]Provider, n)
 	m.byUUID = make(map[string]int32, n)
 	byID := make(map[int64]int32, n)
@@ -499,36 +497,10 @@ func (m *Model) ProviderIndex(uuid string) (int32, bool) {
 	return i, ok
 }
 
-// ClassName returns the name of a resource class index.
-func (m *Model) ClassName(c int32) string { return m.classes[c].name }
-
-// TraitName returns the name of a trait index.
-func (m *Model) TraitName(t int32) string { return m.traits[t] }
-
-// AggregateUUID returns the UUID of an aggregate index.
-func (m *Model) AggregateUUID(a int32) string { return m.aggs[a] }
-
-// HasTrees reports whether any provider has a parent, which is what switches
-// Placement onto its nested code paths.
-func (m *Model) HasTrees() bool { return m.hasTrees }
-
-// IsSharing reports whether provider i has MISC_SHARES_VIA_AGGREGATE.
-func (m *Model) IsSharing(i int32) bool { return m.isSharing.has(i) }
-
 func (m *Model) sharingAnchorsOf(p int32) []int32 {
 	i, ok := slices.BinarySearch(m.sharing, p)
 	if !ok {
 		return nil
 	}
 	return m.sharingAnchors[i]
-}
-
-// TraitNames returns the sorted trait names of provider i.
-func (m *Model) TraitNames(i int32) []string {
-	p := &m.providers[i]
-	out := make([]string, len(p.Traits))
-	for k, t := range p.Traits {
-		out[k] = m.traits[t] // trait indexes are in name order
-	}
-	return out
 }

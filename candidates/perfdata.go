@@ -52,34 +52,24 @@ func newInputBuilder() *inputBuilder {
 	return b
 }
 
-func (b *inputBuilder) trait(n string) int64 {
-	if id, ok := b.traits[n]; ok {
+// intern returns name's id in ids, else gives it the id first + len(*rows)
+// and appends its row.
+func intern(ids map[string]int64, rows *[]NamedRow, first int64, name string) int64 {
+	if id, ok := ids[name]; ok {
 		return id
 	}
-	id := int64(len(b.traits) + 1)
-	b.traits[n] = id
-	b.in.Traits = append(b.in.Traits, NamedRow{ID: id, Name: n})
+	id := first + int64(len(*rows))
+	ids[name] = id
+	*rows = append(*rows, NamedRow{ID: id, Name: name})
 	return id
 }
 
-func (b *inputBuilder) agg(u string) int64 {
-	if id, ok := b.aggs[u]; ok {
-		return id
-	}
-	id := int64(len(b.aggs) + 1)
-	b.aggs[u] = id
-	b.in.Aggregates = append(b.in.Aggregates, NamedRow{ID: id, Name: u})
-	return id
-}
+func (b *inputBuilder) trait(n string) int64 { return intern(b.traits, &b.in.Traits, 1, n) }
+
+func (b *inputBuilder) agg(u string) int64 { return intern(b.aggs, &b.in.Aggregates, 1, u) }
 
 func (b *inputBuilder) rc(n string) int64 {
-	if id, ok := b.rcs[n]; ok {
-		return id
-	}
-	id := int64(FirstCustomResourceClassID + len(b.in.ResourceClasses))
-	b.rcs[n] = id
-	b.in.ResourceClasses = append(b.in.ResourceClasses, NamedRow{ID: id, Name: n})
-	return id
+	return intern(b.rcs, &b.in.ResourceClasses, FirstCustomResourceClassID, n)
 }
 
 func (b *inputBuilder) provider(uuid, name string, parent int64) int64 {

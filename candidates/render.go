@@ -230,7 +230,6 @@ type PartView struct {
 	ProviderName  string
 	ResourceClass string
 	Amount        int64
-	UsedBefore    int64
 	UsedAfter     int64
 	Capacity      int64
 }
@@ -256,7 +255,7 @@ func (r *Result) View(i int) CandidateView {
 		v.Parts = append(v.Parts, PartView{
 			ProviderUUID: p.UUID, ProviderName: p.Name,
 			ResourceClass: m.classes[a.Class].name, Amount: a.Amount,
-			UsedBefore: inv.Used, UsedAfter: inv.Used + a.Amount, Capacity: inv.Capacity,
+			UsedAfter: inv.Used + a.Amount, Capacity: inv.Capacity,
 		})
 	}
 	for _, mp := range c.Mappings {

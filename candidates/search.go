@@ -68,9 +68,6 @@ type Result struct {
 // anchors reports whether root r anchors a valid combination.
 func (r *Result) anchors(root int32) bool { return r.anchored != nil && r.anchored.has(root) }
 
-// Model returns the model the result was computed from.
-func (r *Result) Model() *Model { return r.model }
-
 // Order of results, without Options.Randomize: anchors ascending by the
 // internal index of their root provider (i.e. database id), and within an
 // anchor the odometer order over request groups in request order, each
@@ -135,10 +132,6 @@ func (s *slab[T]) take(n int) []T {
 }
 
 func emptyResult(m *Model) *Result { return &Result{model: m} }
-
-func searchBadRequest(msg string) *APIError {
-	return &APIError{Status: 400, Code: DefaultErrorCode, Message: msg}
-}
 
 // Candidates answers GET /allocation_candidates for req, following Placement
 // 8.0.0's algorithm (objects/allocation_candidate.py): groups are searched in
@@ -230,7 +223,7 @@ func (m *Model) lookupTraits(names []string) ([]int32, error) {
 	for _, n := range names {
 		t, ok := m.traitIndex[n]
 		if !ok {
-			return nil, searchBadRequest(fmt.Sprintf("No such trait(s): %s.", n))
+			return nil, badRequest(DefaultErrorCode, fmt.Sprintf("No such trait(s): %s.", n))
 		}
 		out = append(out, t)
 	}
@@ -252,19 +245,7 @@ func (s *searcher) anchorRoots() (bitset, error) {
 	found := false
 	for _, r := range m.roots {
 		p := &m.providers[r]
-		good := true
-		for _, t := range req {
-			if !p.hasTrait(t) {
-				good = false
-				break
-			}
-		}
-		for _, t := range forb {
-			if good && p.hasTrait(t) {
-				good = false
-			}
-		}
-		if good {
+		if p.holdsAll(req) && !p.holdsAny(forb) {
 			ok.set(r)
 			found = true
 		}
@@ -326,7 +307,7 @@ func (s *searcher) resolveGroup(g *RequestGroup) (*groupCtx, error) {
 	}
 	for _, n := range names {
 		if _, ok := m.classIndex[n]; !ok {
-			return nil, searchBadRequest(fmt.Sprintf(
+			return nil, badRequest(DefaultErrorCode, fmt.Sprintf(
 				"Invalid resource class in resources parameter: No such resource class %s.", n))
 		}
 	}
@@ -394,25 +375,11 @@ func (s *searcher) resolveGroup(g *RequestGroup) (*groupCtx, error) {
 	return gc, nil
 }
 
-func (gc *groupCtx) hasForbiddenTrait(p *Provider) bool {
-	for _, t := range gc.forbidden {
-		if p.hasTrait(t) {
-			return true
-		}
-	}
-	return false
-}
+func (gc *groupCtx) hasForbiddenTrait(p *Provider) bool { return p.holdsAny(gc.forbidden) }
 
 func (gc *groupCtx) holdsRequired(p *Provider) bool {
 	for _, set := range gc.required {
-		ok := false
-		for _, t := range set {
-			if p.hasTrait(t) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if !p.holdsAny(set) {
 			return false
 		}
 	}
@@ -627,18 +594,7 @@ func (s *searcher) multiLists(gc *groupCtx) multiTrees {
 // contributing providers only.
 func (s *searcher) multiTraitsOK(gc *groupCtx, pick []int32) bool {
 	for _, set := range gc.required {
-		ok := false
-	search:
-		for _, p := range pick {
-			pr := &s.m.providers[p]
-			for _, t := range set {
-				if pr.hasTrait(t) {
-					ok = true
-					break search
-				}
-			}
-		}
-		if !ok {
+		if !s.pickHolds(pick, set) {
 			return false
 		}
 	}
@@ -708,6 +664,15 @@ func (p *Provider) holdsAny(set []int32) bool {
 	return false
 }
 
+func (p *Provider) holdsAll(ts []int32) bool {
+	for _, t := range ts {
+		if !p.hasTrait(t) {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *searcher) pickHolds(pick []int32, set []int32) bool {
 	for _, p := range pick {
 		if s.m.providers[p].holdsAny(set) {
@@ -772,7 +737,8 @@ func amountLess(a, b *Amount) bool {
 }
 
 // sortAmounts orders by provider, then class. A candidate has a handful of
-// amounts, where an inlined insertion sort beats the generic sort.
+// amounts, where an inlined insertion sort beats the generic sort
+// (BenchmarkSortAmounts: 2-3x at 4 to 12).
 func sortAmounts(res []Amount) {
 	if len(res) > 12 {
 		slices.SortFunc(res, func(a, b Amount) int {

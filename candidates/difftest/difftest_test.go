@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/candidates/internal/acbody"
 	"github.com/rpctl/rpctl/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
@@ -193,7 +194,7 @@ func (d *differ) compare(q string, mv int) (string, error) {
 	if !reflect.DeepEqual(om, pm) {
 		k, err := d.deliberate(req, om, pm)
 		if err != nil {
-			return "", fmt.Errorf("%v\nours:\n%s\nPlacement:\n%s", err, dump(om), dump(pm))
+			return "", fmt.Errorf("%v\nours:\n%s\nPlacement:\n%s", err, acbody.Dump(om, 12), acbody.Dump(pm, 12))
 		}
 		kind = k
 		// The extra candidates bring their trees' summaries along.
@@ -212,7 +213,7 @@ func (d *differ) compare(q string, mv int) (string, error) {
 
 // compareLimited checks a limited answer against the unlimited ones (which
 // are compared in full first).
-func (d *differ) compareLimited(q string, mv int, req *candidates.Request, o, p acBody) (string, error) {
+func (d *differ) compareLimited(q string, mv int, req *candidates.Request, o, p acbody.Body) (string, error) {
 	var keep []string
 	for _, kv := range strings.Split(q, "&") {
 		if !strings.HasPrefix(kv, "limit=") {
@@ -297,45 +298,22 @@ func (d *differ) usesSharing(canon string) bool {
 	return false
 }
 
-type acBody struct {
-	AllocationRequests []json.RawMessage          `json:"allocation_requests"`
-	ProviderSummaries  map[string]json.RawMessage `json:"provider_summaries"`
-}
-
-func parse(b []byte) acBody {
-	var a acBody
+func parse(b []byte) acbody.Body {
+	var a acbody.Body
 	_ = json.Unmarshal(b, &a)
 	return a
 }
 
-// canon turns one allocation request into a comparable string: list-form
-// allocations sorted by provider, mapping lists sorted (both are Python sets
-// or dicts in Placement, so their order means nothing).
-func canon(raw json.RawMessage) string {
-	var v map[string]any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "invalid: " + string(raw)
-	}
-	if l, ok := v["allocations"].([]any); ok {
-		sort.Slice(l, func(i, j int) bool {
-			return fmt.Sprint(l[i].(map[string]any)["resource_provider"]) < fmt.Sprint(l[j].(map[string]any)["resource_provider"])
-		})
-	}
-	if mp, ok := v["mappings"].(map[string]any); ok {
-		for k, l := range mp {
-			s := l.([]any)
-			sort.Slice(s, func(i, j int) bool { return s[i].(string) < s[j].(string) })
-			mp[k] = s
-		}
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
+// multiset keys every request by acbody.Canon; one that does not decode
+// stands as itself, so that it differs from any valid one.
 func multiset(reqs []json.RawMessage) map[string]int {
 	m := map[string]int{}
 	for _, r := range reqs {
-		m[canon(r)]++
+		k, err := acbody.Canon(r)
+		if err != nil {
+			k = "invalid: " + string(r)
+		}
+		m[k]++
 	}
 	return m
 }
@@ -361,34 +339,16 @@ func shapes(m map[string]int) map[string]int {
 	return out
 }
 
+// summaries is acbody.Summaries; an entry that does not decode stands as
+// nil, which differs from any valid one.
 func summaries(in map[string]json.RawMessage) map[string]any {
-	out := map[string]any{}
-	for k, raw := range in {
-		var v map[string]any
-		_ = json.Unmarshal(raw, &v)
-		if tr, ok := v["traits"].([]any); ok {
-			sort.Slice(tr, func(i, j int) bool { return tr[i].(string) < tr[j].(string) })
-		}
-		out[k] = v
-	}
+	out, _ := acbody.Summaries(in)
 	return out
 }
 
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-func dump(m map[string]int) string {
-	var ks []string
-	for k, n := range m {
-		ks = append(ks, fmt.Sprintf("  %dx %s", n, k))
-	}
-	sort.Strings(ks)
-	if len(ks) > 12 {
-		ks = append(ks[:12], fmt.Sprintf("  ... %d more", len(ks)-12))
-	}
-	return strings.Join(ks, "\n")
 }
 
 func subset(a, b map[string]int) bool {
