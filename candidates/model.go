@@ -504,3 +504,19 @@ func (m *Model) sharingAnchorsOf(p int32) []int32 {
 	}
 	return m.sharingAnchors[i]
 }
+
+// ResolveProvider turns what an operator typed for in_tree into a provider
+// UUID: a known UUID as is; anything Placement would accept as a UUID as is
+// too (an unknown one answers with an empty result, not an error); else the
+// provider with that name, since names are unique in Placement.
+func (m *Model) ResolveProvider(s string) (string, bool) {
+	if _, ok := m.byUUID[s]; ok || UUIDLike(s) {
+		return s, true
+	}
+	for i := range m.providers {
+		if m.providers[i].Name == s {
+			return m.providers[i].UUID, true
+		}
+	}
+	return "", false
+}

@@ -27,3 +27,28 @@ func TestCapacityOfMatchesCPython(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveProvider(t *testing.T) {
+	const known = "8a7f2b9c-1d2e-4f3a-9b8c-7d6e5f4a3b2c"
+	m, err := NewModel(&ModelInput{Providers: []ProviderRow{{ID: 1, UUID: known, Name: "cn1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{known, known, true},
+		{"cn1", known, true},
+		// Forms Placement accepts as UUIDs pass through even when unknown:
+		// Placement answers them with an empty result, not an error.
+		{"{11111111-2222-3333-4444-555555555555}", "{11111111-2222-3333-4444-555555555555}", true},
+		{"urn:uuid:11111111222233334444555555555555", "urn:uuid:11111111222233334444555555555555", true},
+		{"cn2", "", false},
+	} {
+		got, ok := m.ResolveProvider(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ResolveProvider(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

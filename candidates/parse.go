@@ -582,7 +582,7 @@ func parseGroups(q query, mv Microversion, req *Request) error {
 			}
 		case "in_tree":
 			v := pyStrip(p.value)
-			if !uuidLike(v) {
+			if !UUIDLike(v) {
 				return badRequest(DefaultErrorCode, "Invalid query string parameters: Expected 'in_tree' parameter to be a format of uuid. Got: "+p.value)
 			}
 			g.InTree = v
@@ -817,7 +817,7 @@ func parseMemberOf(v string) (required, forbidden []string, err error) {
 		}
 	}
 	for _, a := range uniq {
-		if !uuidLike(a) {
+		if !UUIDLike(a) {
 			return nil, nil, badRequest(DefaultErrorCode, "Invalid query string parameters: Expected 'member_of' parameter to contain valid UUID(s). Got: "+a)
 		}
 	}
@@ -827,9 +827,9 @@ func parseMemberOf(v string) (required, forbidden []string, err error) {
 	return uniq, nil, nil
 }
 
-// uuidLike is oslo_utils.uuidutils.is_uuid_like: 32 hex digits once "urn:"
+// UUIDLike is oslo_utils.uuidutils.is_uuid_like: 32 hex digits once "urn:"
 // and "uuid:", surrounding braces and all hyphens are removed.
-func uuidLike(s string) bool {
+func UUIDLike(s string) bool {
 	s = strings.ReplaceAll(s, "urn:", "")
 	s = strings.ReplaceAll(s, "uuid:", "")
 	s = strings.Trim(s, "{}")

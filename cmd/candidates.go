@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -127,7 +126,7 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	// Validate before touching the database: a provider name given to
 	// --in-tree stands in as a well-formed UUID until the model can resolve it.
 	dummy := func(s string) (string, error) {
-		if uuidLike(s) {
+		if candidates.UUIDLike(s) {
 			return s, nil
 		}
 		return "00000000-0000-4000-8000-000000000000", nil
@@ -230,21 +229,10 @@ func placementError(f *Factory, err error, mv candidates.Microversion) error {
 	return &ExitError{Code: 2, Err: fmt.Errorf("invalid request, Placement would answer %d: %s", ae.Status, msg)}
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$`)
-
-func uuidLike(s string) bool { return uuidRE.MatchString(s) }
-
-// resolveProvider turns an --in-tree / in_tree value into a provider UUID: a
-// known UUID as is, else a provider name. An unknown UUID is passed through,
-// since Placement answers that with an empty result, not an error.
+// resolveProvider turns an --in-tree / in_tree value into a provider UUID.
 func resolveProvider(m *candidates.Model, s string) (string, error) {
-	if _, ok := m.ProviderIndex(s); ok || uuidLike(s) {
-		return s, nil
-	}
-	for i := range m.NumProviders() {
-		if p := m.Provider(int32(i)); p.Name == s {
-			return p.UUID, nil
-		}
+	if uuid, ok := m.ResolveProvider(s); ok {
+		return uuid, nil
 	}
 	return "", fmt.Errorf("in_tree %q: no resource provider has that name or UUID", s)
 }
