@@ -47,6 +47,7 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdStatus(f),
 		NewCmdUpgrade(f),
 		NewCmdCandidates(f),
+		NewCmdClaims(f),
 	)
 	return root
 }
