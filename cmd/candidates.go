@@ -40,6 +40,7 @@ type CandidatesOptions struct {
 	MaxCandidates int
 	Strategy      string
 	Explain       bool
+	Compare       bool
 }
 
 // NewCmdCandidates builds `rpctl candidates`.
@@ -69,7 +70,7 @@ keeps the first N (or a random sample with --randomize, as Placement's
 randomize_allocation_candidates does).
 
 Exit codes: 0 answered (also when there is no candidate), 1 error (database), 2 invalid
-request (Placement's 400 message).`,
+request (Placement's 400 message).`+compareHelp,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
@@ -79,6 +80,9 @@ request (Placement's 400 message).`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.LimitSet = c.Flags().Changed("limit")
 			o.SeedSet = c.Flags().Changed("seed")
+			if o.Compare {
+				return runCandidatesCompare(c, f, o)
+			}
 			return runCandidates(c, f, o)
 		},
 	}
@@ -99,6 +103,7 @@ request (Placement's 400 message).`,
 	fl.IntVar(&o.MaxCandidates, "max-candidates", 0, "stop generating after N candidates, like max_allocation_candidates (0 = no cap)")
 	fl.StringVar(&o.Strategy, "strategy", "depth-first", "with --max-candidates: depth-first (host after host) or breadth-first (round robin over hosts)")
 	fl.BoolVar(&o.Explain, "explain", false, "also explain, for every host without a candidate, why not")
+	fl.BoolVar(&o.Compare, "compare", false, "ask the live Placement API (--os-cloud/--os-endpoint) the same and print the differences")
 	return c
 }
 
