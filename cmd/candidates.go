@@ -70,7 +70,7 @@ keeps the first N (or a random sample with --randomize, as Placement's
 randomize_allocation_candidates does).
 
 Exit codes: 0 answered (also when there is no candidate), 1 error (database), 2 invalid
-request (Placement's 400 message).`+compareHelp,
+request (Placement's 400 message).` + compareHelp,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
