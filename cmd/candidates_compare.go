@@ -50,6 +50,9 @@ func runCandidatesCompare(c *cobra.Command, f *Factory, o *CandidatesOptions) er
 	if o.Randomize {
 		return usageError("--compare cannot use --randomize: the two answers would be different samples")
 	}
+	if o.Flavor != "" || o.ShowRequest {
+		return usageError("--compare takes the request flags (--resources, --query, ...), not --flavor: run --flavor --show-request and pass its query with --query")
+	}
 	if !f.UsePlacementAPI() {
 		return usageError("--compare needs the live Placement API: give --os-cloud NAME or --os-endpoint URL --os-token T")
 	}
