@@ -44,5 +44,7 @@ Point it at the databases in one of three ways:
 		NewCmdCandidates(f),
 		NewCmdClaims(f),
 	)
+	// Ad hoc edits of Placement (issue #10): database or API backend.
+	root.AddCommand(NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f))
 	return root
 }
