@@ -19,16 +19,16 @@ import (
 // inventoryRow is one class of `inventory list`: osc-placement's columns,
 // then capacity and free.
 type inventoryRow struct {
-	ResourceClass   string  `json:"resource_class"`
-	AllocationRatio ratio   `json:"allocation_ratio"`
-	MinUnit         int64   `json:"min_unit"`
-	MaxUnit         int64   `json:"max_unit"`
-	Reserved        int64   `json:"reserved"`
-	StepSize        int64   `json:"step_size"`
-	Total           int64   `json:"total"`
-	Used            int64   `json:"used"`
-	Capacity        int64   `json:"capacity"`
-	Free            int64   `json:"free"`
+	ResourceClass   string `json:"resource_class"`
+	AllocationRatio ratio  `json:"allocation_ratio"`
+	MinUnit         int64  `json:"min_unit"`
+	MaxUnit         int64  `json:"max_unit"`
+	Reserved        int64  `json:"reserved"`
+	StepSize        int64  `json:"step_size"`
+	Total           int64  `json:"total"`
+	Used            int64  `json:"used"`
+	Capacity        int64  `json:"capacity"`
+	Free            int64  `json:"free"`
 }
 
 var inventoryHeaders = []string{"resource_class", "allocation_ratio", "min_unit", "max_unit", "reserved", "step_size", "total", "used", "capacity", "free"}
