@@ -273,7 +273,7 @@ func (e *Editor) EditInventories(ctx context.Context, p Provider, edit Inventory
 		if ugen != gen {
 			continue // an allocation or edit landed between the two reads
 		}
-		want, err := edit(cur)
+		want, err := edit(maps.Clone(cur)) // the edit may change what it is given
 		if err != nil {
 			var ie *Error
 			if !errors.As(err, &ie) {
