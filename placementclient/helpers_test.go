@@ -13,7 +13,14 @@ import (
 // livePlacement starts the real placement-api (noauth2) on a fresh database
 // with Placement's schema and returns a client at the given microversion
 // ("" negotiates) and the API's base URL.
-func livePlacement(t *testing.T, mv string) (*placementclient.Client, string) {
+func livePlacement(t testing.TB, mv string) (*placementclient.Client, string) {
+	t.Helper()
+	c, base, _ := livePlacementDB(t, mv)
+	return c, base
+}
+
+// livePlacementDB is livePlacement that also returns the database, open.
+func livePlacementDB(t testing.TB, mv string) (*placementclient.Client, string, *storage.DB) {
 	t.Helper()
 	ctx := context.Background()
 	my := testdb.NewMySQL(t)
@@ -25,7 +32,7 @@ func livePlacement(t *testing.T, mv string) (*placementclient.Client, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
 		t.Fatal(err)
 	}
@@ -34,5 +41,5 @@ func livePlacement(t *testing.T, mv string) (*placementclient.Client, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, base
+	return c, base, db
 }
