@@ -280,7 +280,7 @@ class used/capacity. JSON/YAML give the same tree, nested under "children".
 				if root == nil {
 					return fmt.Errorf("provider tree of %s has no root", inventory.Label(p))
 				}
-				if f.Format == output.Table || f.Format == "" {
+				if f.Format != output.JSON && f.Format != output.YAML {
 					drawTree(f.IO.Out, root, "", "")
 					return nil
 				}
@@ -297,12 +297,11 @@ func drawTree(w io.Writer, n *treeNode, first, rest string) {
 		lines = append(lines, fmt.Sprintf("%s %d/%d used, %d free", r.ResourceClass, r.Used, r.Capacity, r.Free))
 	}
 	kids := len(n.Children)
-	for i, l := range lines {
-		bar := "│ "
-		if kids == 0 {
-			bar = "  "
-		}
-		_ = i
+	bar := "│ "
+	if kids == 0 {
+		bar = "  "
+	}
+	for _, l := range lines {
 		fmt.Fprintf(w, "%s%s  %s\n", rest, bar, l)
 	}
 	for i, ch := range n.Children {
