@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/placementclient"
 )
@@ -13,8 +14,8 @@ import (
 // other: statuses, error codes, rows and every GET body must agree, so the
 // API backend leaves what the database backend and Placement itself leave.
 func TestAPIStoreEditsMatchPlacementAPI(t *testing.T) {
-	runEditScript(t, func(c placementCopy) inventory.Store {
-		client, err := placementclient.New(context.Background(), placementclient.Config{Endpoint: c.base, Auth: placementclient.StaticToken("admin")})
+	runEditScript(t, func(c placementtest.Placement) inventory.Store {
+		client, err := placementclient.New(context.Background(), placementclient.Config{Endpoint: c.Base, Auth: placementclient.StaticToken("admin")})
 		if err != nil {
 			t.Fatal(err)
 		}
