@@ -129,6 +129,10 @@ type keystoneCase struct {
 
 func keystoneCases(uuid string) []keystoneCase {
 	return []keystoneCase{
+		{"inventory list through the catalog", []string{"--os-cloud", "test", "inventory", "list", "cn1"}, 0, "VCPU"},
+		{"inventory list by uuid", []string{"--os-cloud", "test", "-f", "json", "inventory", "list", uuid}, 0, `"allocation_ratio": 4.0`},
+		{"wrong password, inventory list", []string{"--os-cloud", "wrong", "inventory", "list", "cn1"}, 255,
+			`Keystone (cloud "wrong") refused the credentials (401)`},
 		{"compare through the catalog", []string{"--os-cloud", "test", "candidates", "--compare", "--resources", "VCPU:2"}, 0, "The answers agree."},
 		{"wrong password", []string{"--os-cloud", "wrong", "candidates", "--compare", "--resources", "VCPU:2"}, 255,
 			`Keystone (cloud "wrong") refused the credentials (401)`},
