@@ -50,5 +50,12 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdCapacity(f),
 		NewCmdClaims(f),
 	)
+	for _, attach := range extraCommands {
+		attach(root, f)
+	}
 	return root
 }
+
+// extraCommands attach subcommands under parents another file may own
+// (e.g. `provider apply` under `provider`), after every command exists.
+var extraCommands []func(root *cobra.Command, f *Factory)
