@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/flavors"
+	"github.com/rpctl/rpctl/nova"
 )
 
 // Flavor is one flavor's Placement request(s): Nova asks Request and, for
@@ -369,4 +371,32 @@ func selectHosts(m *candidates.Model, only string) ([]int32, map[string][]int32)
 		}
 	}
 	return hosts, aggs
+}
+
+// NewFlavor builds what Nova's scheduler asks Placement for one flavor,
+// without a limit (every candidate counts): its query and, for pinned CPUs,
+// the VCPU fallback query. The warnings are the extra specs Nova ignores.
+// Errors are *flavors.NovaError for a flavor Nova refuses, or
+// *candidates.APIError (with the query) for one Placement would refuse.
+func NewFlavor(fl *nova.Flavor, img *flavors.Image, opt flavors.Options) (Flavor, []string, error) {
+	opt.Limit = 0
+	f := Flavor{Name: fl.Name}
+	r, err := flavors.Build(fl, img, opt)
+	if err != nil {
+		return f, nil, err
+	}
+	if f.Request, err = r.Candidates(); err != nil {
+		return f, r.Warnings, fmt.Errorf("%s: %w", r.QueryString(), err)
+	}
+	if r.CPUPinningRequested {
+		opt.NoPinningTranslate = true
+		fb, err := flavors.Build(fl, img, opt)
+		if err != nil {
+			return f, r.Warnings, err
+		}
+		if f.Fallback, err = fb.Candidates(); err != nil {
+			return f, r.Warnings, fmt.Errorf("%s: %w", fb.QueryString(), err)
+		}
+	}
+	return f, r.Warnings, nil
 }

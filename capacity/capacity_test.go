@@ -26,22 +26,9 @@ func testFlavors(t testing.TB) []Flavor {
 	}
 	var out []Flavor
 	for i := range defs {
-		r, err := flavors.Build(&defs[i], nil, flavors.Options{})
+		f, _, err := NewFlavor(&defs[i], nil, flavors.Options{})
 		if err != nil {
 			t.Fatal(err)
-		}
-		f := Flavor{Name: defs[i].Name}
-		if f.Request, err = r.Candidates(); err != nil {
-			t.Fatal(err)
-		}
-		if r.CPUPinningRequested {
-			fb, err := flavors.Build(&defs[i], nil, flavors.Options{NoPinningTranslate: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f.Fallback, err = fb.Candidates(); err != nil {
-				t.Fatal(err)
-			}
 		}
 		out = append(out, f)
 	}

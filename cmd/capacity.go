@@ -242,37 +242,22 @@ func loadCapacityFlavors(ctx context.Context, f *Factory, args []string) ([]nova
 	return out, nil
 }
 
-// capacityFlavor builds the requests Nova sends for one flavor, without a
-// limit: every candidate counts.
+// capacityFlavor builds the requests Nova sends for one flavor; a flavor
+// Nova or Placement would refuse is invalid input.
 func capacityFlavor(f *Factory, fl *nova.Flavor, img *flavors.Image, o *FlavorOptions) (capacity.Flavor, error) {
-	opt := o.options(0)
-	r, err := buildFlavorRequest(f, fl, img, opt)
-	if err != nil {
-		return capacity.Flavor{}, err
+	cf, warnings, err := capacity.NewFlavor(fl, img, o.options(0))
+	for _, w := range warnings {
+		fmt.Fprintf(f.IO.ErrOut, "flavor %s: Nova ignores an extra spec: %s\n", fl.Name, w)
 	}
-	cf := capacity.Flavor{Name: fl.Name}
-	if cf.Request, err = r.Candidates(); err != nil {
-		return cf, placementRefusal(fl, r, err)
-	}
-	if r.CPUPinningRequested {
-		opt.NoPinningTranslate = true
-		fb, err := buildFlavorRequest(f, fl, img, opt)
-		if err != nil {
-			return cf, err
-		}
-		if cf.Fallback, err = fb.Candidates(); err != nil {
-			return cf, placementRefusal(fl, fb, err)
-		}
-	}
-	return cf, nil
-}
-
-func placementRefusal(fl *nova.Flavor, r *flavors.Request, err error) error {
+	var ne *flavors.NovaError
 	var ae *candidates.APIError
-	if errors.As(err, &ae) {
-		return usageError("flavor %s: Placement would refuse %s: %s", fl.Name, r.QueryString(), ae.Message)
+	switch {
+	case errors.As(err, &ne):
+		return cf, usageError("flavor %s: Nova refuses it (%s): %s", fl.Name, ne.Exception, ne.Message)
+	case errors.As(err, &ae):
+		return cf, usageError("flavor %s: Placement would refuse %v", fl.Name, err)
 	}
-	return err
+	return cf, err
 }
 
 type capacityJSON struct {
