@@ -69,7 +69,9 @@ type Host struct {
 // Aggregate is the free slots of the hosts of one aggregate, filled
 // together (sharing providers are then shared, not counted per host).
 type Aggregate struct {
-	UUID  string
+	UUID string
+	// Name is the Nova host aggregate's name, when the caller knows it.
+	Name  string
 	Hosts int
 	Free  []int64
 }

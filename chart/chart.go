@@ -136,7 +136,11 @@ func capacitySeries(res *capacity.Result) []series {
 			out = append(out, series{fmt.Sprintf("%d other aggregates", len(aggs)-i), rest})
 			break
 		}
-		out = append(out, series{fmt.Sprintf("aggregate %s (%d hosts)", shortUUID(a.UUID), a.Hosts), toF(a.Free)})
+		label := a.Name
+		if label == "" {
+			label = shortUUID(a.UUID)
+		}
+		out = append(out, series{fmt.Sprintf("aggregate %s (%d hosts)", label, a.Hosts), toF(a.Free)})
 	}
 	return out
 }

@@ -67,7 +67,7 @@ Exit codes: 0 counted, 1 error (database, chart), 2 invalid input (flag, flavor,
 	}
 	fl := c.Flags()
 	fl.StringArrayVar(&o.Flavors, "flavor", nil, "a flavor name, id or JSON/YAML file (repeatable; default: every public flavor)")
-	fl.StringVar(&o.Aggregate, "aggregate", "", "only the hosts in this Placement aggregate (UUID)")
+	fl.StringVar(&o.Aggregate, "aggregate", "", "only the hosts in this aggregate: its UUID, or a Nova host aggregate's name (API database)")
 	fl.StringVar(&o.Mode, "mode", string(capacity.Independent), "independent (each flavor alone) or pack (a greedy fill of --mix)")
 	fl.StringVar(&o.Mix, "mix", "", "with --mode pack: FLAVOR=WEIGHT,... e.g. m1.small=3,m1.large=1")
 	fl.StringVar(&o.Plot, "plot", "", "also draw a bar chart of free slots per flavor and aggregate into FILE.png or FILE.svg")
@@ -167,7 +167,7 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 	if len(reqs) == 0 {
 		return usageError("no flavor to count")
 	}
-	dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
+	dbs, err := f.Databases(ctx, storage.NeedPlacement, storage.NeedAPI)
 	if err != nil {
 		return err
 	}
@@ -176,12 +176,31 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Aggregate != "" && !candidates.UUIDLike(o.Aggregate) {
-		return usageError("--aggregate %q: give the Placement aggregate UUID", o.Aggregate)
+	// Nova's host aggregates are Placement aggregates of the same UUID;
+	// their names live in the API database, when it has them.
+	names := map[string]string{}
+	if dbs.API != nil {
+		if names, err = storage.AggregateNames(ctx, dbs.API); err != nil {
+			return err
+		}
 	}
-	res, err := capacity.Count(model, reqs, capacity.Options{Mode: mode, Mix: mix, Aggregate: o.Aggregate})
+	agg := o.Aggregate
+	if agg != "" && !candidates.UUIDLike(agg) {
+		for u, n := range names {
+			if n == agg {
+				agg = u
+			}
+		}
+		if agg == o.Aggregate {
+			return usageError("--aggregate %q: not a UUID, and no Nova host aggregate has that name", o.Aggregate)
+		}
+	}
+	res, err := capacity.Count(model, reqs, capacity.Options{Mode: mode, Mix: mix, Aggregate: agg})
 	if err != nil {
 		return err
+	}
+	for i := range res.Aggregates {
+		res.Aggregates[i].Name = names[res.Aggregates[i].UUID]
 	}
 	if o.Aggregate != "" && len(res.Hosts) == 0 {
 		return usageError("--aggregate %s: no host is in that aggregate", o.Aggregate)
@@ -271,6 +290,7 @@ type capacityJSON struct {
 
 type capacityAggJSON struct {
 	Aggregate string           `json:"aggregate"`
+	Name      string           `json:"name"`
 	Hosts     int              `json:"hosts"`
 	Free      map[string]int64 `json:"free"`
 }
@@ -300,7 +320,7 @@ func writeCapacity(f *Factory, res *capacity.Result, hosts bool) error {
 			v.Notes = []string{}
 		}
 		for _, a := range res.Aggregates {
-			v.Aggregates = append(v.Aggregates, capacityAggJSON{a.UUID, a.Hosts, perFlavor(res.Flavors, a.Free)})
+			v.Aggregates = append(v.Aggregates, capacityAggJSON{a.UUID, a.Name, a.Hosts, perFlavor(res.Flavors, a.Free)})
 		}
 		for _, h := range res.Hosts {
 			aggs := h.Aggregates
@@ -333,11 +353,11 @@ func writeCapacity(f *Factory, res *capacity.Result, hosts bool) error {
 			return err
 		}
 	}
-	rows := output.Rows{Headers: append([]string{"aggregate", "hosts"}, res.Flavors...), Align: output.AlignRight}
+	rows := output.Rows{Headers: append([]string{"aggregate", "name", "hosts"}, res.Flavors...), Align: output.AlignRight}
 	for _, a := range res.Aggregates {
-		rows.Rows = append(rows.Rows, append([]string{a.UUID, strconv.Itoa(a.Hosts)}, num(a.Free)...))
+		rows.Rows = append(rows.Rows, append([]string{a.UUID, a.Name, strconv.Itoa(a.Hosts)}, num(a.Free)...))
 	}
-	rows.Rows = append(rows.Rows, append([]string{"total", strconv.Itoa(len(res.Hosts))}, num(res.Total)...))
+	rows.Rows = append(rows.Rows, append([]string{"total", "", strconv.Itoa(len(res.Hosts))}, num(res.Total)...))
 	fmt.Fprintf(out, "Per aggregate and in total, %s:\n", what)
 	return output.RenderTable(out, rows)
 }

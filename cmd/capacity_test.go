@@ -195,3 +195,44 @@ func TestCapacityCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestCapacityAggregateNames: with Nova's aggregates table in the API
+// database, aggregates are shown and selected by name.
+func TestCapacityAggregateNames(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	for _, args := range [][]string{
+		{"--db", db, "sample-cloud", "--nodes", "6", "--cells", "1", "--seed", "5"},
+		{"--db", db, "migrate", "inventory", "--shared-storage", "ceph=*0[1-3]*"},
+	} {
+		if _, errOut, code := rpctl(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	out, _, _ := rpctl(t, "--db", db, "-f", "json", "capacity", "--flavor", "m1.small")
+	var before capacityOut
+	json.Unmarshal([]byte(out), &before)
+	if len(before.Aggregates) != 1 {
+		t.Fatalf("aggregates %+v", before.Aggregates)
+	}
+	uuid := before.Aggregates[0].Aggregate
+	ctx := context.Background()
+	api, err := storage.Open(ctx, dsn.SQLiteFile(db), storage.RoleAPI, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table as Nova's api_db sync creates it (columns that matter).
+	if _, err := api.ExecContext(ctx, `CREATE TABLE aggregates (id INTEGER PRIMARY KEY, uuid VARCHAR(36), name VARCHAR(255))`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.ExecContext(ctx, `INSERT INTO aggregates (uuid, name) VALUES (?, 'ceph-rack')`, uuid); err != nil {
+		t.Fatal(err)
+	}
+	api.Close()
+	out, errOut, code := rpctl(t, "--db", db, "capacity", "--flavor", "m1.small", "--aggregate", "ceph-rack")
+	if code != 0 || !strings.Contains(out, "ceph-rack") || !strings.Contains(out, uuid) {
+		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+	if _, errOut, code := rpctl(t, "--db", db, "capacity", "--aggregate", "no-such-aggregate"); code != 2 || !strings.Contains(errOut, "no Nova host aggregate has that name") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
