@@ -12,8 +12,6 @@ import (
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/providerconfig"
-	"github.com/rpctl/rpctl/storage"
-	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // ProviderApplyOptions are the flags of `rpctl provider apply`.
@@ -59,8 +57,13 @@ nothing.
 
 --dry-run prints every change (class or trait, before -> after) and writes nothing.
 
-Exit codes: 0 applied (or nothing to change), 1 error (database), 2 invalid files or a
-provider whose write failed (the others are still written).`,
+Works on the Placement database, or through the Placement API when --os-cloud or
+--os-endpoint select it, like the other provider commands.
+
+Exit codes: 0 applied (or nothing to change), 1 some provider could not be written (a
+generation conflict through every retry, or Placement refused it; the others are
+written), 2 invalid files (nothing written), 255 unexpected error (configuration,
+unreachable database or API).`,
 		Example: `  rpctl --db cloud.db provider apply -f /etc/nova/provider_config/ --dry-run
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement provider apply -f gpu.yaml -f fpga.yaml`,
 		Args: cobra.NoArgs,
@@ -115,12 +118,13 @@ func runProviderApply(ctx context.Context, f *Factory, o *ProviderApplyOptions) 
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(f.IO.ErrOut, "warning:", w)
 	}
-	dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
+	// The database, or the Placement API when --os-cloud/--os-endpoint
+	// select it, as for the other provider commands.
+	st, done, err := f.InventoryStore(ctx)
 	if err != nil {
 		return err
 	}
-	defer dbs.Close()
-	st := placementdb.New(dbs.Placement)
+	defer done()
 	pl, err := providerconfig.MakePlan(ctx, st, cfg)
 	if errors.As(err, &errs) {
 		for _, e := range errs[:len(errs)-1] {
@@ -129,7 +133,7 @@ func runProviderApply(ctx context.Context, f *Factory, o *ProviderApplyOptions) 
 		return usageError("%s", errs[len(errs)-1])
 	}
 	if err != nil {
-		return err
+		return storeError(err)
 	}
 	for _, s := range pl.Skipped {
 		fmt.Fprintln(f.IO.ErrOut, "warning:", s)
@@ -139,7 +143,7 @@ func runProviderApply(ctx context.Context, f *Factory, o *ProviderApplyOptions) 
 	}
 	res, err := providerconfig.Apply(ctx, st, pl)
 	if err != nil {
-		return err
+		return storeError(err)
 	}
 	if err := writeProviderPlan(f, pl, res); err != nil {
 		return err
@@ -148,7 +152,7 @@ func runProviderApply(ctx context.Context, f *Factory, o *ProviderApplyOptions) 
 		fmt.Fprintln(f.IO.ErrOut, fail)
 	}
 	if len(res.Failed) > 0 {
-		return &ExitError{Code: 2, Err: fmt.Errorf("%d provider(s) could not be written", len(res.Failed))}
+		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%d provider(s) could not be written", len(res.Failed))}
 	}
 	return nil
 }

@@ -50,6 +50,8 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdCapacity(f),
 		NewCmdClaims(f),
 	)
+	// Ad hoc edits of Placement (issue #10): database or API backend.
+	root.AddCommand(NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f))
 	for _, attach := range extraCommands {
 		attach(root, f)
 	}
