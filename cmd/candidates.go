@@ -66,10 +66,7 @@ host, each provider with what it gives, and used/capacity after the allocation.
 
 Candidates are ordered by root provider id, then by group choices (see README); --limit
 keeps the first N (or a random sample with --randomize, as Placement's
-randomize_allocation_candidates does).
-
-Exit codes: 0 answered (also when there is no candidate), 1 error (database), 2 invalid
-request (Placement's 400 message).`,
+randomize_allocation_candidates does).`,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
@@ -82,6 +79,10 @@ request (Placement's 400 message).`,
 			return runCandidates(c, f, o)
 		},
 	}
+	SetExitCodes(c,
+		ExitCodeRow{ExitOK, "answered (also when there is no candidate)"},
+		ExitCodeRow{ExitFailed, "invalid request (Placement's 400 message, or a bad --strategy/--max-candidates)"},
+	)
 	fl := c.Flags()
 	fl.StringVar(&o.Query, "query", "", "a raw Placement query string, e.g. 'resources=VCPU:1&required=HW_CPU_X86_AVX2'")
 	fl.StringVar(&o.Resources, "resources", "", "resources of the unsuffixed group, e.g. VCPU:2,MEMORY_MB:2048")
@@ -102,22 +103,23 @@ request (Placement's 400 message).`,
 	return c
 }
 
-// usageError is invalid input: exit 2 with a one-line message.
-func usageError(format string, args ...any) error {
-	return &ExitError{Code: 2, Err: fmt.Errorf(format, args...)}
+// invalidRequest is a request rpctl (or Placement) refuses: exit 2 with a
+// one-line message.
+func invalidRequest(format string, args ...any) error {
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf(format, args...)}
 }
 
 func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	switch f.Format {
 	case output.Table, output.JSON, "":
 	default:
-		return usageError("candidates prints -f table or -f json, not %q", f.Format)
+		return invalidRequest("candidates prints -f table or -f json, not %q", f.Format)
 	}
 	if o.Strategy != "depth-first" && o.Strategy != "breadth-first" {
-		return usageError("invalid --strategy %q: choose depth-first or breadth-first", o.Strategy)
+		return invalidRequest("invalid --strategy %q: choose depth-first or breadth-first", o.Strategy)
 	}
 	if o.MaxCandidates < 0 {
-		return usageError("invalid --max-candidates %d: give 0 (no cap) or more", o.MaxCandidates)
+		return invalidRequest("invalid --max-candidates %d: give 0 (no cap) or more", o.MaxCandidates)
 	}
 	mv, err := candidates.ParseMicroversion(o.Microversion)
 	if err != nil {
@@ -133,7 +135,7 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	}
 	raw, err := ComposeCandidatesQuery(o, dummy)
 	if err != nil {
-		return usageError("%v", err)
+		return invalidRequest("%v", err)
 	}
 	if _, err := candidates.ParseQuery(raw, mv); err != nil {
 		return placementError(f, err, mv)
@@ -155,7 +157,7 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	}
 	raw, err = ComposeCandidatesQuery(o, func(s string) (string, error) { return resolveProvider(model, s) })
 	if err != nil {
-		return usageError("%v", err)
+		return invalidRequest("%v", err)
 	}
 	req, err := candidates.ParseQuery(raw, mv)
 	if err != nil {
@@ -226,7 +228,7 @@ func placementError(f *Factory, err error, mv candidates.Microversion) error {
 		msg = head
 	}
 	msg = strings.ReplaceAll(msg, "\n", " ")
-	return &ExitError{Code: 2, Err: fmt.Errorf("invalid request, Placement would answer %d: %s", ae.Status, msg)}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("invalid request, Placement would answer %d: %s", ae.Status, msg)}
 }
 
 // resolveProvider turns an --in-tree / in_tree value into a provider UUID.

@@ -143,11 +143,11 @@ func TestCandidatesCommand(t *testing.T) {
 
 func TestCandidatesNoDatabase(t *testing.T) {
 	_, errOut, code := rpctl(t, "candidates", "--resources", "VCPU:1")
-	if code != 1 || !strings.Contains(errOut, "no database configured for Placement") {
+	if code != 255 || !strings.Contains(errOut, "no database configured for Placement") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	_, errOut, code = rpctl(t, "--placement-db", "mysql+pymysql://u:secret@127.0.0.1:1/placement", "candidates", "--resources", "VCPU:1")
-	if code != 1 || strings.Contains(errOut, "secret") || strings.Count(errOut, "\n") != 1 {
+	if code != 255 || strings.Contains(errOut, "secret") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("dead database: exit %d: %q", code, errOut)
 	}
 }

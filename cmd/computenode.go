@@ -36,9 +36,7 @@ func newCmdComputeNodeList(f *Factory) *cobra.Command {
 		Short: "List compute nodes with their capacity and allocation ratios",
 		Long: `List the compute_nodes rows of every cell (or of --cell NAME), live ones only unless
 --all. A NULL uuid shows as "-", a NULL allocation ratio as "NULL" (Nova treats NULL
-and 0.0 alike as "unset"; they are shown apart). JSON and YAML carry every column.
-
-Exit codes: 0 listed, 1 error.`,
+and 0.0 alike as "unset"; they are shown apart). JSON and YAML carry every column.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()

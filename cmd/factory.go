@@ -5,8 +5,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/rpctl/rpctl/config"
 	"github.com/rpctl/rpctl/iostreams"
@@ -82,35 +80,4 @@ func (f *Factory) Databases(ctx context.Context, need, want storage.Need) (*stor
 // Write prints rows or data in the --format the user chose.
 func (f *Factory) Write(r output.Rows, data any) error {
 	return output.Write(f.IO.Out, f.Format, r, data)
-}
-
-// ExitError ends rpctl with a specific exit code. A nil Err prints nothing.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// Exit returns an error that makes rpctl exit with code, printing nothing.
-func Exit(code int) error { return &ExitError{Code: code} }
-
-// ExitCode maps an error to the process exit code: ExitError's own code,
-// else 1.
-func ExitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
-	}
-	return 1
 }

@@ -17,9 +17,7 @@ func NewCmdInit(f *Factory) *cobra.Command {
 		Long: `Create the schemas rpctl uses, exactly as Nova's and Placement's db sync create them,
 in the embedded file (--db) or in empty MySQL/MariaDB databases (--cell-db, --api-db,
 --placement-db). Databases whose schema is already complete are left alone; Placement's
-standard resource classes and traits are synced.
-
-Exit codes: 0 done, 1 error.`,
+standard resource classes and traits are synced.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()

@@ -43,5 +43,6 @@ Point it at the databases in one of three ways:
 		NewCmdUpgrade(f),
 		NewCmdCandidates(f),
 	)
+	finishCommandTree(root)
 	return root
 }

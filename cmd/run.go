@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rpctl/rpctl/iostreams"
@@ -17,7 +18,8 @@ func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []s
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		if ee, ok := err.(*ExitError); !ok || ee.Err != nil {
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Err != nil {
 			fmt.Fprintln(ios.ErrOut, "rpctl: "+err.Error())
 		}
 	}

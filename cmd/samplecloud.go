@@ -33,9 +33,7 @@ into its one cell database, mapped to cell "cell1". With MySQL/MariaDB databases
 cell database gets one cell (--cells defaults to their number); empty databases get the
 schema first. The API database, when configured, gets cell0 and cell mappings (unless it
 has some), host mappings and flavors. A cell database that already has compute nodes is
-refused unless --force, which deletes the rows of the tables sample-cloud writes first.
-
-Exit codes: 0 written, 1 error.`,
+refused unless --force, which deletes the rows of the tables sample-cloud writes first.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()

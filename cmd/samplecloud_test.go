@@ -23,7 +23,7 @@ func TestSampleCloudAndComputeNodeList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil || len(sum.Cells) != 1 || sum.Cells[0].ComputeNodes != 12 || sum.Cells[0].Bad != 2 || sum.HostMappings != 14 {
 		t.Fatalf("summary %s (%v)", out, err)
 	}
-	if _, errOut, code := rpctl(t, "--db", db, "sample-cloud"); code != 1 || !strings.Contains(errOut, "already has") {
+	if _, errOut, code := rpctl(t, "--db", db, "sample-cloud"); code != 255 || !strings.Contains(errOut, "already has") {
 		t.Fatalf("second run: exit %d: %s", code, errOut)
 	}
 
@@ -47,7 +47,7 @@ func TestSampleCloudAndComputeNodeList(t *testing.T) {
 	if n := len(strings.Split(strings.TrimSpace(all), "\n")); n <= len(lines) || !strings.Contains(all, " true") {
 		t.Errorf("--all: %d rows, no deleted one:\n%s", n, all)
 	}
-	if _, errOut, code := rpctl(t, "--db", db, "compute-node", "list", "--cell", "nope"); code != 1 || !strings.Contains(errOut, `no cell named "nope"`) {
+	if _, errOut, code := rpctl(t, "--db", db, "compute-node", "list", "--cell", "nope"); code != 255 || !strings.Contains(errOut, `no cell named "nope"`) {
 		t.Errorf("unknown cell: exit %d: %s", code, errOut)
 	}
 	out, _, _ = rpctl(t, "--db", db, "compute-node", "list", "-f", "json")
