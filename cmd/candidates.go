@@ -110,11 +110,6 @@ func invalidRequest(format string, args ...any) error {
 }
 
 func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
-	switch f.Format {
-	case output.Table, output.JSON, "":
-	default:
-		return invalidRequest("candidates prints -f table or -f json, not %q", f.Format)
-	}
 	if o.Strategy != "depth-first" && o.Strategy != "breadth-first" {
 		return invalidRequest("invalid --strategy %q: choose depth-first or breadth-first", o.Strategy)
 	}
@@ -186,22 +181,31 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	if o.Explain {
 		why = model.Explain(req)
 	}
-	if f.Format == output.JSON {
+	switch f.Format {
+	case output.JSON, output.YAML:
 		body, err := res.MarshalPlacement(mv)
 		if err != nil {
 			return err
 		}
-		if !o.Explain {
-			_, err = fmt.Fprintf(f.IO.Out, "%s\n", body)
-			return err
+		if o.Explain {
+			// --explain wraps Placement's body unchanged beside the reasons.
+			ex, err := explanationsJSON(why)
+			if err != nil {
+				return err
+			}
+			body = []byte(fmt.Sprintf("{\"allocation_candidates\": %s, \"explanations\": %s}", body, ex))
 		}
-		// --explain wraps Placement's body unchanged beside the reasons.
-		ex, err := explanationsJSON(why)
-		if err != nil {
-			return err
+		if f.Format == output.YAML {
+			return f.Output.WriteDocument(f.IO.Out, body)
 		}
-		_, err = fmt.Fprintf(f.IO.Out, "{\"allocation_candidates\": %s, \"explanations\": %s}\n", body, ex)
+		_, err = fmt.Fprintf(f.IO.Out, "%s\n", body)
 		return err
+	case output.CSV, output.Value:
+		// One table: the explanations when asked for, else the candidates.
+		if o.Explain {
+			return f.Write(explanationRows(why), nil)
+		}
+		return f.Write(candidateRows(res, false), nil)
 	}
 	return writeCandidatesTable(f, res, why, o.Explain, req)
 }
@@ -384,31 +388,13 @@ func writeCandidatesTable(f *Factory, res *candidates.Result, why []candidates.E
 	out := f.IO.Out
 	views := res.Views()
 	hosts := map[string]bool{}
-	rows := output.Rows{Headers: []string{"#", "Host", "Provider", "Groups", "Resource", "Amount", "Used / Capacity after"}}
-	for i, v := range views {
+	for _, v := range views {
 		hosts[v.RootUUID] = true
-		for k, p := range v.Parts {
-			num, host := "", ""
-			if k == 0 {
-				num, host = strconv.Itoa(i+1), v.RootName
-			}
-			var groups []string
-			for suffix, names := range v.Mappings {
-				for _, n := range names {
-					if n == p.ProviderName {
-						groups = append(groups, groupName(suffix))
-					}
-				}
-			}
-			sort.Strings(groups)
-			rows.Rows = append(rows.Rows, []string{num, host, p.ProviderName, strings.Join(groups, ","), p.ResourceClass,
-				strconv.FormatInt(p.Amount, 10), fmt.Sprintf("%d / %d", p.UsedAfter, p.Capacity)})
-		}
 	}
 	if len(views) == 0 {
 		fmt.Fprintln(out, "No allocation candidates.")
 	} else {
-		if err := output.RenderTable(out, rows); err != nil {
+		if err := f.Write(candidateRows(res, true), nil); err != nil {
 			return err
 		}
 		note := ""
@@ -424,6 +410,33 @@ func writeCandidatesTable(f *Factory, res *candidates.Result, why []candidates.E
 		return nil
 	}
 	return writeExplanations(f, why)
+}
+
+// candidateRows are every provider and class each candidate takes, with the
+// request groups the provider serves and its used/capacity once the
+// allocation is made. grouped (the table) names the candidate and host on
+// its first row only.
+func candidateRows(res *candidates.Result, grouped bool) output.Rows {
+	rows := output.Rows{Headers: []string{"candidate", "host", "provider", "groups", "resource_class", "amount", "used_after", "capacity"}}
+	for i, v := range res.Views() {
+		for k, p := range v.Parts {
+			var num, host any = i + 1, v.RootName
+			if grouped && k > 0 {
+				num, host = "", ""
+			}
+			var groups []string
+			for suffix, names := range v.Mappings {
+				for _, n := range names {
+					if n == p.ProviderName {
+						groups = append(groups, groupName(suffix))
+					}
+				}
+			}
+			sort.Strings(groups)
+			rows.Add(num, host, p.ProviderName, strings.Join(groups, ","), p.ResourceClass, p.Amount, p.UsedAfter, p.Capacity)
+		}
+	}
+	return rows
 }
 
 func plural(n int) string {
@@ -463,10 +476,15 @@ func writeExplanations(f *Factory, why []candidates.Explanation) error {
 	for _, k := range order {
 		fmt.Fprintf(out, "  %6d  %s\n", counts[k], k)
 	}
-	rows := output.Rows{Headers: []string{"Host", "Group", "Reason", "Detail"}}
+	return f.Write(explanationRows(why), nil)
+}
+
+// explanationRows are the hosts without a candidate and why.
+func explanationRows(why []candidates.Explanation) output.Rows {
+	rows := output.Rows{Headers: []string{"host", "group", "reason", "detail"}}
 	for _, e := range why {
 		// Group reasons come prefixed with the group's label, which the
-		// Group column already shows.
+		// group column already shows.
 		g, msg := "", e.Message
 		for _, label := range []string{"unsuffixed group: ", fmt.Sprintf("group %q: ", e.Group)} {
 			if rest, ok := strings.CutPrefix(msg, label); ok {
@@ -474,9 +492,9 @@ func writeExplanations(f *Factory, why []candidates.Explanation) error {
 				break
 			}
 		}
-		rows.Rows = append(rows.Rows, []string{e.RootName, g, reasonTitle(e.Kind), msg})
+		rows.Add(e.RootName, g, reasonTitle(e.Kind), msg)
 	}
-	return output.RenderTable(out, rows)
+	return rows
 }
 
 type explanationJSON struct {

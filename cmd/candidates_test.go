@@ -77,7 +77,7 @@ func TestCandidatesCommand(t *testing.T) {
 			jsonLike: "resources=DISK_GB:10&resources_NET=SRIOV_NET_VF:1&required_NET=CUSTOM_PHYSNET1&resources_C=VCPU:1,MEMORY_MB:64&required_C=HW_NUMA_ROOT&group_policy=none&same_subtree=_NET,_C&limit=5", mv: 39},
 		{name: "table",
 			args:   []string{"--resources", "VCPU:1,DISK_GB:10", "--limit", "2"},
-			stdout: []string{"Host", "Used / Capacity after", "compute-0", "2 allocation candidates on 1 host (--limit 2)."}},
+			stdout: []string{"host", "used_after", "compute-0", "2 allocation candidates on 1 host (--limit 2)."}},
 		{name: "in-tree by name",
 			args:   []string{"--resources", "SRIOV_NET_VF:1", "--in-tree", "compute-3"},
 			stdout: []string{"compute-3-pf", "1 allocation candidate on 1 host."}},

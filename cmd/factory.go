@@ -25,6 +25,16 @@ type Factory struct {
 	PlacementDB string
 	Format      string
 	Verbose     bool
+	// Output holds -f and cliff's output options (set before every command
+	// runs); Write applies them.
+	Output output.Options
+	// Logging flags (--debug, --log-file, -q).
+	Debug   bool
+	LogFile string
+	Quiet   bool
+
+	closeLog func() error
+	args     []string // the command line, for the log
 
 	opts    *config.Options
 	optsErr error
@@ -77,7 +87,13 @@ func (f *Factory) Databases(ctx context.Context, need, want storage.Need) (*stor
 	return storage.Connect(ctx, s, need, want)
 }
 
-// Write prints rows or data in the --format the user chose.
+// Write prints rows in the --format the user chose, with cliff's output
+// options (-c, --sort-column, --quote, --noindent, --max-width,
+// --fit-width, --print-empty). Column names are snake_case, the same in
+// every format. A non-nil data replaces the rows in json and yaml: only for
+// documents that are not lists of rows (Placement's bodies, say).
 func (f *Factory) Write(r output.Rows, data any) error {
-	return output.Write(f.IO.Out, f.Format, r, data)
+	o := f.Output
+	o.Format = f.Format
+	return o.Write(f.IO.Out, r, data)
 }

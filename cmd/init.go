@@ -28,7 +28,7 @@ standard resource classes and traits are synced.`,
 				return err
 			}
 			defer dbs.Close()
-			var rows [][]string
+			rows := output.Rows{Headers: []string{"schema", "database", "state", "tables"}}
 			do := func(db *storage.DB, part storage.Part) error {
 				res, err := storage.Init(ctx, db, part)
 				for _, r := range res {
@@ -36,7 +36,7 @@ standard resource classes and traits are synced.`,
 					if len(r.Created) == 0 {
 						state = "already present"
 					}
-					rows = append(rows, []string{string(r.Part), db.Label(), state, fmt.Sprint(len(r.Created) + len(r.Present))})
+					rows.Add(string(r.Part), db.Label(), state, len(r.Created)+len(r.Present))
 				}
 				return err
 			}
@@ -64,10 +64,10 @@ standard resource classes and traits are synced.`,
 					return err
 				}
 			}
-			if len(rows) == 0 {
+			if len(rows.Rows) == 0 {
 				return fmt.Errorf("%w: give --db FILE, or --cell-db/--api-db/--placement-db URLs, or --config-file", storage.ErrNoDatabase)
 			}
-			return f.Write(output.Rows{Headers: []string{"Schema", "Database", "State", "Tables"}, Rows: rows}, nil)
+			return f.Write(rows, nil)
 		},
 	}
 }

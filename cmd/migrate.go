@@ -153,11 +153,12 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	if err != nil {
 		return err
 	}
-	rows := output.Rows{Headers: []string{"Migration", "Total Needed", "Completed"}, Align: output.AlignCenter}
+	// nova-manage's table, with rpctl's column names.
+	rows := output.Rows{Headers: []string{"migration", "total_needed", "completed"}, Align: output.AlignCenter}
 	for _, r := range sum.Rows {
-		rows.Rows = append(rows.Rows, []string{r.Migration, fmt.Sprint(r.TotalNeeded), fmt.Sprint(r.Completed)})
+		rows.Add(r.Migration, r.TotalNeeded, r.Completed)
 	}
-	if err := f.Write(rows, sum); err != nil {
+	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
 	if len(sum.Errors) > 0 {

@@ -120,7 +120,7 @@ func TestMigrateRatiosDryRunAndRun(t *testing.T) {
 		t.Fatalf("dry run: %d %s", code, errOut)
 	}
 	want := `+-------+----+---------------------+-----------------------+------+------+-------------------------------+
-| Cell  | ID | Hypervisor Hostname |         Ratio         | Old  | New  |             From              |
+| cell  | id | hypervisor_hostname | ratio                 | old  | new  | option                        |
 +-------+----+---------------------+-----------------------+------+------+-------------------------------+
 | cell1 | 1  | compute001          | cpu_allocation_ratio  | 0.0  | 16.0 | initial_cpu_allocation_ratio  |
 | cell1 | 1  | compute001          | ram_allocation_ratio  | NULL | 1.25 | ram_allocation_ratio          |

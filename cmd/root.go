@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"github.com/spf13/cobra"
-
-	"github.com/rpctl/rpctl/output"
 )
 
 // NewCmdRoot builds the rpctl command tree.
@@ -21,8 +19,11 @@ Point it at the databases in one of three ways:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			f.IO.Verbose = f.Verbose
-			return output.ValidateFormat(f.Format)
+			f.IO.Verbose = f.Verbose && !f.Quiet
+			if err := setupLogging(f); err != nil {
+				return err
+			}
+			return validateOutputFlags(f)
 		},
 	}
 	pf := root.PersistentFlags()
@@ -31,8 +32,12 @@ Point it at the databases in one of three ways:
 	pf.StringArrayVar(&f.CellDBs, "cell-db", nil, "Nova cell database URL (repeatable: exactly these cells)")
 	pf.StringVar(&f.APIDB, "api-db", "", "Nova API database URL")
 	pf.StringVar(&f.PlacementDB, "placement-db", "", "Placement database URL")
-	pf.StringVarP(&f.Format, "format", "f", output.Table, "output format: table, json, yaml or value")
 	pf.BoolVar(&f.Verbose, "verbose", false, "print more detail on standard error")
+	pf.BoolVar(&f.Debug, "debug", false, "log every SQL statement (shape and timing) and HTTP request on standard error (or --log-file), passwords redacted")
+	pf.StringVar(&f.LogFile, "log-file", "", "append log records to this file instead of standard error")
+	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on standard error but errors")
+	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
+	addOutputFlags(root, f)
 
 	root.AddCommand(
 		NewCmdInit(f),

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/output"
@@ -61,16 +59,16 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 			if err != nil {
 				return err
 			}
-			rows := output.Rows{Headers: []string{"Cell", "Database", "Compute nodes", "Deleted", "Bad", "Services", "Instances", "Migrations"}}
+			rows := output.Rows{Headers: []string{"cell", "database", "compute_nodes", "deleted_compute_nodes", "bad_compute_nodes",
+				"services", "instances", "migrations", "host_mappings", "flavors"}}
+			none := output.Cell{}
 			for _, cs := range sum.Cells {
-				rows.Rows = append(rows.Rows, []string{cs.Cell, cs.Database, fmt.Sprint(cs.ComputeNodes), fmt.Sprint(cs.Deleted),
-					fmt.Sprint(cs.Bad), fmt.Sprint(cs.Services), fmt.Sprint(cs.Instances), fmt.Sprint(cs.Migrations)})
+				rows.Add(cs.Cell, cs.Database, cs.ComputeNodes, cs.Deleted, cs.Bad, cs.Services, cs.Instances, cs.Migrations, none, none)
 			}
 			if sum.API != "" {
-				rows.Rows = append(rows.Rows, []string{"(API)", sum.API, "", "", "", "",
-					fmt.Sprintf("%d host mappings", sum.HostMappings), fmt.Sprintf("%d flavors", sum.Flavors)})
+				rows.Add("(API)", sum.API, none, none, none, none, none, none, sum.HostMappings, sum.Flavors)
 			}
-			return f.Write(rows, sum)
+			return f.Write(rows, nil)
 		},
 	}
 	fl := c.Flags()
