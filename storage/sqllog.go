@@ -37,7 +37,7 @@ type dsnConnector struct {
 }
 
 func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
-func (c dsnConnector) Driver() driver.Driver                       { return c.d }
+func (c dsnConnector) Driver() driver.Driver                        { return c.d }
 
 type loggingConn struct {
 	driver.Conn
