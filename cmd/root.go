@@ -47,6 +47,7 @@ Point it at the databases in one of three ways:
 		NewCmdStatus(f),
 		NewCmdUpgrade(f),
 		NewCmdCandidates(f),
+		NewCmdClaims(f),
 	)
 	finishCommandTree(root)
 	return root
