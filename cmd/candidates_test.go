@@ -104,7 +104,7 @@ func TestCandidatesCommand(t *testing.T) {
 			stdout: []string{"No allocation candidates.", "--explain"}},
 		{name: "explain",
 			args:   []string{"--resources", "VCPU:20", "--required", "CUSTOM_RACK_A", "--explain"},
-			stdout: []string{"hosts without a candidate", "missing trait", "not enough free", "Reason"}},
+			stdout: []string{"hosts without a candidate", "missing trait", "not enough free", "reason"}},
 		{name: "bad strategy",
 			args: []string{"--resources", "VCPU:1", "--strategy", "sideways"}, code: 2,
 			stderr: `invalid --strategy "sideways"`},
