@@ -9,6 +9,7 @@ import (
 	"github.com/rpctl/rpctl/config"
 	"github.com/rpctl/rpctl/iostreams"
 	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -35,9 +36,14 @@ type Factory struct {
 
 	closeLog func() error
 	args     []string // the command line, for the log
+	// API names a live Placement API (placementapi.go).
+	API APIFlags
 
-	opts    *config.Options
-	optsErr error
+	opts *config.Options
+	// placement is the Placement API client, made once.
+	placement    *placementclient.Client
+	placementErr error
+	optsErr      error
 }
 
 // NewFactory returns a Factory over the given streams.

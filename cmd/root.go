@@ -14,7 +14,11 @@ func NewCmdRoot(f *Factory, version string) *cobra.Command {
 Point it at the databases in one of three ways:
   --db FILE                 the embedded SQLite file (cell, API and Placement in one)
   --cell-db/--api-db/--placement-db URL   SQLAlchemy URLs or go-sql-driver DSNs
-  --config-file nova.conf   [database], [api_database], [placement_database] connection`,
+  --config-file nova.conf   [database], [api_database], [placement_database] connection
+
+Commands that read or edit Placement can use its REST API instead:
+  --os-cloud NAME           a clouds.yaml entry (or the OS_* variables), Keystone auth
+  --os-endpoint URL --os-token T   a noauth2 Placement service`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -38,6 +42,7 @@ Point it at the databases in one of three ways:
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on standard error but errors")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	addOutputFlags(root, f)
+	addAPIFlags(pf, &f.API)
 
 	root.AddCommand(
 		NewCmdInit(f),
