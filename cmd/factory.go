@@ -5,6 +5,8 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/rpctl/rpctl/config"
 	"github.com/rpctl/rpctl/iostreams"
@@ -20,6 +22,7 @@ type Factory struct {
 
 	// Global flags.
 	ConfigFiles []string
+	ConfigDirs  []string
 	Embedded    string
 	CellDBs     []string
 	APIDB       string
@@ -49,16 +52,37 @@ type Factory struct {
 // NewFactory returns a Factory over the given streams.
 func NewFactory(io *iostreams.IOStreams) *Factory { return &Factory{IO: io} }
 
-// Options returns the options from --config-file files, read once.
+// Options returns the options from the config files, read once: the
+// --config-file files (or, with neither them nor a database flag, the
+// default files that exist), then every *.conf of each --config-dir.
 func (f *Factory) Options() (config.Options, error) {
 	if f.opts == nil && f.optsErr == nil {
-		o, err := config.LoadFiles(f.ConfigFiles)
+		o, err := f.loadOptions()
 		f.opts, f.optsErr = &o, err
 	}
 	if f.optsErr != nil {
 		return config.Options{}, f.optsErr
 	}
 	return *f.opts, nil
+}
+
+func (f *Factory) loadOptions() (config.Options, error) {
+	files := f.ConfigFiles
+	if len(files) == 0 && f.Embedded == "" && len(f.CellDBs) == 0 && f.APIDB == "" && f.PlacementDB == "" {
+		files = config.ExistingDefaultFiles()
+	}
+	files, err := config.WithDirs(files, f.ConfigDirs)
+	if err != nil {
+		return config.Options{}, err
+	}
+	if f.IO.Verbose {
+		if len(files) == 0 {
+			fmt.Fprintln(f.IO.ErrOut, "config: no config file read")
+		} else {
+			fmt.Fprintf(f.IO.ErrOut, "config: read %s\n", strings.Join(files, ", "))
+		}
+	}
+	return config.LoadFiles(files)
 }
 
 // Sources combines flags and config files; flags win.

@@ -15,6 +15,8 @@ Point it at the databases in one of three ways:
   --db FILE                 the embedded SQLite file (cell, API and Placement in one)
   --cell-db/--api-db/--placement-db URL   SQLAlchemy URLs or go-sql-driver DSNs
   --config-file nova.conf   [database], [api_database], [placement_database] connection
+                            (default: /etc/nova/nova.conf, /etc/placement/placement.conf;
+                            --config-dir DIR adds every DIR/*.conf; $option substitution)
 
 Commands that read or edit Placement can use its REST API instead:
   --os-cloud NAME           a clouds.yaml entry (or the OS_* variables), Keystone auth
@@ -31,7 +33,8 @@ Commands that read or edit Placement can use its REST API instead:
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringArrayVar(&f.ConfigFiles, "config-file", nil, "oslo.config file to read (repeatable; later files win), e.g. /etc/nova/nova.conf")
+	pf.StringArrayVar(&f.ConfigFiles, "config-file", nil, "oslo.config file to read (repeatable; later files win; default: /etc/nova/nova.conf and /etc/placement/placement.conf when they exist and no database flag is given)")
+	pf.StringArrayVar(&f.ConfigDirs, "config-dir", nil, "read every *.conf in this directory, in name order, after the --config-file files (repeatable)")
 	pf.StringVar(&f.Embedded, "db", "", "embedded SQLite database file holding the cell, API and Placement schemas")
 	pf.StringArrayVar(&f.CellDBs, "cell-db", nil, "Nova cell database URL (repeatable: exactly these cells)")
 	pf.StringVar(&f.APIDB, "api-db", "", "Nova API database URL")
