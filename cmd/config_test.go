@@ -42,3 +42,32 @@ func TestDefaultConfigFiles(t *testing.T) {
 		t.Errorf("missing --config-dir: exit %d %s", code, errOut)
 	}
 }
+
+// TestMissingDatabaseFile: only init and sample-cloud create a --db file;
+// every other command says it does not exist (255) and creates nothing.
+func TestMissingDatabaseFile(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.db")
+	for _, args := range [][]string{
+		{"--db", missing, "compute-node", "list"},
+		{"--db", missing, "status"},
+		{"--db", missing, "migrate", "all"},
+		{"--db", missing, "candidates", "--resources", "VCPU:1"},
+		{"--cell-db", "sqlite:///" + missing, "migrate", "ratios"},
+	} {
+		_, errOut, code := rpctl(t, args...)
+		if code != 255 || !strings.Contains(errOut, missing+" does not exist") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d, %q", args, code, errOut)
+		}
+		if _, err := os.Stat(missing); err == nil {
+			t.Fatalf("%q created %s", args, missing)
+		}
+	}
+	if _, errOut, code := rpctl(t, "--db", missing, "init"); code != 0 {
+		t.Fatalf("init: %d %s", code, errOut)
+	}
+	other := filepath.Join(dir, "other.db")
+	if _, errOut, code := rpctl(t, "--db", other, "sample-cloud", "--nodes", "2"); code != 0 {
+		t.Fatalf("sample-cloud: %d %s", code, errOut)
+	}
+}

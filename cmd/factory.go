@@ -5,10 +5,14 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/dsn"
 	"github.com/rpctl/rpctl/iostreams"
 	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/placementclient"
@@ -23,6 +27,9 @@ type Factory struct {
 	// Global flags.
 	ConfigFiles []string
 	ConfigDirs  []string
+	// CreateFiles lets SQLite database files that do not exist be created
+	// (init and sample-cloud); every other command refuses them.
+	CreateFiles bool
 	Embedded    string
 	CellDBs     []string
 	APIDB       string
@@ -104,6 +111,11 @@ func (f *Factory) Sources() (storage.Sources, error) {
 	if f.PlacementDB != "" {
 		s.PlacementDB = storage.Source{URL: f.PlacementDB, Origin: "--placement-db"}
 	}
+	if !f.CreateFiles {
+		if err := sqliteFilesExist(s); err != nil {
+			return storage.Sources{}, err
+		}
+	}
 	return s, nil
 }
 
@@ -126,4 +138,31 @@ func (f *Factory) Write(r output.Rows, data any) error {
 	o := f.Output
 	o.Format = f.Format
 	return o.Write(f.IO.Out, r, data)
+}
+
+// sqliteFilesExist refuses SQLite database files that do not exist: SQLite
+// would create an empty one and the command fail later with "no such table".
+func sqliteFilesExist(s storage.Sources) error {
+	check := func(path, origin string) error {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: the database file %s does not exist (rpctl init or rpctl sample-cloud creates it)", origin, path)
+		}
+		return nil
+	}
+	if s.Embedded != "" {
+		if err := check(s.Embedded, "--db"); err != nil {
+			return err
+		}
+	}
+	for _, src := range append(append([]storage.Source(nil), s.CellDBs...), s.ConfigCell, s.APIDB, s.PlacementDB) {
+		if src.URL == "" {
+			continue
+		}
+		if t, err := dsn.Parse(src.URL); err == nil && t.Driver == dsn.SQLite && t.Database != ":memory:" {
+			if err := check(t.Database, src.Origin); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

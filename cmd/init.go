@@ -21,6 +21,7 @@ standard resource classes and traits are synced.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			f.CreateFiles = true // this command may create the SQLite files it is given
 			// The API schema comes first: the cells are found through its
 			// cell_mappings, a table a new API database does not have yet.
 			dbs, err := f.Databases(ctx, 0, storage.NeedAPI|storage.NeedPlacement)

@@ -35,6 +35,7 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			f.CreateFiles = true // this command may create the SQLite files it is given
 			// Placement stays closed: a pre-migration cloud has no providers.
 			dbs, err := f.Databases(ctx, storage.NeedCells, storage.NeedAPI)
 			if err != nil {
