@@ -10,8 +10,14 @@ MARIADB_PORT ?= 33308
 
 .PHONY: build test unit demo bench lint clean
 
+# rpctl --version: release (git describe), commit and build date.
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE  ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS     := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
+
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/rpctl
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rpctl
 
 # Unit and integration tests. Integration tests run against a real MariaDB and
 # the real placement-api / Nova tools; under `make test` a missing service is a

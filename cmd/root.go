@@ -57,6 +57,11 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdCandidates(f),
 		NewCmdClaims(f),
 	)
+	b := Build
+	if b.Version == "" {
+		b.Version = version
+	}
+	root.SetVersionTemplate(versionString(b))
 	finishCommandTree(root)
 	return root
 }
