@@ -162,9 +162,9 @@ func finishCommandTree(root *cobra.Command) {
 					if !c.HasParent() {
 						return c.Help()
 					}
-					return usageErr("%s: missing subcommand (one of: %s)", c.CommandPath(), subcommandNames(c))
+					return badCommandLine("%s: missing subcommand (one of: %s)", c.CommandPath(), subcommandNames(c))
 				}
-				return usageErr("unknown command %q for %q (one of: %s)", args[0], c.CommandPath(), subcommandNames(c))
+				return badCommandLine("unknown command %q for %q (one of: %s)", args[0], c.CommandPath(), subcommandNames(c))
 			}
 		}
 		if c.Runnable() && c.HasParent() && !c.HasSubCommands() && c.Name() != "help" {
@@ -193,8 +193,8 @@ func subcommandNames(c *cobra.Command) string {
 	return strings.Join(names, ", ")
 }
 
-// usageErr is a usage error: exit 255 with a one-line message.
-func usageErr(format string, args ...any) error {
+// badCommandLine is a usage error: exit 255 with a one-line message.
+func badCommandLine(format string, args ...any) error {
 	return &ExitError{Code: ExitUnexpected, Err: fmt.Errorf(format, args...)}
 }
 
