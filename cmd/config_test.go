@@ -71,3 +71,16 @@ func TestMissingDatabaseFile(t *testing.T) {
 		t.Fatalf("sample-cloud: %d %s", code, errOut)
 	}
 }
+
+// TestSampleCloudEmbeddedOneCell: the embedded file is one cell database, so
+// --cells 2 there is refused before anything is written.
+func TestSampleCloudEmbeddedOneCell(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	_, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--cells", "2")
+	if code != 255 || !strings.Contains(errOut, "--cells 2: the embedded file (--db) holds one cell") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("the file was created")
+	}
+}
