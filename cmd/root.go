@@ -63,5 +63,6 @@ Commands that read or edit Placement can use its REST API instead:
 	}
 	root.SetVersionTemplate(versionString(b))
 	finishCommandTree(root)
+	registerCompletions(root, f)
 	return root
 }
