@@ -128,7 +128,7 @@ func (c *loggingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (drive
 		tx, err = b.BeginTx(ctx, opts)
 	} else {
 		//lint:ignore SA1019 the fallback database/sql itself uses
-		tx, err = c.Conn.Begin() //nolint:staticcheck
+		tx, err = c.Conn.Begin()
 	}
 	c.log("begin", "BEGIN", 0, start, err)
 	if err != nil {
@@ -197,7 +197,8 @@ func (s *loggingStmt) ExecContext(ctx context.Context, args []driver.NamedValue)
 	if e, ok := s.Stmt.(driver.StmtExecContext); ok {
 		res, err = e.ExecContext(ctx, args)
 	} else {
-		res, err = s.Stmt.Exec(values(args)) //nolint:staticcheck
+		//lint:ignore SA1019 the fallback for drivers without StmtExecContext, as database/sql's own
+		res, err = s.Stmt.Exec(values(args))
 	}
 	s.conn.log("exec", s.query, len(args), start, err)
 	return res, err
@@ -210,7 +211,8 @@ func (s *loggingStmt) QueryContext(ctx context.Context, args []driver.NamedValue
 	if q, ok := s.Stmt.(driver.StmtQueryContext); ok {
 		rows, err = q.QueryContext(ctx, args)
 	} else {
-		rows, err = s.Stmt.Query(values(args)) //nolint:staticcheck
+		//lint:ignore SA1019 the fallback for drivers without StmtQueryContext, as database/sql's own
+		rows, err = s.Stmt.Query(values(args))
 	}
 	s.conn.log("query", s.query, len(args), start, err)
 	return rows, err
