@@ -57,6 +57,10 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdCandidates(f),
 		NewCmdClaims(f),
 	)
+	// Ad hoc edits of Placement (issue #10): database or API backend.
+	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f)}
+	setStoreExitCodes(adhoc...)
+	root.AddCommand(adhoc...)
 	b := Build
 	if b.Version == "" {
 		b.Version = version
