@@ -55,12 +55,16 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdStatus(f),
 		NewCmdUpgrade(f),
 		NewCmdCandidates(f),
+		NewCmdCapacity(f),
 		NewCmdClaims(f),
 	)
 	// Ad hoc edits of Placement (issue #10): database or API backend.
 	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f)}
 	setStoreExitCodes(adhoc...)
 	root.AddCommand(adhoc...)
+	for _, attach := range extraCommands {
+		attach(root, f)
+	}
 	b := Build
 	if b.Version == "" {
 		b.Version = version
@@ -70,3 +74,7 @@ Commands that read or edit Placement can use its REST API instead:
 	registerCompletions(root, f)
 	return root
 }
+
+// extraCommands attach subcommands under parents another file may own
+// (e.g. `provider apply` under `provider`), after every command exists.
+var extraCommands []func(root *cobra.Command, f *Factory)

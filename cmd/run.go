@@ -16,7 +16,7 @@ func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []s
 	f := NewFactory(ios)
 	f.args = args
 	root := NewCmdRoot(f, version)
-	root.SetArgs(args)
+	root.SetArgs(providerApplyArgs(args))
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	// -q silences ios.ErrOut for the run; errors still reach standard error.
