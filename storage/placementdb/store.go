@@ -31,9 +31,6 @@ func New(db *storage.DB) *Store { return &Store{db: db} }
 
 var _ inventory.Store = (*Store)(nil)
 
-// maxInt is Placement's db_const.MAX_INT.
-const maxInt = 0x7FFFFFFF
-
 // customClassMinID is where Placement numbers custom resource classes from.
 const customClassMinID = storage.CustomResourceClassMinID
 
