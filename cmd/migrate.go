@@ -59,7 +59,16 @@ idempotent, in batches until complete (--batch-size, default 1000; nova-manage u
 or one batch of --max-count records.
 
 Exit codes (as nova-manage): 0 nothing left to migrate, 1 some records migrated and more may
-remain (--max-count), 2 a migration failed or skipped bad rows, 127 invalid --max-count.`,
+remain (--max-count), 2 a migration failed or skipped bad rows, 127 invalid --max-count,
+130 interrupted by SIGINT, 143 by SIGTERM (the current transaction is rolled back; the
+summary counts what was written; a re-run carries on).
+
+A row Placement would refuse is a bad row, named with its cell, id, hostname, column and
+value, and skipped before anything is written: a total, reserved or unit outside
+1..2147483647 (0..2147483647 for reserved), a ratio not above 0 or beyond a FLOAT, a uuid
+that is not one, an empty, non-UTF-8 or over-200-character provider name, a name or uuid
+another row already claims, unreadable JSON in pci_stats, numa_topology or extra_resources.
+--dry-run lists them.`,
 	}
 	all := &cobra.Command{
 		Use:   "all",
@@ -143,16 +152,21 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	}
 	r := &migrate.Runner{Migrations: ms, Log: f.IO.ErrOut, Batch: o.BatchSize}
 	// A bad --max-count was refused above, before any database was opened.
-	sum, err := r.Run(ctx, o.MaxCount, !o.MaxCountSet)
-	if err != nil {
-		return err
+	sum, runErr := r.Run(ctx, o.MaxCount, !o.MaxCountSet)
+	if runErr != nil && sum.Rows == nil {
+		return runErr
 	}
+	// An interrupted run (signal) still says what it wrote before it ends
+	// with the signal's exit code.
 	rows := output.Rows{Headers: []string{"Migration", "Total Needed", "Completed"}, Align: output.AlignCenter}
 	for _, r := range sum.Rows {
 		rows.Rows = append(rows.Rows, []string{r.Migration, fmt.Sprint(r.TotalNeeded), fmt.Sprint(r.Completed)})
 	}
 	if err := f.Write(rows, sum); err != nil {
 		return err
+	}
+	if runErr != nil {
+		return runErr
 	}
 	if len(sum.Errors) > 0 {
 		fmt.Fprintln(f.IO.ErrOut, "Some migrations failed unexpectedly. Check log for details.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/iostreams"
 )
 
@@ -16,9 +17,17 @@ func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []s
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
+	if code, name, ok := signalExit(ctx); ok && err != nil {
+		// Whatever the command was doing when the signal came, the
+		// signal is why it stopped.
+		fmt.Fprintln(ios.ErrOut, "rpctl: "+interrupted(name))
+		return code
+	}
 	if err != nil {
 		if ee, ok := err.(*ExitError); !ok || ee.Err != nil {
-			fmt.Fprintln(ios.ErrOut, "rpctl: "+err.Error())
+			// Errors echo hostnames and query values: control
+			// characters in them must not reach the terminal raw.
+			fmt.Fprintln(ios.ErrOut, "rpctl: "+sanitize.String(err.Error()))
 		}
 	}
 	return ExitCode(err)
