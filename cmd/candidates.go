@@ -38,8 +38,10 @@ type CandidatesOptions struct {
 	Seed          int64
 	SeedSet       bool
 	MaxCandidates int
-	Strategy      string
-	Explain       bool
+	// MaxCandidatesSet: without it, the default ceiling applies.
+	MaxCandidatesSet bool
+	Strategy         string
+	Explain          bool
 }
 
 // NewCmdCandidates builds `rpctl candidates`.
@@ -68,8 +70,18 @@ Candidates are ordered by root provider id, then by group choices (see README); 
 keeps the first N (or a random sample with --randomize, as Placement's
 randomize_allocation_candidates does).
 
+Bounded work: an answer holds at most --max-candidates allocation requests. Left unset,
+a ceiling of 100000 applies, counted while the candidates are generated (so memory stays
+bounded: about 1.5 KB per candidate with twenty groups, under 512 MB of peak RSS); a request
+that would produce more fails with exit 3 instead of exhausting memory. --limit N keeps the
+first N (the search stops there), --max-candidates N stops generating after N the way
+Placement's max_allocation_candidates does, --max-candidates 0 lifts every bound.
+--explain walks at most 20000 combinations of the request groups per host; a host beyond
+that is listed as "explanation incomplete" rather than guessed at.
+
 Exit codes: 0 answered (also when there is no candidate), 1 error (database), 2 invalid
-request (Placement's 400 message).`,
+request (Placement's 400 message), 3 the answer would exceed the candidate ceiling,
+130 interrupted by SIGINT, 143 by SIGTERM.`,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
@@ -78,6 +90,7 @@ request (Placement's 400 message).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.LimitSet = c.Flags().Changed("limit")
+			o.MaxCandidatesSet = c.Flags().Changed("max-candidates")
 			o.SeedSet = c.Flags().Changed("seed")
 			return runCandidates(c, f, o)
 		},
@@ -96,11 +109,23 @@ request (Placement's 400 message).`,
 	fl.StringVar(&o.Microversion, "microversion", "1.39", "Placement microversion to answer at (1.10–1.39 or latest)")
 	fl.BoolVar(&o.Randomize, "randomize", false, "sample --limit candidates at random, like randomize_allocation_candidates")
 	fl.Int64Var(&o.Seed, "seed", 0, "random seed for --randomize (default: time-based, printed with --verbose)")
-	fl.IntVar(&o.MaxCandidates, "max-candidates", 0, "stop generating after N candidates, like max_allocation_candidates (0 = no cap)")
+	fl.IntVar(&o.MaxCandidates, "max-candidates", 0, fmt.Sprintf("stop generating after N candidates, like max_allocation_candidates; 0 = no bound at all (default: fail with exit 3 above %d)", DefaultCandidateCeiling))
 	fl.StringVar(&o.Strategy, "strategy", "depth-first", "with --max-candidates: depth-first (host after host) or breadth-first (round robin over hosts)")
 	fl.BoolVar(&o.Explain, "explain", false, "also explain, for every host without a candidate, why not")
 	return c
 }
+
+// DefaultCandidateCeiling is the most allocation requests one answer may
+// hold when --max-candidates is not given. Placement bounds the same work
+// with [placement]max_allocation_candidates; here, going past it is an
+// error (exit 3), not a silent cut, because a cut answer would look
+// complete. A twenty-group candidate takes about 1.5 KB, so the ceiling
+// keeps a search under 512 MB of peak RSS.
+const DefaultCandidateCeiling = 100000
+
+// ExitCandidateCeiling is the exit code of a candidates answer refused for
+// exceeding the ceiling: not 2, which says the request itself is invalid.
+const ExitCandidateCeiling = 3
 
 // usageError is invalid input: exit 2 with a one-line message.
 func usageError(format string, args ...any) error {
@@ -162,6 +187,9 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 		return placementError(f, err, mv)
 	}
 	opt := candidates.Options{MaxCandidates: o.MaxCandidates, Strategy: o.Strategy, Randomize: o.Randomize, Seed: o.Seed}
+	if !o.MaxCandidatesSet {
+		opt.Ceiling = DefaultCandidateCeiling
+	}
 	if o.Randomize && !o.SeedSet {
 		opt.Seed = time.Now().UnixNano()
 	}
@@ -173,7 +201,11 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 		fmt.Fprintln(f.IO.ErrOut)
 	}
 	start = time.Now()
-	res, err := model.Candidates(req, opt)
+	res, err := model.CandidatesContext(ctx, req, opt)
+	var ce *candidates.CeilingError
+	if errors.As(err, &ce) {
+		return &ExitError{Code: ExitCandidateCeiling, Err: fmt.Errorf("%v: narrow the request, keep the first N with --limit N, stop after N with --max-candidates N, or lift the ceiling with --max-candidates 0", err)}
+	}
 	if err != nil {
 		return placementError(f, err, mv)
 	}
@@ -182,7 +214,9 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	}
 	var why []candidates.Explanation
 	if o.Explain {
-		why = model.Explain(req)
+		if why, err = model.ExplainContext(ctx, req); err != nil {
+			return err
+		}
 	}
 	if f.Format == output.JSON {
 		body, err := res.MarshalPlacement(mv)
@@ -358,6 +392,7 @@ var reasonTitles = map[candidates.ReasonKind]string{
 	candidates.ReasonMergedCapacity:     "groups together exceed capacity",
 	candidates.ReasonNestedBefore129:    "nested tree before 1.29",
 	candidates.ReasonSharingOnly:        "sharing providers only",
+	candidates.ReasonIncomplete:         "explanation incomplete",
 }
 
 func reasonTitle(k candidates.ReasonKind) string {

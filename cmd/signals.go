@@ -35,5 +35,5 @@ func signalExit(ctx context.Context) (code int, name string, ok bool) {
 
 // interrupted is the one line printed when a signal stopped the work.
 func interrupted(name string) string {
-	return fmt.Sprintf("interrupted by %s; work in progress was finished or rolled back", name)
+	return fmt.Sprintf("interrupted by %s", name)
 }
