@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -194,7 +195,7 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 		opt.Seed = time.Now().UnixNano()
 	}
 	if f.IO.Verbose {
-		fmt.Fprintf(f.IO.ErrOut, "GET /allocation_candidates?%s at 1.%d", raw, int(mv))
+		fmt.Fprintf(f.IO.ErrOut, "GET /allocation_candidates?%s at 1.%d", sanitize.String(raw), int(mv))
 		if o.Randomize {
 			fmt.Fprintf(f.IO.ErrOut, " (--seed %d)", opt.Seed)
 		}
