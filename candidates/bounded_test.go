@@ -68,7 +68,7 @@ func sameSubtreeSiblings(n int) *Request {
 // bounded by ExplainBudget per host, so twenty groups cost about what
 // twelve do (BenchmarkExplainSameSubtree).
 func TestExplainBudget(t *testing.T) {
-	for _, n := range []int{5, 12, 20} {
+	for _, n := range []int{4, 12, 20} {
 		m := mustModel(t, ExplosionInput(n))
 		req := sameSubtreeSiblings(n)
 		ex := m.Explain(req)

@@ -118,7 +118,7 @@ func (m *Model) ExplainContext(ctx context.Context, req *Request) ([]Explanation
 		}
 		root := &m.providers[r]
 		e := Explanation{RootUUID: root.UUID, RootName: root.Name}
-		if res.undecided.has(r) {
+		if res.undecided != nil && res.undecided.has(r) {
 			e.Kind = ReasonIncomplete
 			e.Message = fmt.Sprintf("explanation incomplete: its request groups combine in more than %d ways here and none of the first %d was valid; whether a later one is was not worked out", ExplainBudget, ExplainBudget)
 			out = append(out, e)
@@ -543,7 +543,9 @@ func (m *Model) unitReason(have []int32, c int32, name string, amount int64) (Re
 // candidates at r and reports which final check rejects them.
 func (s *searcher) explainMerge(r int32, ctxs []*groupCtx, lists [][]*gcand) (ReasonKind, string) {
 	m := s.m
-	const budget = ExplainBudget
+	// Each combination is consolidated to be checked, which costs more
+	// than a step of the search: a tenth of the budget says as much.
+	const budget = ExplainBudget / 10
 	counts := map[ReasonKind]int{}
 	var capDetail string
 	combo := make([]*gcand, len(lists))

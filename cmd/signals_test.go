@@ -18,7 +18,7 @@ import (
 )
 
 // buildRpctl builds the command, for tests that signal it as a process.
-func buildRpctl(t *testing.T) string {
+func buildRpctl(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "rpctl")
 	c := exec.Command("go", "build", "-o", bin, "./cmd/rpctl")
@@ -29,7 +29,7 @@ func buildRpctl(t *testing.T) string {
 	return bin
 }
 
-func mustRun(t *testing.T, bin string, args ...string) {
+func mustRun(t testing.TB, bin string, args ...string) {
 	t.Helper()
 	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 		t.Fatalf("rpctl %v: %v\n%s", args, err, out)
@@ -48,7 +48,7 @@ func twentyGroups() string {
 }
 
 // nestedCloud is a 200-node SQLite cloud migrated with the nested layout.
-func nestedCloud(t *testing.T, bin string) string {
+func nestedCloud(t testing.TB, bin string) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "cloud.db")
 	mustRun(t, bin, "--db", db, "sample-cloud", "--nodes", "200", "--seed", "1")
