@@ -18,16 +18,7 @@ import (
 )
 
 // buildRpctl builds the command, for tests that signal it as a process.
-func buildRpctl(t testing.TB) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rpctl")
-	c := exec.Command("go", "build", "-o", bin, "./cmd/rpctl")
-	c.Dir = testdb.RepoRoot()
-	if out, err := c.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+func buildRpctl(t testing.TB) string { return testdb.BuildRpctl(t) }
 
 func mustRun(t testing.TB, bin string, args ...string) {
 	t.Helper()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -106,18 +105,7 @@ func corruptCloud(t *testing.T, cell *storage.DB, mysql bool) (map[int64]corrupt
 // MariaDB alike.
 func TestCorruptedRows(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
-		ctx := context.Background()
-		dbs, err := storage.Connect(ctx, storage.Sources{Embedded: filepath.Join(t.TempDir(), "cloud.db")}, storage.NeedCells|storage.NeedPlacement, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer dbs.Close()
-		if _, err := storage.Init(ctx, dbs.Cells[0], storage.PartCell, storage.PartAPI, storage.PartPlacement); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := samplecloud.Write(ctx, dbs, samplecloud.Generate(samplecloud.Options{Nodes: 60, Seed: 21}), samplecloud.WriteOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		dbs, _ := sqliteCloud(t, samplecloud.Options{Nodes: 60, Seed: 21})
 		corruptedRowsCase(t, dbs.Cells[0], dbs.Placement, false)
 	})
 	t.Run("mariadb", func(t *testing.T) {

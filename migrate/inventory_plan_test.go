@@ -184,12 +184,12 @@ func TestPlanNodeBadRows(t *testing.T) {
 		{"not utf-8", func(n *nova.ComputeNode) { n.HypervisorHostname = sp("host\xff") }, `hypervisor_hostname="host\\xff": not valid UTF-8`},
 		{"pci sum 2^31", func(n *nova.ComputeNode) {
 			n.PCIStats = sp(`[{"count": 2147483647, "dev_type": "type-VF"}, {"count": 1, "dev_type": "type-VF"}]`)
-		}, "SRIOV_NET_VF inventory's total would be 2147483648"},
+		}, "SRIOV_NET_VF: total = 2147483648 is outside 1..2147483647"},
 		{"pci count 2^31", func(n *nova.ComputeNode) { n.PCIStats = sp(`[{"count": 2147483648, "dev_type": "type-VF"}]`) }, "pci_stats="},
 		{"numa cell memory 2^31", func(n *nova.ComputeNode) {
 			n.NUMATopology = sp(`{"cells": [{"id": 0, "cpus": "0-3", "mem": {"total": 2147483648}}]}`)
 		}, "numa_topology="},
-		{"extra 2^31", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"fpga": 2147483648}`) }, "FPGA inventory's total would be 2147483648"},
+		{"extra 2^31", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"fpga": 2147483648}`) }, "FPGA: total = 2147483648 is outside"},
 		{"unparsable pci", func(n *nova.ComputeNode) { n.PCIStats = sp(`[{"count"`) }, "pci_stats"},
 		{"unknown numa", func(n *nova.ComputeNode) { n.NUMATopology = sp(`{"sockets": []}`) }, "numa_topology"},
 		{"bad extra", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"x": "lots"}`) }, "extra_resources"},

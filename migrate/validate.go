@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/nova"
 
 	"github.com/rpctl/rpctl/internal/sanitize"
@@ -20,8 +21,8 @@ import (
 // on SQLite (which would store anything) as on MariaDB (which would fail the
 // whole batch with "Out of range value").
 const (
-	PlacementMaxInt     = math.MaxInt32
-	PlacementMaxFloat   = 3.40282e+38 // SQL_SP_FLOAT_MAX
+	PlacementMaxInt     = inventory.MaxInt
+	PlacementMaxFloat   = inventory.MaxRatio // SQL_SP_FLOAT_MAX
 	PlacementMaxNameLen = 200
 )
 
@@ -85,17 +86,12 @@ func shorten(s string) string {
 }
 
 // checkInventory reports an inventory field outside Placement's API
-// schema: total 1..2^31-1, reserved 0..2^31-1, min_unit, max_unit and
-// step_size 1..2^31-1.
+// schema (the inventory domain's CheckSchema: total 1..2^31-1, reserved
+// 0..2^31-1, min_unit, max_unit and step_size 1..2^31-1), naming the
+// column the inventory comes from.
 func checkInventory(rc string, v DesiredInventory) error {
-	for _, f := range []struct {
-		name   string
-		val    int64
-		lowest int64
-	}{{"total", v.Total, 1}, {"reserved", v.Reserved, 0}, {"min_unit", v.MinUnit, 1}, {"max_unit", v.MaxUnit, 1}, {"step_size", v.StepSize, 1}} {
-		if f.val < f.lowest || f.val > PlacementMaxInt {
-			return badField(v.src, v.srcValue(), "the %s inventory's %s would be %d; Placement allows %d to %d", rc, f.name, f.val, f.lowest, PlacementMaxInt)
-		}
+	if err := inventory.CheckSchema(rc, inventory.Inventory(v.PInventory)); err != nil {
+		return badField(v.src, v.val, "Placement would refuse the inventory: %v", err)
 	}
 	return nil
 }
