@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rpctl/rpctl/config"
 	"github.com/rpctl/rpctl/nova"
@@ -166,7 +167,7 @@ func corruptedRowsCase(t *testing.T, cell, placement *storage.DB, mysql bool) {
 		case re.Cell != cell.Name || !strings.Contains(re.Error(), fmt.Sprintf("id=%d", re.ID)):
 			t.Errorf("%s: row error does not name cell and id: %v", c.name, re)
 		}
-		if strings.ContainsAny(re.Error(), "\xff\n") || len(re.Error()) > 600 {
+		if !utf8.ValidString(re.Error()) || strings.ContainsRune(re.Error(), '\n') || len(re.Error()) > 600 {
 			t.Errorf("%s: message not one short clean line: %q", c.name, re.Error())
 		}
 	}

@@ -151,10 +151,7 @@ func PlanInventory(ctx context.Context, cells []*storage.DB, placement *storage.
 // uuids are unique, so only the first can have it, and without this the
 // batch that held both would fail at the database instead of in the plan.
 func markDuplicates(pns []*PlannedNode) {
-	type owner struct {
-		pn    *PlannedNode
-		field string
-	}
+	type owner struct{ pn *PlannedNode }
 	names, uuids := map[string]owner{}, map[string]owner{}
 	for _, pn := range pns {
 		if pn.plan == nil || pn.err != nil {

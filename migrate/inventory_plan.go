@@ -158,8 +158,6 @@ type DesiredInventory struct {
 	src, val string
 }
 
-func (d DesiredInventory) srcValue() string { return d.val }
-
 // from records where an inventory comes from.
 func (d DesiredInventory) from(src, val string) DesiredInventory {
 	d.src, d.val = src, val
