@@ -56,19 +56,15 @@ func NewCmdMigrate(f *Factory) *cobra.Command {
 		Short: "Run rpctl's online data migrations (like nova-manage db online_data_migrations)",
 		Long: `Online data migrations, run the way nova-manage db online_data_migrations runs Nova's:
 idempotent, in batches until complete (--batch-size, default 1000; nova-manage uses 50),
-or one batch of --max-count records.
-
-Exit codes (as nova-manage): 0 nothing left to migrate, 1 some records migrated and more may
-remain (--max-count), 2 a migration failed or skipped bad rows, 127 invalid --max-count,
-130 interrupted by SIGINT, 143 by SIGTERM (the current transaction is rolled back; the
-summary counts what was written; a re-run carries on).
+or one batch of --max-count records. Exit codes are nova-manage's.
 
 A row Placement would refuse is a bad row, named with its cell, id, hostname, column and
 value, and skipped before anything is written: a total, reserved or unit outside
 1..2147483647 (0..2147483647 for reserved), a ratio not above 0 or beyond a FLOAT, a uuid
 that is not one, an empty, non-UTF-8 or over-200-character provider name, a name or uuid
 another row already claims, unreadable JSON in pci_stats, numa_topology or extra_resources.
---dry-run lists them.`,
+--dry-run lists them. A signal rolls back the current transaction and prints the summary
+of what was written.`,
 	}
 	all := &cobra.Command{
 		Use:   "all",
@@ -107,7 +103,16 @@ another row already claims, unreadable JSON in pci_stats, numa_topology or extra
 	return parent
 }
 
+// migrateExitCodes are nova-manage db online_data_migrations' codes.
+var migrateExitCodes = []ExitCodeRow{
+	{ExitOK, "done: nothing left to migrate"},
+	{ExitMore, "some records migrated and more may remain (--max-count): run again"},
+	{ExitFailed, "a migration failed or skipped bad rows (named on standard error)"},
+	{ExitBadMaxCount, "invalid --max-count (not a positive integer)"},
+}
+
 func addCommonMigrateFlags(c *cobra.Command, o *MigrateOptions) {
+	SetExitCodes(c, migrateExitCodes...)
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "print what would change and write nothing")
 	c.Flags().IntVar(&o.MaxCount, "max-count", 0, "migrate at most this many records in one batch (default: batches of --batch-size until complete)")
 	c.Flags().IntVar(&o.BatchSize, "batch-size", migrate.DefaultBatch, "records per batch when --max-count is not given (nova-manage uses 50)")
@@ -120,7 +125,7 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	}
 	if o.MaxCountSet && o.MaxCount < 1 {
 		fmt.Fprintln(f.IO.ErrOut, migrate.ErrMaxCount)
-		return Exit(127)
+		return Exit(ExitBadMaxCount)
 	}
 	var need storage.Need
 	for _, s := range specs {
@@ -158,11 +163,12 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	}
 	// An interrupted run (signal) still says what it wrote before it ends
 	// with the signal's exit code.
-	rows := output.Rows{Headers: []string{"Migration", "Total Needed", "Completed"}, Align: output.AlignCenter}
+	// nova-manage's table, with rpctl's column names.
+	rows := output.Rows{Headers: []string{"migration", "total_needed", "completed"}, Align: output.AlignCenter}
 	for _, r := range sum.Rows {
-		rows.Rows = append(rows.Rows, []string{r.Migration, fmt.Sprint(r.TotalNeeded), fmt.Sprint(r.Completed)})
+		rows.Add(r.Migration, r.TotalNeeded, r.Completed)
 	}
-	if err := f.Write(rows, sum); err != nil {
+	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
 	if runErr != nil {

@@ -8,12 +8,6 @@ import (
 	"syscall"
 )
 
-// Exit codes of a run that a signal ended, as a shell reports them
-// (128 + the signal's number).
-const (
-	ExitSIGINT  = 130
-	ExitSIGTERM = 143
-)
 
 // signalExit maps the cause of a cancelled command context (what
 // signal.NotifyContext sets: "interrupt signal received", "terminated
