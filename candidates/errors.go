@@ -96,3 +96,11 @@ func stripTags(s string) string {
 	s = commentRE.ReplaceAllString(s, "")
 	return tagRE.ReplaceAllString(s, "")
 }
+
+// CeilingError is a search stopped because the answer would hold more
+// allocation requests than Options.Ceiling allows.
+type CeilingError struct{ Ceiling int }
+
+func (e *CeilingError) Error() string {
+	return fmt.Sprintf("the answer would hold more than %d allocation requests (the --max-candidates ceiling)", e.Ceiling)
+}

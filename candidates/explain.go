@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,7 +32,19 @@ const (
 	ReasonMergedCapacity     ReasonKind = "merged_capacity"
 	ReasonNestedBefore129    ReasonKind = "nested_before_1_29"
 	ReasonSharingOnly        ReasonKind = "sharing_only"
+	// ReasonIncomplete marks a host Explain gave up on (ExplainBudget):
+	// whether it has a candidate is not known.
+	ReasonIncomplete ReasonKind = "explanation_incomplete"
 )
+
+// ExplainBudget bounds the combinations of request groups Explain walks per
+// host, in its search for a valid one and in its count of why they fail.
+// Groups multiply (twenty groups of two providers each are a million
+// combinations per host), so without a bound an explanation costs time
+// exponential in the number of groups and same_subtree entries; with it,
+// the cost is polynomial, and a host whose combinations run past the budget
+// is reported as ReasonIncomplete instead of being guessed at.
+const ExplainBudget = 20000
 
 // Explanation says why one root provider yielded no allocation candidate.
 type Explanation struct {
@@ -50,13 +63,23 @@ type Explanation struct {
 // then the combination of groups. A request Placement rejects yields a
 // single ReasonBadRequest explanation.
 func (m *Model) Explain(req *Request) []Explanation {
+	out, _ := m.ExplainContext(context.Background(), req)
+	return out
+}
+
+// ExplainContext is Explain that stops soon after ctx is cancelled, with
+// the context's cause as its error.
+func (m *Model) ExplainContext(ctx context.Context, req *Request) ([]Explanation, error) {
 	full := *req
 	full.Limit = 0
-	res, err := m.search(&full, Options{}, true)
+	res, err := m.search(ctx, &full, Options{}, true)
 	if err != nil {
-		return []Explanation{{Kind: ReasonBadRequest, Message: err.Error()}}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return []Explanation{{Kind: ReasonBadRequest, Message: err.Error()}}, nil
 	}
-	s := &searcher{m: m, req: &full, nestedAware: full.Microversion >= 29}
+	s := &searcher{m: m, req: &full, nestedAware: full.Microversion >= 29, ctx: ctx}
 	if len(full.RootRequired) > 0 || len(full.RootForbidden) > 0 {
 		s.anchorOK, _ = s.anchorRoots()
 		if s.anchorOK == nil {
@@ -87,11 +110,20 @@ func (m *Model) Explain(req *Request) []Explanation {
 
 	var out []Explanation
 	for _, r := range m.roots {
+		if err := context.Cause(ctx); err != nil {
+			return nil, err
+		}
 		if res.anchors(r) || m.isSharing.has(r) {
 			continue
 		}
 		root := &m.providers[r]
 		e := Explanation{RootUUID: root.UUID, RootName: root.Name}
+		if res.undecided != nil && res.undecided.has(r) {
+			e.Kind = ReasonIncomplete
+			e.Message = fmt.Sprintf("explanation incomplete: its request groups combine in more than %d ways here and none of the first %d was valid; whether a later one is was not worked out", ExplainBudget, ExplainBudget)
+			out = append(out, e)
+			continue
+		}
 		if !s.anchorAllowed(r) {
 			e.Kind, e.Message = ReasonRootRequired, m.rootRequiredMessage(r, &full)
 			out = append(out, e)
@@ -118,7 +150,10 @@ func (m *Model) Explain(req *Request) []Explanation {
 		}
 		out = append(out, e)
 	}
-	return out
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // explainSample bounds how many of a group's candidates per host Explain
@@ -519,14 +554,16 @@ func (m *Model) sqlBoundNote(inv *Inventory) string {
 // candidates at r and reports which final check rejects them.
 func (s *searcher) explainMerge(r int32, ctxs []*groupCtx, lists [][]*gcand) (ReasonKind, string) {
 	m := s.m
-	const budget = 100000
+	// Each combination is consolidated to be checked, which costs more
+	// than a step of the search: a tenth of the budget says as much.
+	const budget = ExplainBudget / 10
 	counts := map[ReasonKind]int{}
 	var capDetail string
 	combo := make([]*gcand, len(lists))
 	seen := 0
 	var rec func(d int)
 	rec = func(d int) {
-		if seen >= budget {
+		if seen >= budget || s.stopped() {
 			return
 		}
 		if d < len(lists) {
@@ -591,6 +628,10 @@ func (s *searcher) explainMerge(r int32, ctxs []*groupCtx, lists [][]*gcand) (Re
 	}
 	if len(parts) == 0 {
 		return kind, "every group fits on its own but no combination survives"
+	}
+	if seen >= budget {
+		// Not every combination was looked at: say so.
+		return kind, fmt.Sprintf("every group fits on its own, but the first %d combinations fail (explanation incomplete: the rest were not looked at): %s", seen, strings.Join(parts, "; "))
 	}
 	return kind, fmt.Sprintf("every group fits on its own, but all %d combinations fail: %s", seen, strings.Join(parts, "; "))
 }

@@ -39,6 +39,9 @@ func (m *Model) CheckExplain(req *Request) error {
 			if named {
 				return fmt.Errorf("sharing provider %s explained: %s", p.Name, e.Message)
 			}
+		case named && e.Kind == ReasonIncomplete:
+			// Explain gave up on this host (ExplainBudget) and says so;
+			// either answer of the search is consistent with that.
 		case res.anchors(r):
 			if named {
 				return fmt.Errorf("root %s anchors a candidate but is explained: [%s] %s", p.Name, e.Kind, e.Message)

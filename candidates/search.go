@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -24,6 +25,12 @@ type Options struct {
 	// all of them), drawn from a generator seeded with Seed.
 	Randomize bool
 	Seed      int64
+	// Ceiling bounds the allocation requests one answer may hold (0 = no
+	// ceiling). Unlike MaxCandidates it does not cut the answer short: one
+	// candidate more fails the search with a *CeilingError, so that a
+	// request that would exhaust memory is refused rather than answered
+	// wrongly. Candidates are counted as they are generated.
+	Ceiling int
 }
 
 // Amount is one provider giving one resource class.
@@ -63,6 +70,9 @@ type Result struct {
 	// duplicates are dropped: a sharing-only candidate equal to another
 	// anchor's is still a place the request can land, which Explain needs.
 	anchored bitset
+	// undecided marks the roots whose walk Explain's search gave up
+	// (ExplainBudget) before it found a valid combination or ran out.
+	undecided bitset
 }
 
 // anchors reports whether root r anchors a valid combination.
@@ -115,6 +125,30 @@ type searcher struct {
 	maps    slab[Mapping]
 	lists   slab[[]int32]
 	subtree []int32 // sameSubtreeOK's scratch
+	// ctx is polled every few thousand steps of a walk; err is why the
+	// search stopped early (cancelled, or above the ceiling).
+	ctx   context.Context
+	steps uint32
+	err   error
+	// undecided: see Result.undecided (anchorsOnly walks only).
+	undecided bitset
+}
+
+// stopped reports, every 4096th call, whether the context was cancelled,
+// and keeps the reason in s.err; a search then unwinds at once.
+func (s *searcher) stopped() bool {
+	if s.err != nil {
+		return true
+	}
+	s.steps++
+	if s.steps&4095 != 0 || s.ctx == nil {
+		return false
+	}
+	if err := context.Cause(s.ctx); err != nil {
+		s.err = err
+		return true
+	}
+	return false
 }
 
 // slab hands out slices of chunks it allocates, growing the chunk size up
@@ -151,13 +185,22 @@ func emptyResult(m *Model) *Result { return &Result{model: m} }
 //     with suffixed groups, e.g. resources=DISK_GB:100&resources1=VCPU:1
 //     with DISK_GB on a sharing provider. Our answer is then a superset.
 func (m *Model) Candidates(req *Request, opt Options) (*Result, error) {
-	return m.search(req, opt, false)
+	return m.search(context.Background(), req, opt, false)
+}
+
+// CandidatesContext is Candidates that stops, with the context's cause as
+// its error, soon after ctx is cancelled (a signal, a deadline).
+func (m *Model) CandidatesContext(ctx context.Context, req *Request, opt Options) (*Result, error) {
+	return m.search(ctx, req, opt, false)
 }
 
 // search is Candidates; with anchorsOnly it stops walking an anchor at its
 // first valid combination, which is all Explain needs to know.
-func (m *Model) search(req *Request, opt Options, anchorsOnly bool) (*Result, error) {
-	s := &searcher{m: m, req: req, opt: opt, nestedAware: req.Microversion >= 29, anchorsOnly: anchorsOnly}
+func (m *Model) search(ctx context.Context, req *Request, opt Options, anchorsOnly bool) (*Result, error) {
+	s := &searcher{m: m, req: req, opt: opt, nestedAware: req.Microversion >= 29, anchorsOnly: anchorsOnly, ctx: ctx}
+	if anchorsOnly {
+		s.undecided = newBitset(len(m.providers))
+	}
 	if len(req.RootRequired) > 0 || len(req.RootForbidden) > 0 {
 		ok, err := s.anchorRoots()
 		if err != nil {
@@ -194,6 +237,9 @@ func (m *Model) search(req *Request, opt Options, anchorsOnly bool) (*Result, er
 		}
 	}
 	res := s.merge(ctxs, per, multi)
+	if s.err != nil {
+		return nil, s.err
+	}
 	res.requested = requestedClasses(ctxs)
 	return res, nil
 }
@@ -790,6 +836,7 @@ type anchorGen struct {
 	recs   []undoRec // backing of undo
 	done   bool
 	anchor int32
+	steps  int // this anchor's, for Explain's budget
 }
 
 type accEntry struct {
@@ -892,6 +939,20 @@ func (lv *level) size() int {
 func (g *anchorGen) next() ([]*gcand, bool) {
 	n := len(g.levels)
 	for !g.done {
+		if g.s.stopped() {
+			g.done = true
+			return nil, false
+		}
+		if g.s.anchorsOnly {
+			// Explain only needs to know whether the anchor has a
+			// combination; an anchor whose groups multiply into more than
+			// the budget is left undecided rather than walked for ever.
+			if g.steps++; g.steps > ExplainBudget {
+				g.done = true
+				g.s.undecided.set(g.anchor)
+				return nil, false
+			}
+		}
 		d := g.depth
 		if g.idx[d] >= g.levels[d].size() {
 			g.idx[d] = 0
@@ -1090,7 +1151,7 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 	}
 	// reset points walker g at anchor i, ready to walk it from the start.
 	reset := func(g *anchorGen, i int) {
-		g.anchor, g.depth, g.done, g.acc = anchors[i], 0, false, g.acc[:0]
+		g.anchor, g.depth, g.done, g.acc, g.steps = anchors[i], 0, false, g.acc[:0], 0
 		d, off := 0, 0
 		for gi := range ng {
 			r := &runs[gi][runAt[i*ng+gi]]
@@ -1154,6 +1215,10 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 		} else {
 			head = -1
 		}
+		if s.opt.Ceiling > 0 && len(out) >= s.opt.Ceiling {
+			s.err = &CeilingError{Ceiling: s.opt.Ceiling}
+			return false
+		}
 		seen[h] = int32(len(out))
 		chain = append(chain, head)
 		out = append(out, c)
@@ -1167,7 +1232,7 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 			reset(&backing[i], i)
 			live[i] = &backing[i]
 		}
-		for len(live) > 0 {
+		for len(live) > 0 && s.err == nil {
 			k := 0
 			stopped := false
 			for _, g := range live {
@@ -1192,6 +1257,9 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 		g := &newGens(1)[0]
 	outer:
 		for i := range anchors {
+			if s.err != nil {
+				break
+			}
 			reset(g, i)
 			for {
 				combo, ok := g.next()
@@ -1226,7 +1294,7 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 	if limit > 0 && limit < len(out) {
 		out = out[:limit]
 	}
-	res := &Result{model: m, Candidates: out, anchored: anchored}
+	res := &Result{model: m, Candidates: out, anchored: anchored, undecided: s.undecided}
 	roots := newBitset(len(m.providers))
 	for i := range out {
 		for _, a := range out[i].Resources {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -38,9 +39,11 @@ type CandidatesOptions struct {
 	Seed          int64
 	SeedSet       bool
 	MaxCandidates int
-	Strategy      string
-	Explain       bool
-	Compare       bool
+	// MaxCandidatesSet: without it, the default ceiling applies.
+	MaxCandidatesSet bool
+	Strategy         string
+	Explain          bool
+	Compare          bool
 	// --flavor: the request Nova builds for a flavor replaces --query's
 	// start; --show-request prints it and stops.
 	FlavorOptions
@@ -79,7 +82,16 @@ API database, or a JSON/YAML file: 'openstack flavor show -f json' output, or {"
 for the image: resources, granular groups, traits, group_policy, hw:cpu_policy (PCPU),
 memory encryption, vPMEM, vTPM, secure boot, and the root traits of Nova's request filters
 (!COMPUTE_STATUS_DISABLED, ...), at microversion 1.36 with limit=1000 unless told otherwise.
---show-request prints that request; its last line is the query string Nova sends.` + compareHelp,
+--show-request prints that request; its last line is the query string Nova sends.
+
+Bounded work: an answer holds at most --max-candidates allocation requests. Left unset,
+a ceiling of 100000 applies, counted while the candidates are generated (so memory stays
+bounded: about 1.5 KB per candidate with twenty groups, under 512 MB of peak RSS); a request
+that would produce more fails with exit 3 instead of exhausting memory. --limit N keeps the
+first N (the search stops there), --max-candidates N stops generating after N the way
+Placement's max_allocation_candidates does, --max-candidates 0 lifts every bound.
+--explain walks at most 20000 combinations of the request groups per host; a host beyond
+that is listed as "explanation incomplete" rather than guessed at.` + compareHelp,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
@@ -90,6 +102,7 @@ memory encryption, vPMEM, vTPM, secure boot, and the root traits of Nova's reque
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.LimitSet = c.Flags().Changed("limit")
+			o.MaxCandidatesSet = c.Flags().Changed("max-candidates")
 			o.SeedSet = c.Flags().Changed("seed")
 			if o.Flavor != "" && !c.Flags().Changed("microversion") {
 				o.Microversion = "1.36" // what Nova 26 asks at
@@ -118,7 +131,7 @@ memory encryption, vPMEM, vTPM, secure boot, and the root traits of Nova's reque
 	fl.StringVar(&o.Microversion, "microversion", "1.39", "Placement microversion to answer at (1.10–1.39 or latest)")
 	fl.BoolVar(&o.Randomize, "randomize", false, "sample --limit candidates at random, like randomize_allocation_candidates")
 	fl.Int64Var(&o.Seed, "seed", 0, "random seed for --randomize (default: time-based, printed with --verbose)")
-	fl.IntVar(&o.MaxCandidates, "max-candidates", 0, "stop generating after N candidates, like max_allocation_candidates (0 = no cap)")
+	fl.IntVar(&o.MaxCandidates, "max-candidates", 0, fmt.Sprintf("stop generating after N candidates, like max_allocation_candidates; 0 = no bound at all (default: fail with exit 3 above %d)", DefaultCandidateCeiling))
 	fl.StringVar(&o.Strategy, "strategy", "depth-first", "with --max-candidates: depth-first (host after host) or breadth-first (round robin over hosts)")
 	fl.BoolVar(&o.Explain, "explain", false, "also explain, for every host without a candidate, why not")
 	fl.StringVar(&o.Flavor, "flavor", "", "ask what Nova 26's scheduler asks for this flavor: a name or id in the API database, or a JSON/YAML file")
@@ -127,6 +140,18 @@ memory encryption, vPMEM, vTPM, secure boot, and the root traits of Nova's reque
 	fl.BoolVar(&o.Compare, "compare", false, "ask the live Placement API (--os-cloud/--os-endpoint) the same and print the differences")
 	return c
 }
+
+// DefaultCandidateCeiling is the most allocation requests one answer may
+// hold when --max-candidates is not given. Placement bounds the same work
+// with [placement]max_allocation_candidates; here, going past it is an
+// error (exit 3), not a silent cut, because a cut answer would look
+// complete. A twenty-group candidate takes about 1.5 KB, so the ceiling
+// keeps a search under 512 MB of peak RSS.
+const DefaultCandidateCeiling = 100000
+
+// ExitCandidateCeiling is the exit code of a candidates answer refused for
+// exceeding the ceiling: not 2, which says the request itself is invalid.
+const ExitCandidateCeiling = 3
 
 // usageError is a request rpctl (or Placement) refuses: exit 2 with a
 // one-line message.
@@ -193,18 +218,25 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 		return placementError(f, err, mv)
 	}
 	opt := candidates.Options{MaxCandidates: o.MaxCandidates, Strategy: o.Strategy, Randomize: o.Randomize, Seed: o.Seed}
+	if !o.MaxCandidatesSet {
+		opt.Ceiling = DefaultCandidateCeiling
+	}
 	if o.Randomize && !o.SeedSet {
 		opt.Seed = time.Now().UnixNano()
 	}
 	if f.IO.Verbose {
-		fmt.Fprintf(f.IO.ErrOut, "GET /allocation_candidates?%s at 1.%d", raw, int(mv))
+		fmt.Fprintf(f.IO.ErrOut, "GET /allocation_candidates?%s at 1.%d", sanitize.String(raw), int(mv))
 		if o.Randomize {
 			fmt.Fprintf(f.IO.ErrOut, " (--seed %d)", opt.Seed)
 		}
 		fmt.Fprintln(f.IO.ErrOut)
 	}
 	start = time.Now()
-	res, err := model.Candidates(req, opt)
+	res, err := model.CandidatesContext(ctx, req, opt)
+	var ce *candidates.CeilingError
+	if errors.As(err, &ce) {
+		return &ExitError{Code: ExitCandidateCeiling, Err: fmt.Errorf("%v: narrow the request, keep the first N with --limit N, stop after N with --max-candidates N, or lift the ceiling with --max-candidates 0", err)}
+	}
 	if err != nil {
 		return placementError(f, err, mv)
 	}
@@ -213,7 +245,9 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	}
 	var why []candidates.Explanation
 	if o.Explain {
-		why = model.Explain(req)
+		if why, err = model.ExplainContext(ctx, req); err != nil {
+			return err
+		}
 	}
 	switch f.Format {
 	case output.JSON, output.YAML:
@@ -398,6 +432,7 @@ var reasonTitles = map[candidates.ReasonKind]string{
 	candidates.ReasonMergedCapacity:     "groups together exceed capacity",
 	candidates.ReasonNestedBefore129:    "nested tree before 1.29",
 	candidates.ReasonSharingOnly:        "sharing providers only",
+	candidates.ReasonIncomplete:         "explanation incomplete",
 }
 
 func reasonTitle(k candidates.ReasonKind) string {

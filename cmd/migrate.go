@@ -56,7 +56,15 @@ func NewCmdMigrate(f *Factory) *cobra.Command {
 		Short: "Run rpctl's online data migrations (like nova-manage db online_data_migrations)",
 		Long: `Online data migrations, run the way nova-manage db online_data_migrations runs Nova's:
 idempotent, in batches until complete (--batch-size, default 1000; nova-manage uses 50),
-or one batch of --max-count records. Exit codes are nova-manage's.`,
+or one batch of --max-count records. Exit codes are nova-manage's.
+
+A row Placement would refuse is a bad row, named with its cell, id, hostname, column and
+value, and skipped before anything is written: a total, reserved or unit outside
+1..2147483647 (0..2147483647 for reserved), a ratio not above 0 or beyond a FLOAT, a uuid
+that is not one, an empty, non-UTF-8 or over-200-character provider name, a name or uuid
+another row already claims, unreadable JSON in pci_stats, numa_topology or extra_resources.
+--dry-run lists them. A signal rolls back the current transaction and prints the summary
+of what was written.`,
 	}
 	all := &cobra.Command{
 		Use:   "all",
@@ -149,10 +157,12 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	}
 	r := &migrate.Runner{Migrations: ms, Log: f.IO.ErrOut, Batch: o.BatchSize}
 	// A bad --max-count was refused above, before any database was opened.
-	sum, err := r.Run(ctx, o.MaxCount, !o.MaxCountSet)
-	if err != nil {
-		return err
+	sum, runErr := r.Run(ctx, o.MaxCount, !o.MaxCountSet)
+	if runErr != nil && sum.Rows == nil {
+		return runErr
 	}
+	// An interrupted run (signal) still says what it wrote before it ends
+	// with the signal's exit code.
 	// nova-manage's table, with rpctl's column names.
 	rows := output.Rows{Headers: []string{"migration", "total_needed", "completed"}, Align: output.AlignCenter}
 	for _, r := range sum.Rows {
@@ -160,6 +170,9 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	}
 	if err := f.Write(rows, nil); err != nil {
 		return err
+	}
+	if runErr != nil {
+		return runErr
 	}
 	if len(sum.Errors) > 0 {
 		fmt.Fprintln(f.IO.ErrOut, "Some migrations failed unexpectedly. Check log for details.")

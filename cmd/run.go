@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/iostreams"
 	"github.com/rpctl/rpctl/logging"
 )
@@ -32,10 +33,18 @@ func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []s
 		}
 	}
 	ios.ErrOut = errOut
+	if code, name, ok := signalExit(ctx); ok && err != nil {
+		// Whatever the command was doing when the signal came, the
+		// signal is why it stopped.
+		fmt.Fprintln(errOut, "rpctl: "+interrupted(name))
+		return code
+	}
 	if err != nil {
 		var ee *ExitError
 		if !errors.As(err, &ee) || ee.Err != nil {
-			fmt.Fprintln(errOut, "rpctl: "+err.Error())
+			// Errors echo hostnames and query values: control
+			// characters in them must not reach the terminal raw.
+			fmt.Fprintln(errOut, "rpctl: "+sanitize.String(err.Error()))
 		}
 	}
 	return ExitCode(err)

@@ -36,8 +36,29 @@ func (t Target) String() string { return t.Redacted }
 // ErrUnknownScheme is returned for URLs rpctl cannot open.
 var ErrUnknownScheme = errors.New("unknown database URL scheme")
 
-// goDSN recognises go-sql-driver DSNs: user[:pass]@proto(addr)/db or user@/db.
-var goDSN = regexp.MustCompile(`^[^/@]*@(tcp|unix|tcp6)?(\([^)]*\))?/`)
+// goNetAddr is the part of a go-sql-driver DSN between the credentials'
+// '@' and the database's '/': empty, or a protocol with an optional
+// (address).
+var goNetAddr = regexp.MustCompile(`^(tcp|tcp6|unix)?(\(.*\))?$`)
+
+// isGoDSN recognises a go-sql-driver DSN, [user[:pass]@][net[(addr)]]/db,
+// the way its ParseDSN splits one: the last '/' starts the database name
+// and the last '@' before it ends the credentials, so a password may hold
+// '@', ':' and '/' (u:a@b:c@tcp(127.0.0.1:3306)/db).
+func isGoDSN(raw string) bool {
+	slash := strings.LastIndexByte(raw, '/')
+	if slash < 0 {
+		return false
+	}
+	head := raw[:slash]
+	at := strings.LastIndexByte(head, '@')
+	if at < 0 {
+		// No credentials: only "tcp(addr)/db" or "/db" is a DSN, not a
+		// relative path such as dir/cloud.db.
+		return head != "" && goNetAddr.MatchString(head) || head == ""
+	}
+	return goNetAddr.MatchString(head[at+1:])
+}
 
 // Parse translates a SQLAlchemy URL (mysql://, mysql+pymysql://,
 // mysql+mysqldb://, sqlite:///rel, sqlite:////abs, sqlite:// for memory) or a
@@ -49,7 +70,7 @@ func Parse(raw string) (Target, error) {
 	}
 	scheme, rest, hasScheme := strings.Cut(raw, "://")
 	if !hasScheme {
-		if goDSN.MatchString(raw) {
+		if isGoDSN(raw) {
 			return parseGoDSN(raw)
 		}
 		return Target{}, fmt.Errorf("%w in %q: expected mysql+pymysql://user:pass@host/db, sqlite:///path or a go-sql-driver DSN", ErrUnknownScheme, Redact(raw))

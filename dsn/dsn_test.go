@@ -18,6 +18,14 @@ func TestParse(t *testing.T) {
 			MySQL, "root@unix(/run/mysqld/mysqld.sock)/placement?parseTime=true", "placement", "mysql+pymysql://root@/placement?unix_socket=/run/mysqld/mysqld.sock"},
 		{"nova:pw@tcp(127.0.0.1:3306)/nova",
 			MySQL, "nova:pw@tcp(127.0.0.1:3306)/nova?parseTime=true", "nova", "nova:***@tcp(127.0.0.1:3306)/nova"},
+		// The DSN: go-sql-driver's ParseDSN splits at the last '@'.
+		{"u:a@b:c@tcp(127.0.0.1:3306)/db",
+			MySQL, "u:a@b:c@tcp(127.0.0.1:3306)/db?parseTime=true", "db", "u:***@tcp(127.0.0.1:3306)/db"},
+		{"u:p/w@d@tcp(db.example:3307)/nova",
+			MySQL, "u:p/w@d@tcp(db.example:3307)/nova?parseTime=true", "nova", "u:***@tcp(db.example:3307)/nova"},
+		{"root@unix(/run/mysqld/mysqld.sock)/placement",
+			MySQL, "root@unix(/run/mysqld/mysqld.sock)/placement?parseTime=true", "placement", "root@unix(/run/mysqld/mysqld.sock)/placement"},
+		{"tcp(127.0.0.1:3306)/nova", MySQL, "tcp(127.0.0.1:3306)/nova?parseTime=true", "nova", "tcp(127.0.0.1:3306)/nova"},
 		{"sqlite:////var/lib/rpctl/cloud.db", SQLite, "", "/var/lib/rpctl/cloud.db", "sqlite:////var/lib/rpctl/cloud.db"},
 		{"sqlite:///rel/cloud.db", SQLite, "", "rel/cloud.db", "sqlite:///rel/cloud.db"},
 		{"sqlite://", SQLite, "", ":memory:", "sqlite://"},
@@ -45,13 +53,15 @@ func TestParseErrorsNeverShowPassword(t *testing.T) {
 		"mysql://nova:topsecret@db:notaport/nova",
 		"nova:topsecret@tcp(db/nova",
 		"just-a-word-topsecret",
+		"u:top@secret@tcp(db/nova",
+		"dir/cloud.db",
 	} {
 		_, err := Parse(raw)
 		if err == nil {
 			t.Errorf("%s: no error", raw)
 			continue
 		}
-		if strings.Contains(err.Error(), "topsecret") && raw != "just-a-word-topsecret" {
+		if (strings.Contains(err.Error(), "topsecret") || strings.Contains(err.Error(), "top@secret")) && raw != "just-a-word-topsecret" {
 			t.Errorf("%s: error shows the password: %v", raw, err)
 		}
 	}
@@ -66,6 +76,7 @@ func TestRedact(t *testing.T) {
 		"mysql://u@h/db":                                     "mysql://u@h/db",
 		"u:p:with:colons@tcp(h:1)/db":                        "u:***@tcp(h:1)/db",
 		"mysql://u:p@ss@h/db":                                "mysql://u:***@h/db",
+		"u:a@b:c@tcp(127.0.0.1:3306)/db":                     "u:***@tcp(127.0.0.1:3306)/db",
 		"{scheme}://{username}:{password}@{hostname}/{path}": "{scheme}://{username}:***@{hostname}/{path}",
 	} {
 		if got := Redact(in); got != want {

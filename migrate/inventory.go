@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -27,6 +30,9 @@ type PlannedNode struct {
 	UUID    string           `json:"uuid"`
 	Changes []ProviderChange `json:"providers"`
 	Error   string           `json:"error,omitempty"`
+	// Field and Value name the column that makes the row bad.
+	Field string `json:"field,omitempty"`
+	Value string `json:"value,omitempty"`
 
 	cell  *storage.DB
 	plan  *NodePlan
@@ -44,6 +50,15 @@ func (pn *PlannedNode) RowError() *RowError {
 		return nil
 	}
 	return pn.rowError(pn.err)
+}
+
+// fail marks the node bad.
+func (pn *PlannedNode) fail(err error) {
+	pn.err, pn.Error = err, err.Error()
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		pn.Field, pn.Value = fe.Field, fe.Value
+	}
 }
 
 func (pn *PlannedNode) rowError(err error) *RowError {
@@ -84,12 +99,17 @@ func PlanInventory(ctx context.Context, cells []*storage.DB, placement *storage.
 			aggs[a] = true
 		}
 	}
+	var all []*PlannedNode
 	for _, cell := range cells {
 		pns, err := planCell(ctx, cell, cfg, st)
 		if err != nil {
 			return nil, err
 		}
-		for _, pn := range pns {
+		all = append(all, pns...)
+	}
+	markDuplicates(all)
+	{
+		for _, pn := range all {
 			if pn.plan == nil {
 				out.Nodes = append(out.Nodes, pn)
 				continue
@@ -124,6 +144,47 @@ func PlanInventory(ctx context.Context, cells []*storage.DB, placement *storage.
 	}
 	out.classes, out.traits, out.aggregates = sortedKeys(classes), sortedKeys(traits), sortedKeys(aggs)
 	return out, nil
+}
+
+// markDuplicates makes bad rows of the nodes whose provider name or uuid
+// an earlier node (by cell, then id) already claims: Placement's names and
+// uuids are unique, so only the first can have it, and without this the
+// batch that held both would fail at the database instead of in the plan.
+func markDuplicates(pns []*PlannedNode) {
+	type owner struct{ pn *PlannedNode }
+	names, uuids := map[string]owner{}, map[string]owner{}
+	for _, pn := range pns {
+		if pn.plan == nil || pn.err != nil {
+			continue
+		}
+		var dup error
+		for _, d := range pn.plan.Providers {
+			if o, ok := names[d.Name]; ok && o.pn != pn {
+				dup = badField("hypervisor_hostname", quoteValue(&pn.Host), "the resource provider name %s is already %s's (Placement names are unique)", strconv.Quote(shorten(d.Name)), o.pn.describe())
+				break
+			}
+			if o, ok := uuids[d.UUID]; ok && d.UUID != "" && o.pn != pn {
+				dup = badField("uuid", quoteValue(&pn.UUID), "the resource provider uuid %s is already %s's", d.UUID, o.pn.describe())
+				break
+			}
+		}
+		if dup != nil {
+			pn.fail(dup)
+			pn.write, pn.Changes = nil, nil
+			continue
+		}
+		for _, d := range pn.plan.Providers {
+			names[d.Name] = owner{pn: pn}
+			if d.UUID != "" {
+				uuids[d.UUID] = owner{pn: pn}
+			}
+		}
+	}
+}
+
+// describe names a compute node in another node's message.
+func (pn *PlannedNode) describe() string {
+	return fmt.Sprintf("compute node id=%d in cell %s", pn.NodeID, pn.Cell)
 }
 
 // planCell reads a cell's live nodes and plans and diffs them on every CPU
@@ -196,22 +257,20 @@ func planOne(cell *storage.DB, n nova.ComputeNode, cfg *InventoryConfig, st *sto
 	}
 	p, err := cfg.PlanNode(cell.Name, n)
 	if err != nil {
-		pn.err = err
-		pn.Error = err.Error()
+		pn.fail(err)
 		return pn
 	}
 	// The plan keeps the row for Bind and the shared pools; the blobs are
 	// parsed and need not stay in memory.
 	p.Node.NUMATopology, p.Node.PCIStats, p.Node.ExtraResources = nil, nil, nil
 	pn.plan = p
-	pn.needsUUID = n.UUID == nil || *n.UUID == ""
+	pn.needsUUID = n.UUID == nil
 	if !pn.needsUUID {
 		pn.UUID = *n.UUID
 	}
 	w, ch, err := cfg.Diff(p.Providers, st)
 	if err != nil {
-		pn.err = err
-		pn.Error = err.Error()
+		pn.fail(err)
 		return pn
 	}
 	pn.write, pn.Changes = w, ch
@@ -402,7 +461,7 @@ func (m *Inventory) storeUUIDs(ctx context.Context, batch []*PlannedNode, gen []
 
 // isRowLevel says whether a write error concerns only that node.
 func isRowLevel(err error) bool {
-	return errors.Is(err, storage.ErrDuplicate) || errors.Is(err, storage.ErrGenerationConflict) ||
+	return errors.Is(err, storage.ErrDuplicate) || errors.Is(err, storage.ErrGenerationConflict) || errors.Is(err, storage.ErrBadValue) ||
 		errors.Is(err, storage.ErrInventoryInUse) || errors.Is(err, errPlan)
 }
 
@@ -434,6 +493,38 @@ func (m *Inventory) replan(ctx context.Context, pn *PlannedNode) error {
 	return nil
 }
 
+// committedAnyway returns the nodes among idx whose providers Placement
+// now holds as planned although their write reported an error: a
+// connection that dies during COMMIT leaves the client not knowing whether
+// the server committed. Reading back keeps the summary's Completed equal
+// to what was written. It gets a second of its own (the run's context may
+// be cancelled by a signal); when the database cannot answer, no node is
+// claimed.
+func (m *Inventory) committedAnyway(ctx context.Context, batch []*PlannedNode, idx []int) []int {
+	if len(idx) == 0 {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	var uuids, names []string
+	for _, i := range idx {
+		for _, d := range batch[i].plan.Providers {
+			uuids, names = append(uuids, d.UUID), append(names, d.Name)
+		}
+	}
+	st, err := storage.LoadProviders(rctx, m.Placement, uuids, names)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, i := range idx {
+		if w, _, err := m.Config.Diff(batch[i].plan.Providers, st); err == nil && w == nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // conflictRetries is how often a node is re-planned after a concurrent
 // change, as Nova's resource tracker retries _update_to_placement.
 const conflictRetries = 4
@@ -463,6 +554,7 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 	var mu sync.Mutex
 	var fatal error
 	ok := make([]bool, len(batch)) // each index is written by one worker
+	var inDoubt []int              // nodes whose write failed with the database
 	setFatal := func(err error) {
 		mu.Lock()
 		if fatal == nil {
@@ -510,7 +602,12 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 					case isRowLevel(e):
 						errs[left[k]] = e
 					default:
-						setFatal(e)
+						// Named, so that an operator knows where the run
+						// stopped even when the database is what failed.
+						setFatal(fmt.Errorf("compute node id=%d (%s) in cell %s: %w", pn.NodeID, shorten(pn.Host), sanitize.String(pn.Cell), e))
+						mu.Lock()
+						inDoubt = append(inDoubt, left[k])
+						mu.Unlock()
 					}
 				}
 				mu.Lock()
@@ -535,6 +632,9 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 	wg.Wait()
 	if fatal == nil && ctx.Err() != nil {
 		fatal = ctx.Err()
+	}
+	for _, i := range m.committedAnyway(ctx, batch, inDoubt) {
+		ok[i] = true
 	}
 	written := 0
 	for _, o := range ok {

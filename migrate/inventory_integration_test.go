@@ -240,16 +240,7 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 }
 
 // buildRpctl builds the command for tests that run it as a process.
-func buildRpctl(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rpctl")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/rpctl")
-	cmd.Dir = testdb.RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+func buildRpctl(t *testing.T) string { return testdb.BuildRpctl(t) }
 
 // TestInventoryCrashConverges kills the migration with SIGKILL at random
 // moments, re-runs it, and compares the Placement tables with a clean run's.

@@ -4,7 +4,6 @@ import (
 	"crypto/sha1"
 	"fmt"
 	"maps"
-	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -154,6 +153,15 @@ type DesiredInventory struct {
 	storage.PInventory
 	kind RatioKind
 	row  *float64 // the compute node row's ratio column
+	// src and val name the column the inventory comes from and its
+	// value, for the message of a bad row.
+	src, val string
+}
+
+// from records where an inventory comes from.
+func (d DesiredInventory) from(src, val string) DesiredInventory {
+	d.src, d.val = src, val
+	return d
 }
 
 // DesiredProvider is one provider of a node's tree.
@@ -252,36 +260,50 @@ func ReservedDiskGB(mb int64) int64 { return (mb + 1023) / 1024 }
 // PlanNode turns a compute node row into its desired provider tree. An
 // error means the row is bad and is skipped.
 func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, error) {
-	p := &NodePlan{Cell: cell, Node: n, pool: -1}
-	host := p.Host()
-	if strings.TrimSpace(host) == "" {
-		return nil, fmt.Errorf("hypervisor_hostname is empty; it would be the resource provider's name")
-	}
-	if len(host) > 200 {
-		return nil, fmt.Errorf("hypervisor_hostname is longer than the 200 characters a provider name may have")
-	}
-	if n.VCPUs < 0 || n.MemoryMB < 0 || n.LocalGB < 0 {
-		return nil, fmt.Errorf("negative totals (vcpus=%d, memory_mb=%d, local_gb=%d)", n.VCPUs, n.MemoryMB, n.LocalGB)
-	}
-	for _, r := range []struct {
-		name string
-		v    *float64
-	}{{"cpu_allocation_ratio", n.CPUAllocationRatio}, {"ram_allocation_ratio", n.RAMAllocationRatio}, {"disk_allocation_ratio", n.DiskAllocationRatio}} {
-		if r.v != nil && (*r.v < 0 || math.IsNaN(*r.v) || math.IsInf(*r.v, 0)) {
-			return nil, fmt.Errorf("%s is %v; it must be 0.0 (unset) or positive", r.name, *r.v)
-		}
-	}
-	pools, err := novaformats.ParsePCIStats(n.PCIStats)
+	p, err := c.planNode(cell, n)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range p.Providers {
+		if err := checkName("hypervisor_hostname", n.HypervisorHostname, d.Name); err != nil {
+			return nil, err
+		}
+		for _, rc := range sortedKeys(d.Inventories) {
+			if err := checkInventory(rc, d.Inventories[rc]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, error) {
+	p := &NodePlan{Cell: cell, Node: n, pool: -1}
+	if err := checkRow(n); err != nil {
+		return nil, err
+	}
+	host := p.Host()
+	pools, err := novaformats.ParsePCIStats(n.PCIStats)
+	if err != nil {
+		return nil, blobError("pci_stats", n.PCIStats, err)
 	}
 	cells, err := novaformats.ParseNUMATopology(n.NUMATopology)
 	if err != nil {
-		return nil, err
+		return nil, blobError("numa_topology", n.NUMATopology, err)
+	}
+	for _, cl := range cells {
+		if cl.MemoryMB > PlacementMaxInt {
+			return nil, badField("numa_topology", quoteValue(n.NUMATopology), "cell %d has %d MB of memory; Placement allows at most %d", cl.ID, cl.MemoryMB, PlacementMaxInt)
+		}
 	}
 	extra, err := novaformats.ParseExtraResources(n.ExtraResources)
 	if err != nil {
-		return nil, err
+		return nil, blobError("extra_resources", n.ExtraResources, err)
+	}
+	for _, pl := range pools {
+		if pl.Count > PlacementMaxInt {
+			return nil, badField("pci_stats", quoteValue(n.PCIStats), "a pool counts %d devices; Placement allows at most %d", pl.Count, PlacementMaxInt)
+		}
 	}
 	for i := range c.SharedStorage {
 		if c.inPool(i, n) {
@@ -296,7 +318,7 @@ func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, 
 	root := DesiredProvider{UUID: uuid, Name: host, Inventories: map[string]DesiredInventory{}, Traits: []string{TraitComputeNode}}
 	rs := c.Reserved
 	if p.pool < 0 {
-		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), DiskMaxUnit(n.LocalGB, n.DiskAvailableLeast), RatioDisk, n.DiskAllocationRatio))
+		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), DiskMaxUnit(n.LocalGB, n.DiskAvailableLeast), RatioDisk, n.DiskAllocationRatio).from("local_gb", intValue(n.LocalGB)))
 	} else {
 		root.Aggregates = []string{SharedAggregateUUID(c.SharedStorage[p.pool].Name)}
 	}
@@ -308,7 +330,7 @@ func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, 
 		if _, dup := root.Inventories[rc]; dup {
 			return nil, fmt.Errorf("extra_resources: %q names the class %s twice", name, rc)
 		}
-		put(root.Inventories, rc, inv(total, 0, total, ratioFixed, nil))
+		put(root.Inventories, rc, inv(total, 0, total, ratioFixed, nil).from("extra_resources", quoteValue(n.ExtraResources)))
 	}
 	nested := c.Layout == LayoutNested && len(cells) > 0
 	// PCI pools: by class, and in the nested layout by NUMA cell.
@@ -340,13 +362,13 @@ func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, 
 			if mu, ok := c.PCIMaxUnit[k.rc]; ok {
 				maxUnit = mu
 			}
-			put(m, k.rc, inv(total, 0, maxUnit, ratioFixed, nil))
+			put(m, k.rc, inv(total, 0, maxUnit, ratioFixed, nil).from("pci_stats", quoteValue(n.PCIStats)))
 		}
 	}
 	pciInv(-1, root.Inventories)
 	if !nested {
-		put(root.Inventories, "VCPU", inv(n.VCPUs, rs.CPUs, n.VCPUs, RatioCPU, n.CPUAllocationRatio))
-		put(root.Inventories, "MEMORY_MB", inv(n.MemoryMB, rs.MemoryMB, n.MemoryMB, RatioRAM, n.RAMAllocationRatio))
+		put(root.Inventories, "VCPU", inv(n.VCPUs, rs.CPUs, n.VCPUs, RatioCPU, n.CPUAllocationRatio).from("vcpus", intValue(n.VCPUs)))
+		put(root.Inventories, "MEMORY_MB", inv(n.MemoryMB, rs.MemoryMB, n.MemoryMB, RatioRAM, n.RAMAllocationRatio).from("memory_mb", intValue(n.MemoryMB)))
 		if len(cells) > 0 {
 			var threads, cores, mem, maxT, maxC, maxM int64
 			sockets := map[string]bool{}
@@ -360,10 +382,10 @@ func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, 
 					sockets[fmt.Sprint("c", cl.ID)] = true
 				}
 			}
-			put(root.Inventories, "NUMA_THREAD", inv(threads, 0, maxT, ratioFixed, nil))
-			put(root.Inventories, "NUMA_CORE", inv(cores, 0, maxC, ratioFixed, nil))
-			put(root.Inventories, "NUMA_SOCKET", inv(int64(len(sockets)), 0, 1, ratioFixed, nil))
-			put(root.Inventories, "NUMA_MEMORY_MB", inv(mem, 0, maxM, ratioFixed, nil))
+			put(root.Inventories, "NUMA_THREAD", inv(threads, 0, maxT, ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
+			put(root.Inventories, "NUMA_CORE", inv(cores, 0, maxC, ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
+			put(root.Inventories, "NUMA_SOCKET", inv(int64(len(sockets)), 0, 1, ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
+			put(root.Inventories, "NUMA_MEMORY_MB", inv(mem, 0, maxM, ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
 		}
 		p.Providers = []DesiredProvider{root}
 		return p, nil
@@ -384,13 +406,13 @@ func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, 
 			child.UUID = childUUID(uuid, child.child)
 		}
 		shared := int64(len(cl.CPUs))
-		put(child.Inventories, "PCPU", inv(int64(len(cl.PCPUs)), 0, int64(len(cl.PCPUs)), ratioFixed, nil))
+		put(child.Inventories, "PCPU", inv(int64(len(cl.PCPUs)), 0, int64(len(cl.PCPUs)), ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
 		r := min(resCPU, shared)
 		resCPU -= r
-		put(child.Inventories, "VCPU", inv(shared, r, shared, RatioCPU, n.CPUAllocationRatio))
+		put(child.Inventories, "VCPU", inv(shared, r, shared, RatioCPU, n.CPUAllocationRatio).from("numa_topology", quoteValue(n.NUMATopology)))
 		r = min(resMem, cl.MemoryMB)
 		resMem -= r
-		put(child.Inventories, "MEMORY_MB", inv(cl.MemoryMB, r, cl.MemoryMB, RatioRAM, n.RAMAllocationRatio))
+		put(child.Inventories, "MEMORY_MB", inv(cl.MemoryMB, r, cl.MemoryMB, RatioRAM, n.RAMAllocationRatio).from("numa_topology", quoteValue(n.NUMATopology)))
 		pciInv(cl.ID, child.Inventories)
 		p.Providers = append(p.Providers, child)
 	}
@@ -504,6 +526,9 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *storage.PlacementS
 				di := d.Inventories[rc]
 				v := di.PInventory
 				v.AllocationRatio = c.ratio(di, nil)
+				if err := checkRatio(rc, v.AllocationRatio); err != nil {
+					return nil, nil, err
+				}
 				pw.AddInventories[rc] = v
 				ch.Inventories = append(ch.Inventories, InventoryChange{ResourceClass: rc, After: &v})
 			}
@@ -525,6 +550,9 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *storage.PlacementS
 			old, has := cur.Inventories[rc]
 			if has {
 				v.AllocationRatio = c.ratio(di, &old)
+				if err := checkRatio(rc, v.AllocationRatio); err != nil {
+					return nil, nil, err
+				}
 				if old.Equal(v) {
 					continue
 				}
@@ -536,6 +564,9 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *storage.PlacementS
 				ch.Inventories = append(ch.Inventories, InventoryChange{ResourceClass: rc, Before: &o, After: &v})
 			} else {
 				v.AllocationRatio = c.ratio(di, nil)
+				if err := checkRatio(rc, v.AllocationRatio); err != nil {
+					return nil, nil, err
+				}
 				if pw.AddInventories == nil {
 					pw.AddInventories = map[string]storage.PInventory{}
 				}

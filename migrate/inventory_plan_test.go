@@ -166,18 +166,44 @@ func TestPlanNodeBadRows(t *testing.T) {
 		mod  func(*nova.ComputeNode)
 		want string
 	}{
-		{"negative totals", func(n *nova.ComputeNode) { n.VCPUs = -16 }, "negative totals"},
-		{"no hostname", func(n *nova.ComputeNode) { n.HypervisorHostname = nil }, "hypervisor_hostname is empty"},
-		{"negative ratio", func(n *nova.ComputeNode) { n.CPUAllocationRatio = fp(-1) }, "cpu_allocation_ratio is -1"},
+		{"negative totals", func(n *nova.ComputeNode) { n.VCPUs = -16 }, "vcpus=-16: "},
+		{"no hostname", func(n *nova.ComputeNode) { n.HypervisorHostname = nil }, "hypervisor_hostname=NULL: empty"},
+		{"negative ratio", func(n *nova.ComputeNode) { n.CPUAllocationRatio = fp(-1) }, "cpu_allocation_ratio=-1: "},
+		// Placement's limits: what its API would refuse is never planned.
+		{"vcpus 2^31", func(n *nova.ComputeNode) { n.VCPUs = 1 << 31 }, "vcpus=2147483648: "},
+		{"memory 2^31", func(n *nova.ComputeNode) { n.MemoryMB = 1 << 31 }, "memory_mb=2147483648: "},
+		{"disk 2^31", func(n *nova.ComputeNode) { n.LocalGB = 1 << 31 }, "local_gb=2147483648: "},
+		{"ratio above FLOAT", func(n *nova.ComputeNode) { n.RAMAllocationRatio = fp(1e39) }, "ram_allocation_ratio=1e+39: "},
+		{"not a uuid", func(n *nova.ComputeNode) { n.UUID = sp("not-a-uuid") }, `uuid="not-a-uuid": not a UUID`},
+		{"uuid in braces", func(n *nova.ComputeNode) { n.UUID = sp("{11111111-2222-4333-8444-555555555555}") }, "uuid="},
+		{"201-char hostname", func(n *nova.ComputeNode) { n.HypervisorHostname = sp(strings.Repeat("h", 201)) }, "would be 201 characters; Placement allows 200"},
+		{"child name too long", func(n *nova.ComputeNode) {
+			n.HypervisorHostname = sp(strings.Repeat("h", 198))
+			n.NUMATopology = sp(twoCells)
+		}, "would be 204 characters"},
+		{"not utf-8", func(n *nova.ComputeNode) { n.HypervisorHostname = sp("host\xff") }, `hypervisor_hostname="host\\xff": not valid UTF-8`},
+		{"pci sum 2^31", func(n *nova.ComputeNode) {
+			n.PCIStats = sp(`[{"count": 2147483647, "dev_type": "type-VF"}, {"count": 1, "dev_type": "type-VF"}]`)
+		}, "SRIOV_NET_VF: total = 2147483648 is outside 1..2147483647"},
+		{"pci count 2^31", func(n *nova.ComputeNode) { n.PCIStats = sp(`[{"count": 2147483648, "dev_type": "type-VF"}]`) }, "pci_stats="},
+		{"numa cell memory 2^31", func(n *nova.ComputeNode) {
+			n.NUMATopology = sp(`{"cells": [{"id": 0, "cpus": "0-3", "mem": {"total": 2147483648}}]}`)
+		}, "numa_topology="},
+		{"extra 2^31", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"fpga": 2147483648}`) }, "FPGA: total = 2147483648 is outside"},
 		{"unparsable pci", func(n *nova.ComputeNode) { n.PCIStats = sp(`[{"count"`) }, "pci_stats"},
 		{"unknown numa", func(n *nova.ComputeNode) { n.NUMATopology = sp(`{"sockets": []}`) }, "numa_topology"},
 		{"bad extra", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"x": "lots"}`) }, "extra_resources"},
 		{"extra name clash", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"a b": 1, "A_B": 2}`) }, "twice"},
 	}
 	cfg := baseCfg()
+	nested := baseCfg()
+	nested.Layout = LayoutNested
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := cfg.PlanNode("cell1", node(tt.mod))
+			if err == nil {
+				_, err = nested.PlanNode("cell1", node(tt.mod))
+			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}

@@ -17,18 +17,7 @@ import (
 // rewrites only the changed inventory and bumps the generation once.
 func TestInventorySQLite(t *testing.T) {
 	ctx := context.Background()
-	dbs, err := storage.Connect(ctx, storage.Sources{Embedded: filepath.Join(t.TempDir(), "cloud.db")}, storage.NeedCells|storage.NeedPlacement, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dbs.Close()
-	if _, err := storage.Init(ctx, dbs.Cells[0], storage.PartCell, storage.PartAPI, storage.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	cloud := samplecloud.Generate(samplecloud.Options{Nodes: 30, Seed: 5, BadRows: 3})
-	if _, err := samplecloud.Write(ctx, dbs, cloud, samplecloud.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	dbs, cloud := sqliteCloud(t, samplecloud.Options{Nodes: 30, Seed: 5, BadRows: 3})
 	cfg := InventoryConfig{Layout: LayoutNested, Ratios: config.DefaultOptions().Ratios, Reserved: config.Reserved{MemoryMB: 512}}
 	run := func(maxCount int) (Summary, *Inventory) {
 		m := &Inventory{Cells: dbs.Cells, Placement: dbs.Placement, Config: cfg, Parallel: 4}
@@ -91,4 +80,23 @@ func TestInventorySQLite(t *testing.T) {
 	if after.Providers[*n.UUID].Inventories["DISK_GB"].Total != n.LocalGB {
 		t.Errorf("DISK_GB not updated")
 	}
+}
+
+// sqliteCloud writes a generated cloud into a fresh embedded file.
+func sqliteCloud(t *testing.T, o samplecloud.Options) (*storage.Databases, *samplecloud.Cloud) {
+	t.Helper()
+	ctx := context.Background()
+	dbs, err := storage.Connect(ctx, storage.Sources{Embedded: filepath.Join(t.TempDir(), "cloud.db")}, storage.NeedCells|storage.NeedPlacement, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dbs.Close() })
+	if _, err := storage.Init(ctx, dbs.Cells[0], storage.PartCell, storage.PartAPI, storage.PartPlacement); err != nil {
+		t.Fatal(err)
+	}
+	cloud := samplecloud.Generate(o)
+	if _, err := samplecloud.Write(ctx, dbs, cloud, samplecloud.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return dbs, cloud
 }

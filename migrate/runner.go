@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/rpctl/rpctl/internal/sanitize"
 )
 
 // Migration is one online data migration. It follows Nova's contract
@@ -34,10 +36,10 @@ type RowError struct {
 func (e *RowError) Error() string {
 	where := fmt.Sprintf("compute node id=%d", e.ID)
 	if e.Host != "" {
-		where += fmt.Sprintf(" (%s)", e.Host)
+		where += fmt.Sprintf(" (%s)", shorten(e.Host))
 	}
 	if e.Cell != "" {
-		where = fmt.Sprintf("cell %s: %s", e.Cell, where)
+		where = fmt.Sprintf("cell %s: %s", sanitize.String(e.Cell), where)
 	}
 	return fmt.Sprintf("%s: %s: %v", e.Migration, where, e.Err)
 }
@@ -117,34 +119,59 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 		fmt.Fprintf(log, "Running batches of %d until complete\n", maxCount)
 	}
 	totals := map[string]*Row{}
+	var order []string
 	var sum Summary
 	failed := false
+	// finish builds the summary from what was done so far; it is also what
+	// an interrupted run (signal, lost connection) reports.
+	finish := func() Summary {
+		for _, name := range order {
+			sum.Rows = append(sum.Rows, *totals[name])
+		}
+		sort.Slice(sum.Rows, func(i, j int) bool { return sum.Rows[i].Migration < sum.Rows[j].Migration })
+		return sum
+	}
 	for {
 		ran := 0
 		batchFailed := false
 		for _, m := range r.Migrations {
 			if err := ctx.Err(); err != nil {
-				return sum, err
+				sum.Exit = 2
+				return finish(), context.Cause(ctx)
 			}
 			found, done, err := m.Run(ctx, maxCount-ran)
-			if err != nil {
-				var rows RowErrors
-				if errors.As(err, &rows) {
-					sum.RowErrors = append(sum.RowErrors, rows...)
-					for _, re := range rows {
-						fmt.Fprintf(log, "Skipped %v\n", re)
-					}
-				} else {
-					fmt.Fprintf(log, "Error attempting to run %s: %v\n", m.Name(), err)
-					sum.Errors = append(sum.Errors, fmt.Errorf("%s: %w", m.Name(), err))
-					found, done = 0, 0
-					batchFailed = true
-				}
-			}
 			row := totals[m.Name()]
 			if row == nil {
 				row = &Row{Migration: m.Name()}
 				totals[m.Name()] = row
+				order = append(order, m.Name())
+			}
+			if err != nil {
+				var rows RowErrors
+				switch {
+				case errors.As(err, &rows):
+					sum.RowErrors = append(sum.RowErrors, rows...)
+					for _, re := range rows {
+						fmt.Fprintf(log, "Skipped %v\n", re)
+					}
+				case ctx.Err() != nil:
+					// Interrupted: what was written still counts.
+					if found > 0 {
+						fmt.Fprintf(log, "%d rows matched query %s, %d migrated (interrupted)\n", found, m.Name(), done)
+					}
+					row.TotalNeeded += found
+					row.Completed += done
+					sum.Exit = 2
+					return finish(), context.Cause(ctx)
+				default:
+					fmt.Fprintf(log, "Error attempting to run %s: %v\n", m.Name(), err)
+					sum.Errors = append(sum.Errors, fmt.Errorf("%s: %w", m.Name(), err))
+					// Nova's runner counts a failed batch as nothing
+					// migrated; here the records written before the
+					// failure were committed and are counted, so that
+					// Completed is what the databases hold.
+					batchFailed = true
+				}
 			}
 			if found > 0 {
 				fmt.Fprintf(log, "%d rows matched query %s, %d migrated\n", found, m.Name(), done)
@@ -158,17 +185,13 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 		}
 		failed = failed || batchFailed
 		if !unlimited || ran == 0 || batchFailed {
-			for _, row := range totals {
-				sum.Rows = append(sum.Rows, *row)
-			}
-			sort.Slice(sum.Rows, func(i, j int) bool { return sum.Rows[i].Migration < sum.Rows[j].Migration })
 			switch {
 			case failed || len(sum.RowErrors) > 0:
 				sum.Exit = 2
 			case !unlimited && ran > 0:
 				sum.Exit = 1
 			}
-			return sum, nil
+			return finish(), nil
 		}
 	}
 }

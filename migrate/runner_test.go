@@ -15,13 +15,22 @@ type fakeMigration struct {
 	name      string
 	good, bad int
 	fail      error
+	// wrote: records committed before fail struck (a lost connection).
+	wrote int
+	// cancel, when set, is called in Run after writing wrote records, as
+	// a signal arriving mid-batch.
+	cancel func()
 }
 
 func (m *fakeMigration) Name() string { return m.name }
 
 func (m *fakeMigration) Run(_ context.Context, count int) (int, int, error) {
+	if m.cancel != nil {
+		m.cancel()
+		return m.good, m.wrote, context.Canceled
+	}
 	if m.fail != nil {
-		return 0, 0, m.fail
+		return m.wrote + m.bad, m.wrote, m.fail
 	}
 	found := min(m.good+m.bad, count)
 	done := min(m.good, count)
@@ -51,6 +60,10 @@ func TestRunnerMatchesNovaManage(t *testing.T) {
 			"inv:4/2"},
 		{"a failing migration is exit 2 and counts nothing", []*fakeMigration{{name: "boom", fail: errors.New("db gone")}, {name: "ok", good: 1}}, 0, true, 2,
 			"boom:0/0 ok:1/1"},
+		// The undercount: 79 of 80 providers were written before
+		// the database failed, and the summary said 0.
+		{"a migration failing mid-batch counts what it wrote", []*fakeMigration{{name: "inv", wrote: 79, bad: 1, fail: errors.New("connection lost")}}, 0, true, 2,
+			"inv:80/79"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,5 +106,24 @@ func TestRunnerLogLines(t *testing.T) {
 	want := "Running batches of 50 until complete\n2 rows matched query m, 2 migrated\n"
 	if log.String() != want {
 		t.Errorf("log %q, want %q", log.String(), want)
+	}
+}
+
+// TestRunnerInterrupted: a signal mid-batch ends the run with the cause
+// and a summary of what was written.
+func TestRunnerInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sig := errors.New("terminated signal received")
+	ms := []Migration{&fakeMigration{name: "a", good: 2}, &fakeMigration{name: "b", good: 100, wrote: 40, cancel: func() { cancel(sig) }}, &fakeMigration{name: "c", good: 5}}
+	sum, err := (&Runner{Migrations: ms}).Run(ctx, 0, true)
+	if !errors.Is(err, sig) {
+		t.Fatalf("err = %v, want the signal", err)
+	}
+	var got []string
+	for _, row := range sum.Rows {
+		got = append(got, row.Migration+":"+strconv.Itoa(row.TotalNeeded)+"/"+strconv.Itoa(row.Completed))
+	}
+	if strings.Join(got, " ") != "a:2/2 b:100/40" || sum.Exit != 2 {
+		t.Errorf("rows %v exit %d, want a:2/2 b:100/40 exit 2", got, sum.Exit)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rpctl/rpctl/internal/sanitize"
 )
 
 // Formats accepted by -f/--format.
@@ -71,6 +73,7 @@ type Rows struct {
 // working: data cells are laid out as prettytable does
 // (TestRenderTableMatchesPrettytable), headers see Rows.Align.
 func RenderTable(w io.Writer, r Rows) error {
+	r.Rows = sanitizeRows(r.Rows)
 	align := map[Align]tw.Align{AlignLeft: tw.AlignLeft, AlignCenter: tw.AlignCenter, AlignRight: tw.AlignRight}[r.Align]
 	cells := r.Rows
 	// prettytable aligns headers like their column.
@@ -157,4 +160,28 @@ func blockStyle(n *yaml.Node) {
 	for _, c := range n.Content {
 		blockStyle(c)
 	}
+}
+
+// sanitizeRows escapes control characters in cells (hostnames and names
+// come from databases anyone with a compute node can write to), so a
+// table cannot carry terminal escapes.
+func sanitizeRows(rows [][]string) [][]string {
+	var out [][]string
+	for k, row := range rows {
+		for i, c := range row {
+			if s := sanitize.String(c); s != c {
+				if out == nil {
+					out = slices.Clone(rows)
+				}
+				if &out[k][0] == &rows[k][0] {
+					out[k] = slices.Clone(row)
+				}
+				out[k][i] = s
+			}
+		}
+	}
+	if out == nil {
+		return rows
+	}
+	return out
 }

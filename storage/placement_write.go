@@ -384,12 +384,40 @@ func WriteNodes(ctx context.Context, db *DB, ids *PlacementIDs, nodes []NodeWrit
 	return errs
 }
 
-// markDuplicate makes a unique-key violation recognisable as ErrDuplicate.
+// markDuplicate makes a unique-key violation recognisable as ErrDuplicate,
+// and a value the server refused as ErrBadValue.
 func markDuplicate(err error) error {
 	if err != nil && !errors.Is(err, ErrDuplicate) && isDuplicate(err) {
 		return fmt.Errorf("%w: %v", ErrDuplicate, err)
 	}
+	if err != nil && !errors.Is(err, ErrBadValue) && isBadValue(err) {
+		return fmt.Errorf("%w: %v", ErrBadValue, err)
+	}
 	return err
+}
+
+// ErrBadValue is a value the server refused for its column (out of range,
+// too long, not in the column's character set): the node's own data, not
+// the database, is at fault.
+var ErrBadValue = errors.New("value refused by the database")
+
+// badValueErrors are MySQL's errors for a value that does not fit its
+// column: 1264 out of range, 1265 truncated, 1292 incorrect value, 1366
+// incorrect string or integer value, 1406 data too long, 1048 NULL in a NOT
+// NULL column.
+var badValueErrors = []uint16{1264, 1265, 1292, 1366, 1406, 1048}
+
+func isBadValue(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return slices.Contains(badValueErrors, me.Number)
+	}
+	for _, n := range badValueErrors {
+		if err != nil && strings.Contains(err.Error(), fmt.Sprintf("MySQL error %d:", n)) {
+			return true
+		}
+	}
+	return false
 }
 
 func writeGroup(ctx context.Context, db *DB, tx *sqlx.Tx, ids *PlacementIDs, nodes []NodeWrite) error {

@@ -1,0 +1,201 @@
+package cmd_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rpctl/rpctl/internal/testdb"
+)
+
+// buildRpctl builds the command, for tests that signal it as a process.
+func buildRpctl(t testing.TB) string { return testdb.BuildRpctl(t) }
+
+func mustRun(t testing.TB, bin string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+		t.Fatalf("rpctl %v: %v\n%s", args, err, out)
+	}
+}
+
+// twentyGroups is the issue's query: twenty resourcesN=VCPU:1 groups with
+// group_policy=none, which on a 200-node nested cloud has more answers than
+// memory holds.
+func twentyGroups() string {
+	var q []string
+	for i := 1; i <= 20; i++ {
+		q = append(q, fmt.Sprintf("resources%d=VCPU:1", i))
+	}
+	return strings.Join(q, "&") + "&group_policy=none"
+}
+
+// nestedCloud is a 200-node SQLite cloud migrated with the nested layout.
+func nestedCloud(t testing.TB, bin string) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	mustRun(t, bin, "--db", db, "sample-cloud", "--nodes", "200", "--seed", "1")
+	mustRun(t, bin, "--db", db, "migrate", "inventory", "--layout", "nested")
+	return db
+}
+
+// signalAfter starts rpctl, waits until its standard error shows ready
+// (or for ready's duration when it is empty), sends sig, and returns the
+// exit code, how long the process took to exit after the signal, stdout and
+// stderr.
+func signalAfter(t *testing.T, bin string, sig syscall.Signal, ready string, args ...string) (int, time.Duration, string, string) {
+	t.Helper()
+	c := exec.Command(bin, args...)
+	var out bytes.Buffer
+	c.Stdout = &out
+	errPipe, err := c.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	seen := make(chan struct{})
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		sc := bufio.NewScanner(errPipe)
+		once := false
+		for sc.Scan() {
+			errOut.WriteString(sc.Text() + "\n")
+			if !once && ready != "" && strings.Contains(sc.Text(), ready) {
+				once = true
+				close(seen)
+			}
+		}
+		io.Copy(io.Discard, errPipe)
+	}()
+	if ready == "" {
+		time.Sleep(1500 * time.Millisecond)
+	} else {
+		select {
+		case <-seen:
+		case <-time.After(60 * time.Second):
+			c.Process.Kill()
+			t.Fatalf("rpctl never printed %q", ready)
+		}
+	}
+	sent := time.Now()
+	if err := c.Process.Signal(sig); err != nil {
+		t.Fatalf("signal: %v (did rpctl finish before it?)", err)
+	}
+	err = c.Wait()
+	took := time.Since(sent)
+	<-copied
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return c.ProcessState.ExitCode(), took, out.String(), errOut.String()
+}
+
+// TestSignalsStopCandidates: SIGTERM and SIGINT stop a search that would
+// run for hours (--max-candidates 0 lifts the ceiling) within a second,
+// with 143 and 130.
+func TestSignalsStopCandidates(t *testing.T) {
+	bin := buildRpctl(t)
+	db := nestedCloud(t, bin)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+		name string
+	}{{syscall.SIGTERM, 143, "SIGTERM"}, {syscall.SIGINT, 130, "SIGINT"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, took, _, stderr := signalAfter(t, bin, tc.sig, "", "--db", db, "candidates", "--query", twentyGroups(), "--max-candidates", "0")
+			if code != tc.code || took > time.Second || !strings.Contains(stderr, "interrupted by "+tc.name) {
+				t.Errorf("exit %d after %v, want %d within 1s; stderr:\n%s", code, took, tc.code, stderr)
+			}
+		})
+	}
+}
+
+// TestCandidateCeiling: the issue's query no longer grows until the OOM
+// killer strikes (or Go dies with exit 2, "invalid request"): it stops at
+// the documented ceiling with exit 3 and one line naming the ceiling and
+// the flags that change it.
+func TestCandidateCeiling(t *testing.T) {
+	bin := buildRpctl(t)
+	db := nestedCloud(t, bin)
+	c := exec.Command(bin, "--db", db, "candidates", "--query", twentyGroups())
+	var out, errOut bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errOut
+	c.Run()
+	msg := errOut.String()
+	if c.ProcessState.ExitCode() != 3 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "100000") ||
+		!strings.Contains(msg, "--limit") || !strings.Contains(msg, "--max-candidates 0") {
+		t.Fatalf("exit %d, stderr %q; want 3 and one line naming the ceiling, --limit and --max-candidates", c.ProcessState.ExitCode(), msg)
+	}
+	// The bound the help text states.
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 512*1024 {
+		t.Errorf("peak RSS %d MB, the documented bound is 512 MB", ru.Maxrss/1024)
+	}
+	// --limit keeps the first N, and --max-candidates N stops there.
+	for _, extra := range [][]string{{"--limit", "5"}, {"--max-candidates", "7"}} {
+		o, e, code := rpctl(t, append([]string{"--db", db, "candidates", "--query", twentyGroups(), "-f", "json"}, extra...)...)
+		var body struct {
+			AllocationRequests []json.RawMessage `json:"allocation_requests"`
+		}
+		if code != 0 || json.Unmarshal([]byte(o), &body) != nil || len(body.AllocationRequests) == 0 {
+			t.Errorf("%v: exit %d, %s", extra, code, e)
+		}
+	}
+}
+
+// TestSignalStopsMigration: SIGTERM in the middle of a migration stops it
+// within a second with 143, after printing a summary of what was written;
+// a re-run migrates the rest and the two add up.
+func TestSignalStopsMigration(t *testing.T) {
+	bin := buildRpctl(t)
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	mustRun(t, bin, "--db", db, "sample-cloud", "--nodes", "2000", "--seed", "3", "--max-instances-per-node", "0")
+	args := []string{"--db", db, "migrate", "inventory", "--layout", "nested", "--batch-size", "50", "-f", "json"}
+	code, took, stdout, stderr := signalAfter(t, bin, syscall.SIGTERM, "rows matched query", args...)
+	if code != 143 || took > time.Second {
+		t.Fatalf("exit %d after %v, want 143 within 1s\n%s", code, took, stderr)
+	}
+	type summary struct {
+		Migrations []struct {
+			TotalNeeded int `json:"total_needed"`
+			Completed   int `json:"completed"`
+		} `json:"migrations"`
+	}
+	var first summary
+	if err := json.Unmarshal([]byte(stdout), &first); err != nil || len(first.Migrations) != 1 || first.Migrations[0].Completed == 0 {
+		t.Fatalf("no summary of what was written before the signal: %v %q\n%s", err, stdout, stderr)
+	}
+	if first.Migrations[0].Completed >= 1900 {
+		t.Fatalf("the migration finished (%d) before the signal", first.Migrations[0].Completed)
+	}
+	out, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		t.Fatalf("re-run: %v", err)
+	}
+	var second summary
+	if err := json.Unmarshal(out, &second); err != nil {
+		t.Fatal(err)
+	}
+	// The re-run finds exactly what the first run's summary did not
+	// count, and migrates all of it.
+	if s := second.Migrations[0]; s.Completed != s.TotalNeeded || first.Migrations[0].Completed+s.TotalNeeded < 1900 {
+		t.Errorf("first run %d completed, re-run %d of %d", first.Migrations[0].Completed, s.Completed, s.TotalNeeded)
+	}
+	// A third run has nothing left: the two runs converged.
+	o, e, code := rpctl(t, "--db", db, "migrate", "inventory", "--layout", "nested", "-f", "json")
+	if code != 0 || !strings.Contains(o, `"completed": 0`) && !strings.Contains(o, `"completed":0`) {
+		t.Errorf("third run: exit %d %s %s", code, o, e)
+	}
+}
