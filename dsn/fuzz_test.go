@@ -1,0 +1,93 @@
+package dsn
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/rpctl/rpctl/internal/fuzzcheck"
+)
+
+// FuzzParse: no database URL or DSN panics or hangs Parse; what it accepts
+// opens exactly what it names (the DSN handed to the driver parses back to
+// the same user, password, address and database), and no error or redacted
+// form shows the password.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"mysql+pymysql://nova:s3cret@db.example:3307/nova?charset=utf8",
+		"mysql://nova:p%40ss@10.0.0.1/nova_api",
+		"mysql+pymysql://root@/placement?unix_socket=/run/mysqld/mysqld.sock",
+		"nova:pw@tcp(127.0.0.1:3306)/nova",
+		"nova:pw@unix(/run/mysqld/mysqld.sock)/nova?parseTime=true",
+		"sqlite:////var/lib/rpctl/cloud.db", "sqlite:///rel/cloud.db", "sqlite://", "postgresql://u:p@h/db", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var tg Target
+		var err error
+		fuzzcheck.Within(t, func() { tg, err = Parse(raw) })
+		pw := password(raw)
+		leaks := func(s string) bool {
+			// Only a password that is not also some other part of the URL
+			// can be said to leak.
+			return pw != "" && strings.Contains(s, pw) && !strings.Contains(strings.Replace(raw, pw, "", 1), pw)
+		}
+		if err != nil {
+			fuzzcheck.OneLine(t, err)
+			if leaks(err.Error()) {
+				t.Fatalf("error shows the password: %v", err)
+			}
+			return
+		}
+		if leaks(tg.Redacted) || leaks(tg.String()) {
+			t.Fatalf("redacted form shows the password: %s", tg.Redacted)
+		}
+		switch tg.Driver {
+		case MySQL:
+			cfg, err := mysql.ParseDSN(tg.DSN)
+			if err != nil {
+				t.Fatalf("accepted %q, but the driver cannot read the DSN made of it: %v", raw, err)
+			}
+			if cfg.DBName != tg.Database {
+				t.Fatalf("database %q, driver opens %q", tg.Database, cfg.DBName)
+			}
+			if u, ok := urlParts(raw); ok && (cfg.User != u.User.Username() || cfg.Passwd != pw) {
+				t.Fatalf("%q: the driver logs in as %q", raw, cfg.User)
+			}
+		case SQLite:
+			if tg.Database == "" {
+				t.Fatalf("accepted %q as an SQLite database with no file", raw)
+			}
+		default:
+			t.Fatalf("accepted %q for driver %q", raw, tg.Driver)
+		}
+	})
+}
+
+// password is the password raw carries, as the URL or DSN parser reads it.
+func password(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if u, ok := urlParts(raw); ok {
+		p, _ := u.User.Password()
+		return p
+	}
+	if cfg, err := mysql.ParseDSN(raw); err == nil {
+		return cfg.Passwd
+	}
+	return ""
+}
+
+func urlParts(raw string) (*url.URL, bool) {
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		return nil, false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return nil, false
+	}
+	return u, true
+}
