@@ -94,7 +94,7 @@ func checkWellFormed(t *testing.T, req *Request) {
 			t.Fatalf("group %q without resources at 1.%d", g.Suffix, req.Microversion)
 		}
 		for rc, n := range g.Resources {
-			if n < 1 || rc == "" || strings.ContainsAny(rc, ",:") {
+			if n < 1 || strings.ContainsAny(rc, ",:") {
 				t.Fatalf("resources %q: %d", rc, n)
 			}
 		}

@@ -6,6 +6,7 @@ package dsn
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -79,6 +80,11 @@ func parseMySQLURL(raw string) (Target, error) {
 		cfg.User = u.User.Username()
 		cfg.Passwd, _ = u.User.Password()
 	}
+	if strings.Contains(cfg.User, ":") {
+		// go-sql-driver reads everything after the first ':' as the
+		// password, so it would log in as someone else.
+		return Target{}, fmt.Errorf("malformed database URL %s: the user name contains ':', which rpctl's MySQL driver cannot log in with", Redact(raw))
+	}
 	cfg.DBName = strings.TrimPrefix(u.Path, "/")
 	q := u.Query()
 	if sock := q.Get("unix_socket"); sock != "" {
@@ -92,7 +98,9 @@ func parseMySQLURL(raw string) (Target, error) {
 		if port == "" {
 			port = "3306"
 		}
-		cfg.Net, cfg.Addr = "tcp", host+":"+port
+		// JoinHostPort brackets an IPv6 literal ([::1]:3306), which the
+		// URL's brackets were dropped from.
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
 	}
 	// SQLAlchemy query options that are not server variables must not reach
 	// go-sql-driver, which would send them as SET statements.

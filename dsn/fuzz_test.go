@@ -1,6 +1,7 @@
 package dsn
 
 import (
+	"net"
 	"net/url"
 	"strings"
 	"testing"
@@ -56,6 +57,15 @@ func FuzzParse(f *testing.F) {
 			}
 			if u, ok := urlParts(raw); ok && (cfg.User != u.User.Username() || cfg.Passwd != pw) {
 				t.Fatalf("%q: the driver logs in as %q", raw, cfg.User)
+			}
+			if u, err := url.Parse(strings.TrimSpace(raw)); err == nil && strings.Contains(raw, "://") {
+				if sock := u.Query().Get("unix_socket"); sock != "" {
+					if cfg.Net != "unix" || cfg.Addr != sock {
+						t.Fatalf("%q: the driver connects to %s(%s)", raw, cfg.Net, cfg.Addr)
+					}
+				} else if host, _, err := net.SplitHostPort(cfg.Addr); err != nil || (u.Hostname() != "" && host != u.Hostname()) {
+					t.Fatalf("%q: the driver connects to %s(%s)", raw, cfg.Net, cfg.Addr)
+				}
 			}
 		case SQLite:
 			if tg.Database == "" {
