@@ -105,6 +105,10 @@ func parseMySQLURL(raw string) (Target, error) {
 	// SQLAlchemy query options that are not server variables must not reach
 	// go-sql-driver, which would send them as SET statements.
 	for k, vs := range q {
+		if !optionName.MatchString(k) {
+			// go-sql-driver would not read back a parameter named so.
+			return Target{}, fmt.Errorf("malformed database URL %s: query option %q is not a name", Redact(raw), k)
+		}
 		switch {
 		case k == "unix_socket", k == "plugin", k == "read_default_file", k == "read_default_group":
 			continue
@@ -119,6 +123,9 @@ func parseMySQLURL(raw string) (Target, error) {
 	applyDefaults(cfg)
 	return Target{Driver: MySQL, DSN: cfg.FormatDSN(), Database: cfg.DBName, Redacted: Redact(raw)}, nil
 }
+
+// optionName is what a SQLAlchemy/PyMySQL connect option looks like.
+var optionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func applyDefaults(cfg *mysql.Config) {
 	// Nova's columns are DATETIME; parse them into time.Time in UTC like
