@@ -32,9 +32,11 @@ func FuzzParse(f *testing.F) {
 		fuzzcheck.Within(t, func() { tg, err = Parse(raw) })
 		pw := password(raw)
 		leaks := func(s string) bool {
-			// Only a password that is not also some other part of the URL
-			// can be said to leak.
-			return pw != "" && strings.Contains(s, pw) && !strings.Contains(strings.Replace(raw, pw, "", 1), pw)
+			// Only a password that is not also some other part of the URL,
+			// the "***" mask or the messages' own words can be said to leak.
+			s = strings.ReplaceAll(s, "***", "")
+			return pw != "" && strings.Contains(s, pw) && !strings.Contains(strings.Replace(raw, pw, "", 1), pw) &&
+				!strings.Contains(messageWords, pw)
 		}
 		if err != nil {
 			fuzzcheck.OneLine(t, err)
@@ -76,6 +78,11 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// messageWords are the fixed words of Parse's errors.
+const messageWords = `empty database URL unknown database URL scheme in "": expected mysql+pymysql://user:pass@host/db, ` +
+	`sqlite:///path or a go-sql-driver DSN (rpctl speaks mysql:// and sqlite://) malformed database URL MySQL DSN: ` +
+	`the user name contains ':', which rpctl's MySQL driver cannot log in with query option is not a name`
 
 // password is the password raw carries, as the URL or DSN parser reads it.
 func password(raw string) string {
