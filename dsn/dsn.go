@@ -80,6 +80,10 @@ func parseMySQLURL(raw string) (Target, error) {
 		cfg.User = u.User.Username()
 		cfg.Passwd, _ = u.User.Password()
 	}
+	if cfg.User == "" && cfg.Passwd != "" {
+		// go-sql-driver drops a password that has no user name.
+		return Target{}, fmt.Errorf("malformed database URL %s: a password without a user name", Redact(raw))
+	}
 	if strings.Contains(cfg.User, ":") {
 		// go-sql-driver reads everything after the first ':' as the
 		// password, so it would log in as someone else.

@@ -82,7 +82,7 @@ func FuzzParse(f *testing.F) {
 // messageWords are the fixed words of Parse's errors.
 const messageWords = `empty database URL unknown database URL scheme in "": expected mysql+pymysql://user:pass@host/db, ` +
 	`sqlite:///path or a go-sql-driver DSN (rpctl speaks mysql:// and sqlite://) malformed database URL MySQL DSN: ` +
-	`the user name contains ':', which rpctl's MySQL driver cannot log in with query option is not a name`
+	`the user name contains ':', which rpctl's MySQL driver cannot log in with query option is not a name a password without a user name`
 
 // password is the password raw carries, as the URL or DSN parser reads it.
 func password(raw string) string {
