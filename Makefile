@@ -46,8 +46,8 @@ bench:
 # testdata/fuzz run in make test). Crashers land in the package's
 # testdata/fuzz/<Target>: fix the parser and commit the input.
 FUZZTIME ?= 1m
-FUZZ_TARGETS := candidates:FuzzParseQuery novaformats:FuzzParsePCIStats novaformats:FuzzParseNUMATopology \
-	novaformats:FuzzParseExtraResources novaformats:FuzzParseCPUSpec config:FuzzParseINI dsn:FuzzParse
+FUZZ_TARGETS := candidates:FuzzParseQuery novaformats/fuzz:FuzzParsePCIStats novaformats/fuzz:FuzzParseNUMATopology \
+	novaformats/fuzz:FuzzParseExtraResources novaformats/fuzz:FuzzParseCPUSpec config:FuzzParseINI dsn:FuzzParse
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "== $${t#*:} ($(FUZZTIME))"; \
