@@ -158,7 +158,7 @@ func parsePCI(raw []byte) ([]PCIPool, error) {
 		}
 		return []PCIPool{p}, nil
 	}
-	return nil, fmt.Errorf("unknown format (neither a PciDevicePoolList nor a legacy pool list or dict): %.40s", raw)
+	return nil, fmt.Errorf("unknown format (neither a PciDevicePoolList nor a legacy pool list or dict): %.40q", raw)
 }
 
 func legacyPool(d map[string]json.RawMessage) (PCIPool, error) {
@@ -504,7 +504,7 @@ func parseNUMAGeneral(raw []byte) ([]NUMACell, error) {
 		return nil, err
 	}
 	if legacy.Cells == nil {
-		return nil, fmt.Errorf("unknown format (neither a NUMATopology nor the legacy {\"cells\": [...]}): %.40s", raw)
+		return nil, fmt.Errorf("unknown format (neither a NUMATopology nor the legacy {\"cells\": [...]}): %.40q", raw)
 	}
 	var out []NUMACell
 	for i, lc := range *legacy.Cells {
