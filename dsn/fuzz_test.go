@@ -91,6 +91,9 @@ func password(raw string) string {
 		p, _ := u.User.Password()
 		return p
 	}
+	if strings.Contains(raw, "://") {
+		return "" // a URL whose userinfo Go cannot read has no password to leak
+	}
 	if cfg, err := mysql.ParseDSN(raw); err == nil {
 		return cfg.Passwd
 	}

@@ -523,7 +523,7 @@ func parseNUMAGeneral(raw []byte) ([]NUMACell, error) {
 // maxCPUSpecIDs bounds the ids one CPU list may name in all (ranges
 // counted whole), so that a corrupt blob repeating "0-65536" cannot keep
 // the parser busy for minutes; real hosts have a few thousand CPUs.
-const maxCPUSpecIDs = 1 << 20
+const maxCPUSpecIDs = 1 << 17
 
 // ParseCPUSpec reads a CPU list such as "0-3,8-11,^2" the way Nova's
 // parse_cpu_spec does (ranges, single ids, ^exclusions).

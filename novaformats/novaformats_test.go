@@ -159,7 +159,7 @@ func TestFixtures(t *testing.T) {
 // TestParseCPUSpecBounded: a list naming more CPUs than any host has is an
 // error, not minutes of work.
 func TestParseCPUSpecBounded(t *testing.T) {
-	spec := strings.Repeat("0-65535,", 17)
+	spec := strings.Repeat("0-65535,", 3)
 	if _, err := ParseCPUSpec(spec); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Fatalf("err = %v", err)
 	}
