@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 MARIADB_DIR ?= $(or $(TMPDIR),/tmp)/rpctl-make-mariadb
 MARIADB_PORT ?= 33308
 
-.PHONY: build test unit demo bench lint clean
+.PHONY: build test unit demo bench lint clean fuzz
 
 # rpctl --version: release (git describe), commit and build date.
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -46,6 +46,19 @@ demo: build
 
 bench:
 	@scripts/bench.sh
+
+# Native Go fuzzing of every parser of operator or database input, each target
+# for FUZZTIME (outside make test; their regression inputs under
+# testdata/fuzz run in make test). Crashers land in the package's
+# testdata/fuzz/<Target>: fix the parser and commit the input.
+FUZZTIME ?= 1m
+FUZZ_TARGETS := candidates:FuzzParseQuery novaformats/fuzz:FuzzParsePCIStats novaformats/fuzz:FuzzParseNUMATopology \
+	novaformats/fuzz:FuzzParseExtraResources novaformats/fuzz:FuzzParseCPUSpec config:FuzzParseINI dsn:FuzzParse
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "== $${t#*:} ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./$${t%%:*}; \
+	done
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi

@@ -6,10 +6,13 @@ package dsn
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -82,7 +85,7 @@ func Parse(raw string) (Target, error) {
 	case "sqlite":
 		return parseSQLiteURL(raw, rest)
 	}
-	return Target{}, fmt.Errorf("%w %q in %s (rpctl speaks mysql:// and sqlite://)", ErrUnknownScheme, scheme, Redact(raw))
+	return Target{}, fmt.Errorf("%w %q in %s (rpctl speaks mysql:// and sqlite://)", ErrUnknownScheme, scheme, shown(raw))
 }
 
 func parseMySQLURL(raw string) (Target, error) {
@@ -93,12 +96,21 @@ func parseMySQLURL(raw string) (Target, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return Target{}, fmt.Errorf("malformed database URL %s: %v", Redact(raw), err)
+		return Target{}, fmt.Errorf("malformed database URL %s: %v", shown(raw), err)
 	}
 	cfg := mysql.NewConfig()
 	if u.User != nil {
 		cfg.User = u.User.Username()
 		cfg.Passwd, _ = u.User.Password()
+	}
+	if cfg.User == "" && cfg.Passwd != "" {
+		// go-sql-driver drops a password that has no user name.
+		return Target{}, fmt.Errorf("malformed database URL %s: a password without a user name", shown(raw))
+	}
+	if strings.Contains(cfg.User, ":") {
+		// go-sql-driver reads everything after the first ':' as the
+		// password, so it would log in as someone else.
+		return Target{}, fmt.Errorf("malformed database URL %s: the user name contains ':', which rpctl's MySQL driver cannot log in with", shown(raw))
 	}
 	cfg.DBName = strings.TrimPrefix(u.Path, "/")
 	q := u.Query()
@@ -113,11 +125,17 @@ func parseMySQLURL(raw string) (Target, error) {
 		if port == "" {
 			port = "3306"
 		}
-		cfg.Net, cfg.Addr = "tcp", host+":"+port
+		// JoinHostPort brackets an IPv6 literal ([::1]:3306), which the
+		// URL's brackets were dropped from.
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
 	}
 	// SQLAlchemy query options that are not server variables must not reach
 	// go-sql-driver, which would send them as SET statements.
 	for k, vs := range q {
+		if !optionName.MatchString(k) {
+			// go-sql-driver would not read back a parameter named so.
+			return Target{}, fmt.Errorf("malformed database URL %s: query option %q is not a name", shown(raw), k)
+		}
 		switch {
 		case k == "unix_socket", k == "plugin", k == "read_default_file", k == "read_default_group":
 			continue
@@ -133,6 +151,9 @@ func parseMySQLURL(raw string) (Target, error) {
 	return Target{Driver: MySQL, DSN: cfg.FormatDSN(), Database: cfg.DBName, Redacted: Redact(raw)}, nil
 }
 
+// optionName is what a SQLAlchemy/PyMySQL connect option looks like.
+var optionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 func applyDefaults(cfg *mysql.Config) {
 	// Nova's columns are DATETIME; parse them into time.Time in UTC like
 	// oslo.db does, and keep multi-statement off.
@@ -144,7 +165,7 @@ func applyDefaults(cfg *mysql.Config) {
 func parseGoDSN(raw string) (Target, error) {
 	cfg, err := mysql.ParseDSN(raw)
 	if err != nil {
-		return Target{}, fmt.Errorf("malformed MySQL DSN %s: %v", Redact(raw), scrub(err.Error(), raw))
+		return Target{}, fmt.Errorf("malformed MySQL DSN %s: %v", shown(raw), scrub(err.Error(), raw))
 	}
 	applyDefaults(cfg)
 	return Target{Driver: MySQL, DSN: cfg.FormatDSN(), Database: cfg.DBName, Redacted: Redact(raw)}, nil
@@ -198,6 +219,16 @@ func Redact(raw string) string {
 		return user + ":***" + raw[at:]
 	}
 	return raw
+}
+
+// shown is raw as an error message may show it: redacted, and quoted when
+// it holds a control character, so that the message stays one line.
+func shown(raw string) string {
+	r := Redact(raw)
+	if strings.IndexFunc(r, unicode.IsControl) >= 0 {
+		return strconv.Quote(r)
+	}
+	return r
 }
 
 // scrub removes the password of raw from msg, for driver errors that echo

@@ -84,3 +84,15 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// TestParseURLsTheDriverMisreads: an IPv6 literal keeps its brackets in the
+// driver's address, and a user name the driver would split is refused.
+func TestParseURLsTheDriverMisreads(t *testing.T) {
+	tg, err := Parse("mysql+pymysql://nova:pw@[fd00::1]:3307/nova")
+	if err != nil || !strings.Contains(tg.DSN, "tcp([fd00::1]:3307)") {
+		t.Errorf("IPv6: %v %q", err, tg.DSN)
+	}
+	if _, err := Parse("mysql://us%3Aer:secret@db/nova"); err == nil || !strings.Contains(err.Error(), "user name contains ':'") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("user with ':': %v", err)
+	}
+}

@@ -158,7 +158,7 @@ func parsePCI(raw []byte) ([]PCIPool, error) {
 		}
 		return []PCIPool{p}, nil
 	}
-	return nil, fmt.Errorf("unknown format (neither a PciDevicePoolList nor a legacy pool list or dict): %.40s", raw)
+	return nil, fmt.Errorf("unknown format (neither a PciDevicePoolList nor a legacy pool list or dict): %.40q", raw)
 }
 
 func legacyPool(d map[string]json.RawMessage) (PCIPool, error) {
@@ -504,7 +504,7 @@ func parseNUMAGeneral(raw []byte) ([]NUMACell, error) {
 		return nil, err
 	}
 	if legacy.Cells == nil {
-		return nil, fmt.Errorf("unknown format (neither a NUMATopology nor the legacy {\"cells\": [...]}): %.40s", raw)
+		return nil, fmt.Errorf("unknown format (neither a NUMATopology nor the legacy {\"cells\": [...]}): %.40q", raw)
 	}
 	var out []NUMACell
 	for i, lc := range *legacy.Cells {
@@ -520,10 +520,16 @@ func parseNUMAGeneral(raw []byte) ([]NUMACell, error) {
 	return out, nil
 }
 
+// maxCPUSpecIDs bounds the ids one CPU list may name in all (ranges
+// counted whole), so that a corrupt blob repeating "0-65536" cannot keep
+// the parser busy for minutes; real hosts have a few thousand CPUs.
+const maxCPUSpecIDs = 1 << 17
+
 // ParseCPUSpec reads a CPU list such as "0-3,8-11,^2" the way Nova's
 // parse_cpu_spec does (ranges, single ids, ^exclusions).
 func ParseCPUSpec(spec string) ([]int64, error) {
 	in, ex := map[int64]bool{}, map[int64]bool{}
+	named := int64(0)
 	for _, part := range strings.Split(spec, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -546,6 +552,9 @@ func ParseCPUSpec(spec string) ([]int64, error) {
 		}
 		if b-a > 65536 {
 			return nil, fmt.Errorf("CPU range %q too large", part)
+		}
+		if named += b - a + 1; named > maxCPUSpecIDs {
+			return nil, fmt.Errorf("CPU list names more than %d CPUs", maxCPUSpecIDs)
 		}
 		for x := a; x <= b; x++ {
 			dst[x] = true

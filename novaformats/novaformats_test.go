@@ -155,3 +155,15 @@ func TestFixtures(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCPUSpecBounded: a list naming more CPUs than any host has is an
+// error, not minutes of work.
+func TestParseCPUSpecBounded(t *testing.T) {
+	spec := strings.Repeat("0-65535,", 3)
+	if _, err := ParseCPUSpec(spec); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("err = %v", err)
+	}
+	if got, err := ParseCPUSpec(strings.Repeat("0-65535,", 2)); err != nil || len(got) != 65536 {
+		t.Fatalf("%d CPUs, %v", len(got), err)
+	}
+}

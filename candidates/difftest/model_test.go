@@ -16,11 +16,12 @@ import (
 	"github.com/rpctl/rpctl/candidates/internal/acbody"
 )
 
-// modelInput builds the rows a Placement database holds for the cloud, the
-// way placement-api would number them (providers and custom classes in
-// creation order), so the model-only tests below need no services.
+// modelInput builds the rows a MariaDB-backed Placement database holds for
+// the cloud, the way placement-api would number them (providers and custom
+// classes in creation order) and the way storage reads its FLOAT ratios
+// back, so the model-only tests below need no services.
 func (c *cloud) modelInput() *candidates.ModelInput {
-	in := &candidates.ModelInput{}
+	in := &candidates.ModelInput{Ratios: candidates.RatioMySQLFloat}
 	ids := map[string]int64{}
 	classIDs := map[string]int64{}
 	for i, n := range candidates.StandardResourceClasses {
@@ -63,7 +64,8 @@ func (c *cloud) modelInput() *candidates.ModelInput {
 			iv := p.invs[rc]
 			in.Inventories = append(in.Inventories, candidates.InventoryRow{ProviderID: row.ID,
 				ResourceClassID: classIDs[rc], Total: iv.Total, Reserved: iv.Reserved, MinUnit: iv.MinUnit,
-				MaxUnit: iv.MaxUnit, StepSize: iv.StepSize, AllocationRatio: iv.AllocationRatio})
+				MaxUnit: iv.MaxUnit, StepSize: iv.StepSize, AllocationRatio: mariadbText(iv.AllocationRatio),
+				SQLRatio: float64(float32(iv.AllocationRatio))})
 		}
 		for _, t := range p.traits {
 			in.ProviderTraits = append(in.ProviderTraits, candidates.LinkRow{ProviderID: row.ID, OtherID: trait(t)})
@@ -82,6 +84,13 @@ func (c *cloud) modelInput() *candidates.ModelInput {
 	return in
 }
 
+// mariadbText is the ratio as PyMySQL (and go-sql-driver) get it from
+// MariaDB: the stored float32 printed with six significant digits.
+func mariadbText(r float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(float32(r)), 'g', 6, 32), 64)
+	return v
+}
+
 // modelSeeds is how many random clouds the model-only tests draw
 // (RPCTL_EXPLAIN_SEEDS overrides).
 func modelSeeds(t *testing.T) int {
@@ -95,24 +104,36 @@ func modelSeeds(t *testing.T) int {
 	return 60
 }
 
+// queryCase is one accepted query of a random cloud.
+type queryCase struct {
+	seed uint64
+	in   *candidates.ModelInput
+	m    *candidates.Model
+	q    string
+	req  *candidates.Request
+	// floatEdge: an amount where Placement's SQL filter and its Python
+	// capacity disagree (gen.floatEdge).
+	floatEdge bool
+}
+
 // forEachQuery draws the differential test's clouds and queries (the same
 // generators, seeds 1..n) and calls f with every query the parser accepts.
-func forEachQuery(t *testing.T, n, perCloud int, f func(seed uint64, m *candidates.Model, q string, req *candidates.Request)) {
+func forEachQuery(t *testing.T, n, perCloud int, f func(c queryCase)) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		c := newCloud(seed)
-		m, err := candidates.NewModel(c.modelInput())
+		in := c.modelInput()
+		m, err := candidates.NewModel(in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := &gen{r: rand.New(rand.NewPCG(seed, 0x5eed)), c: c}
 		for i := range perCloud {
-			mv := microversions[i%len(microversions)]
-			q := g.query(mv)
+			mv, q := g.next(i)
 			req, err := candidates.ParseQuery(q, candidates.Microversion(mv))
 			if err != nil {
 				continue
 			}
-			f(seed, m, q, req)
+			f(queryCase{seed: seed, in: in, m: m, q: q, req: req, floatEdge: g.floatEdge})
 		}
 	}
 }
@@ -124,7 +145,8 @@ func forEachQuery(t *testing.T, n, perCloud int, f func(seed uint64, m *candidat
 func TestExplainConsistent(t *testing.T) {
 	kinds := map[candidates.ReasonKind]int{}
 	checked, fails := 0, 0
-	forEachQuery(t, modelSeeds(t), 300, func(seed uint64, m *candidates.Model, q string, req *candidates.Request) {
+	forEachQuery(t, modelSeeds(t), 300, func(qc queryCase) {
+		seed, m, q, req := qc.seed, qc.m, qc.q, qc.req
 		checked++
 		if err := m.CheckExplain(req); err != nil {
 			var ae *candidates.APIError
@@ -165,8 +187,7 @@ func TestResultsUnchanged(t *testing.T) {
 		}
 		g := &gen{r: rand.New(rand.NewPCG(seed, 0x5eed)), c: c}
 		for i := range 300 {
-			mv := microversions[i%len(microversions)]
-			q := g.query(mv)
+			mv, q := g.next(i)
 			req, err := candidates.ParseQuery(q, candidates.Microversion(mv))
 			if err != nil {
 				addRecord(h, err.Error())

@@ -2,13 +2,21 @@ package difftest
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 )
 
-// The microversions the issue asks the differential test to cover.
-var microversions = []int{10, 12, 17, 25, 29, 33, 34, 36, 39}
+// microversions are every one GET /allocation_candidates has, 1.10..1.39,
+// as the issue asks.
+var microversions = func() []int {
+	var out []int
+	for mv := 10; mv <= 39; mv++ {
+		out = append(out, mv)
+	}
+	return out
+}()
 
 // classAmounts are plausible amounts per resource class; some are too big
 // for any provider on purpose.
@@ -21,10 +29,11 @@ var classAmounts = map[string][]int64{
 	"VGPU":                       {1, 1, 2, 8},
 	"CUSTOM_MAGIC":               {1, 2, 5},
 	"IPV4_ADDRESS":               {1, 2},
+	"CUSTOM_VF_QUEUE":            {1, 2, 4, 8},
 }
 
 var hostClasses = []string{"VCPU", "MEMORY_MB", "DISK_GB"}
-var deviceClasses = []string{"SRIOV_NET_VF", "NET_BW_EGR_KILOBIT_PER_SEC", "VGPU", "CUSTOM_MAGIC", "IPV4_ADDRESS"}
+var deviceClasses = []string{"SRIOV_NET_VF", "NET_BW_EGR_KILOBIT_PER_SEC", "VGPU", "CUSTOM_MAGIC", "IPV4_ADDRESS", "CUSTOM_VF_QUEUE"}
 
 // gen draws query strings. Most are valid at their microversion; about one
 // in eight uses something the microversion does not have yet or is
@@ -32,6 +41,81 @@ var deviceClasses = []string{"SRIOV_NET_VF", "NET_BW_EGR_KILOBIT_PER_SEC", "VGPU
 type gen struct {
 	r *rand.Rand
 	c *cloud
+	// boundary is set when the last query asked some class for exactly
+	// int((total - reserved) * ratio) - used of a provider, or one more.
+	boundary bool
+	// floatEdge is set when that amount is one where Placement's SQL
+	// filter and its Python capacity disagree (a FLOAT ratio).
+	floatEdge bool
+	// invalid is set when the last query was made invalid on purpose.
+	invalid bool
+}
+
+// next draws query i: its microversion cycles through 1.10..1.39 and every
+// tenth query is made invalid on purpose (shifted by one each round of
+// microversions, so that every microversion also gets valid queries).
+func (g *gen) next(i int) (int, string) {
+	n := len(microversions)
+	mv := microversions[i%n]
+	g.boundary, g.floatEdge, g.invalid = false, false, false
+	q := g.query(mv)
+	if (i+i/n)%10 == 9 {
+		q = g.invalidate(q)
+	}
+	return mv, q
+}
+
+// invalidate adds a parameter Placement rejects at every microversion.
+func (g *gen) invalidate(q string) string {
+	g.invalid = true
+	bad := []string{"bogus=1", "resources1@=VCPU:1", "Resources=VCPU:1"}
+	if !strings.Contains(q, "limit=") {
+		bad = append(bad, "limit=0", "limit=x")
+	}
+	if !strings.Contains(q, "in_tree=") {
+		bad = append(bad, "in_tree=not-a-uuid")
+	}
+	if !strings.Contains(q, "group_policy=") {
+		bad = append(bad, "group_policy=bogus")
+	}
+	return q + "&" + g.one(bad)
+}
+
+// edge returns, for a random provider with class rc, the amount that sits
+// exactly on its room by Placement's Python capacity, or one above it.
+func (g *gen) edge(rc string) (int64, bool) {
+	var with []*provider
+	for _, p := range g.c.providers {
+		if _, ok := p.invs[rc]; ok {
+			with = append(with, p)
+		}
+	}
+	if len(with) == 0 {
+		return 0, false
+	}
+	// Half the time a provider whose ratio a FLOAT cannot hold.
+	var inexact []*provider
+	for _, p := range with {
+		if slices.Contains(inexactRatios, p.invs[rc].AllocationRatio) {
+			inexact = append(inexact, p)
+		}
+	}
+	if len(inexact) > 0 && g.chance(2) {
+		with = inexact
+	}
+	p := with[g.r.IntN(len(with))]
+	iv, used := p.invs[rc], g.c.used[p.uuid+"/"+rc]
+	n := capacity(iv) - used + int64(g.r.IntN(2))
+	if n < 1 {
+		return 0, false
+	}
+	// Where Placement's SQL filter (the FLOAT widened) and its Python
+	// capacity disagree about this amount.
+	sql := int64(math.Floor(float64(iv.Total-iv.Reserved) * float64(float32(iv.AllocationRatio))))
+	if used+n > min(sql, capacity(iv)) && used+n <= max(sql, capacity(iv)) {
+		g.floatEdge = true
+	}
+	return n, true
 }
 
 func (g *gen) chance(n int) bool { return g.r.IntN(n) == 0 }
@@ -44,7 +128,14 @@ func (g *gen) resources(classes []string, n int) string {
 	for _, i := range perm[:min(n, len(classes))] {
 		rc := classes[i]
 		amts := classAmounts[rc]
-		parts = append(parts, fmt.Sprintf("%s:%d", rc, amts[g.r.IntN(len(amts))]))
+		amt := amts[g.r.IntN(len(amts))]
+		if g.chance(3) {
+			if n, ok := g.edge(rc); ok {
+				amt = n
+				g.boundary = true
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d", rc, amt))
 	}
 	if g.chance(60) {
 		parts = append(parts, g.one([]string{"VCPU:0", "VCPU", "NOT_A_CLASS:1", "CUSTOM_NOPE:1", "VCPU:-1", "VCPU:1.5", "NOT_A_CLASS:1,CUSTOM_NOPE:1"}))

@@ -232,6 +232,7 @@ func PlacementAPIConf(t testing.TB, sqlalchemyURL string, port int, extraConf st
 		t.Fatalf("start placement-api: %v\n%s", err, out)
 	}
 	vars := parseAssignments(string(out))
+	placementLogs.Store(vars["PLACEMENT_URL"], filepath.Join(dir, "api.log"))
 	var pid int
 	fmt.Sscan(vars["PLACEMENT_PID"], &pid)
 	t.Cleanup(func() { stop(pid) })
@@ -267,6 +268,19 @@ func Keystone(t testing.TB, adminPassword, placementURL string) string {
 	fmt.Sscan(vars["KEYSTONE_PID"], &pid)
 	t.Cleanup(func() { stop(pid) })
 	return vars["KEYSTONE_URL"]
+}
+
+var placementLogs sync.Map // PLACEMENT_URL -> its api.log
+
+// PlacementLog returns what the placement-api PlacementAPI started at base
+// has logged so far (its tracebacks, for a 500).
+func PlacementLog(base string) []byte {
+	p, ok := placementLogs.Load(base)
+	if !ok {
+		return nil
+	}
+	b, _ := os.ReadFile(p.(string))
+	return b
 }
 
 // PlacementGet performs a GET against the real Placement at microversion mv
