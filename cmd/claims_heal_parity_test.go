@@ -141,7 +141,7 @@ type healSide struct {
 }
 
 // cloneDB copies every table of src into dst (same server).
-func cloneDB(t *testing.T, src, dst *testdb.MySQL) {
+func cloneDB(t testing.TB, src, dst *testdb.MySQL) {
 	t.Helper()
 	rows, err := src.Admin.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE'", src.Name)
 	if err != nil {
@@ -177,7 +177,7 @@ func cloneDB(t *testing.T, src, dst *testdb.MySQL) {
 	}
 }
 
-func openDB(t *testing.T, m *testdb.MySQL, role storage.Role) *storage.DB {
+func openDB(t testing.TB, m *testdb.MySQL, role storage.Role) *storage.DB {
 	t.Helper()
 	tg, err := dsn.Parse(m.DSN)
 	if err != nil {
@@ -278,7 +278,7 @@ func sortStrings(s []string) {
 
 // cloneSide copies a side's three databases and starts a placement-api on
 // the copy of Placement's.
-func cloneSide(t *testing.T, src *healSide) *healSide {
+func cloneSide(t testing.TB, src *healSide) *healSide {
 	t.Helper()
 	s := &healSide{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), placement: testdb.NewMySQL(t)}
 	cloneDB(t, src.cell, s.cell)
@@ -294,7 +294,7 @@ func cloneSide(t *testing.T, src *healSide) *healSide {
 // writeNovaConf writes the nova.conf both tools read: Nova's heal needs
 // [placement] pointed at the placement-api; auth_type none needs no
 // Keystone.
-func (s *healSide) writeNovaConf(t *testing.T) {
+func (s *healSide) writeNovaConf(t testing.TB) {
 	t.Helper()
 	s.conf = filepath.Join(t.TempDir(), "nova.conf")
 	body := fmt.Sprintf(`[DEFAULT]
@@ -354,7 +354,7 @@ type novaManage struct {
 	out *bufio.Reader
 }
 
-func startNovaManage(t *testing.T) *novaManage {
+func startNovaManage(t testing.TB) *novaManage {
 	t.Helper()
 	cmd := exec.Command(testdb.Python, filepath.Join(testdb.RepoRoot(), "cmd", "testdata", "nova_manage_steps.py"))
 	in, err := cmd.StdinPipe()
@@ -374,7 +374,7 @@ func startNovaManage(t *testing.T) *novaManage {
 }
 
 // run runs one nova-manage command and returns its output and exit code.
-func (n *novaManage) run(t *testing.T, args ...string) (string, int) {
+func (n *novaManage) run(t testing.TB, args ...string) (string, int) {
 	t.Helper()
 	b, _ := json.Marshal(args)
 	if _, err := fmt.Fprintf(n.in, "%s\n", b); err != nil {
