@@ -47,9 +47,17 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdStatus(f),
 		NewCmdUpgrade(f),
 		NewCmdCandidates(f),
+		NewCmdCapacity(f),
 		NewCmdClaims(f),
 	)
 	// Ad hoc edits of Placement (issue #10): database or API backend.
 	root.AddCommand(NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f))
+	for _, attach := range extraCommands {
+		attach(root, f)
+	}
 	return root
 }
+
+// extraCommands attach subcommands under parents another file may own
+// (e.g. `provider apply` under `provider`), after every command exists.
+var extraCommands []func(root *cobra.Command, f *Factory)

@@ -12,7 +12,7 @@ import (
 // without an error (a warning result, say) prints nothing.
 func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []string) int {
 	root := NewCmdRoot(NewFactory(ios), version)
-	root.SetArgs(args)
+	root.SetArgs(providerApplyArgs(args))
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
