@@ -143,10 +143,7 @@ func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error 
 	if err != nil {
 		return err
 	}
-	h := claims.Healer{Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
-	for _, c := range cells {
-		h.Cells = append(h.Cells, &storage.ClaimsCell{DB: c})
-	}
+	h := claims.Healer{Cells: claimsCells(cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
 	res, err := h.Heal(ctx, hopts)
 	if werr := writeHealResult(f, res); werr != nil && err == nil {
 		err = werr

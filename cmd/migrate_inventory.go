@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -31,7 +32,12 @@ Placement is kept; else the row's value unless 0.0/NULL; else initial_*_allocati
 
 --layout nested makes each NUMA cell a child provider (HW_NUMA_ROOT) with its PCPU, VCPU,
 MEMORY_MB and PCI pools. --shared-storage ceph=compute-*,nfs=gpu-* moves the DISK_GB of the
-matching hosts to one sharing provider per pool (MISC_SHARES_VIA_AGGREGATE).`,
+matching hosts to one sharing provider per pool (MISC_SHARES_VIA_AGGREGATE).
+
+Before anything is written, every live nova-conductor and nova-osapi_compute service of
+every cell must be at least service version 37 (Stein), which reads the providers
+and ratios this writes; older ones are named and the migration refuses (exit code 2)
+unless --force.`,
 		Need:     storage.NeedCells | storage.NeedPlacement,
 		AddFlags: addInventoryFlags,
 		Build:    buildInventory,
@@ -45,6 +51,7 @@ var inventoryFlags struct {
 	pciMaxUnit []string
 	shared     []string
 	parallel   int
+	force      bool
 }
 
 func addInventoryFlags(fs *pflag.FlagSet) {
@@ -53,6 +60,7 @@ func addInventoryFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&inventoryFlags.pciMaxUnit, "pci-max-unit", nil, "max_unit of a PCI resource class, CLASS=N (repeatable; default: the class's total)")
 	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
 	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL only; SQLite has one writer)")
+	fs.BoolVar(&inventoryFlags.force, "force", false, fmt.Sprintf("migrate even when a nova-conductor or nova-osapi_compute service is older than version %d", status.DefaultMinServiceVersion))
 }
 
 func inventoryConfig(f *Factory) (migrate.InventoryConfig, error) {
@@ -87,6 +95,9 @@ func inventoryConfig(f *Factory) (migrate.InventoryConfig, error) {
 func buildInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
 	c, err := inventoryConfig(f)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkControlServices(ctx, f, dbs); err != nil {
 		return nil, err
 	}
 	m := &migrate.Inventory{Cells: dbs.Cells, Placement: dbs.Placement, Config: c, Parallel: inventoryFlags.parallel}
@@ -227,4 +238,23 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d sharing providers; nothing written (--dry-run)\n",
 		migrate.InventoryName, len(plan.Nodes), plan.Unchanged, len(plan.Shared))
 	return nil
+}
+
+// checkControlServices refuses the inventory migration while a control
+// service is older than the minimum version, unless --force.
+func checkControlServices(ctx context.Context, f *Factory, dbs *storage.Databases) error {
+	old, n, err := status.OldControlServices(ctx, dbs.Cells, status.DefaultMinServiceVersion, 5)
+	if err != nil || n == 0 {
+		return err
+	}
+	msg := fmt.Sprintf("%d nova-conductor/nova-osapi_compute %s older than service version %d: %s",
+		n, map[bool]string{true: "service is", false: "services are"}[n == 1], status.DefaultMinServiceVersion, strings.Join(old, ", "))
+	if more := n - len(old); more > 0 {
+		msg += fmt.Sprintf(" and %d more", more)
+	}
+	if inventoryFlags.force {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %s; migrating anyway (--force).\n", msg)
+		return nil
+	}
+	return &ExitError{Code: 2, Err: fmt.Errorf("refusing to migrate the inventory: %s. Upgrade them first (they do not read what this migration writes), or pass --force", msg)}
 }

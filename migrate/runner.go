@@ -30,11 +30,17 @@ type RowError struct {
 	Cell      string
 	ID        int64
 	Host      string
-	Err       error
+	// What names the record when it is not a compute node ("instance
+	// <uuid>").
+	What string
+	Err  error
 }
 
 func (e *RowError) Error() string {
 	where := fmt.Sprintf("compute node id=%d", e.ID)
+	if e.What != "" {
+		where = e.What
+	}
 	if e.Host != "" {
 		where += fmt.Sprintf(" (%s)", shorten(e.Host))
 	}

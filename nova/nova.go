@@ -177,6 +177,16 @@ type HostMapping struct {
 	CreatedAt *time.Time `json:"created_at"`
 }
 
+// InstanceMapping is one row of the API database's instance_mappings: which
+// cell an instance lives in (nova-manage --instance options look it up).
+type InstanceMapping struct {
+	InstanceUUID string     `json:"instance_uuid"`
+	CellID       *int64     `json:"cell_id"`
+	ProjectID    string     `json:"project_id"`
+	UserID       *string    `json:"user_id"`
+	CreatedAt    *time.Time `json:"created_at"`
+}
+
 // Flavor is one row of the API database's flavors with its extra specs.
 type Flavor struct {
 	ID          int64             `json:"id"`

@@ -209,6 +209,11 @@ func apiRows(ctx context.Context, dbs *storage.Databases, groups [][]*Cell, c *C
 			for _, h := range cell.MappedHosts {
 				r.HostMappings = append(r.HostMappings, nova.HostMapping{ID: int64(len(r.HostMappings) + 1), CellID: id, Host: h, CreatedAt: &created})
 			}
+			for _, in := range cell.Instances {
+				cellID, user := id, in.UserID
+				r.InstanceMappings = append(r.InstanceMappings, nova.InstanceMapping{InstanceUUID: in.UUID, CellID: &cellID,
+					ProjectID: in.ProjectID, UserID: &user, CreatedAt: in.CreatedAt})
+			}
 		}
 	}
 	return r, nil

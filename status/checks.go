@@ -69,6 +69,7 @@ type Env struct {
 	overOnce   sync.Once
 	over       []storage.Overuse
 	overErr    error
+	missing    missingState
 }
 
 // Prefetch starts, in the background, the bulk reads the given checks share
@@ -88,6 +89,9 @@ func (e *Env) Prefetch(ctx context.Context, checks []Check) {
 	}
 	if need[CheckOverCommitted] {
 		go e.loadOveruse(ctx)
+	}
+	if need[CheckOverCommitted] || need[CheckInstancesWithoutAllocations] {
+		go e.loadMissing(ctx)
 	}
 }
 
@@ -116,6 +120,7 @@ func Checks(e *Env) []Check {
 		{CheckResourceProviders, e.checkProviders},
 		{CheckInventoryDrift, e.checkDrift},
 		{CheckAllocationRatios, e.checkRatios},
+		{CheckInstancesWithoutAllocations, e.checkInstancesWithoutAllocations},
 		{CheckOverCommitted, e.checkOverCommitted},
 		{CheckMissingRootIDs, e.checkRootIDs},
 		{CheckIncompleteConsum, e.checkIncompleteConsumers},
@@ -453,6 +458,10 @@ func (e *Env) checkOverCommitted(ctx context.Context) (Code, string, error) {
 	if err != nil {
 		return unavailable(err)
 	}
+	if over, err = e.overuseWithMissing(ctx, over); err != nil {
+		return unavailable(err)
+	}
+	unclaimed := false
 	if len(over) == 0 {
 		return Success, "", nil
 	}
@@ -466,13 +475,22 @@ func (e *Env) checkOverCommitted(ctx context.Context) (Code, string, error) {
 				name = o.UUID
 			}
 			capacity := o.Capacity()
-			first = append(first, fmt.Sprintf("%s %s used %d > capacity %s ((%d - %d) * %s)",
-				name, o.Class, o.Used, migrate.FormatRatio(&capacity), o.Total, o.Reserved, migrate.FormatRatio(&o.AllocationRatio)))
+			note := ""
+			if o.Unclaimed > 0 {
+				note = fmt.Sprintf(" (%d of it by instances without allocations)", o.Unclaimed)
+			}
+			first = append(first, fmt.Sprintf("%s %s used %d%s > capacity %s ((%d - %d) * %s)",
+				name, o.Class, o.Used, note, migrate.FormatRatio(&capacity), o.Total, o.Reserved, migrate.FormatRatio(&o.AllocationRatio)))
 		}
+		unclaimed = unclaimed || o.Unclaimed > 0
 	}
-	return Failure, fmt.Sprintf("%s on %s exceed Placement's capacity (total - reserved) * allocation_ratio: %s. New instances cannot land there and moves will fail; raise the allocation ratio or move instances away.",
+	hint := ""
+	if unclaimed {
+		hint = " Instances without allocations are counted too: \"rpctl claims heal\" would fail for them (no room)."
+	}
+	return Failure, fmt.Sprintf("%s on %s exceed Placement's capacity (total - reserved) * allocation_ratio: %s. New instances cannot land there and moves will fail; raise the allocation ratio or move instances away.%s",
 		plural(len(over), "inventory's allocations", "inventories' allocations"), plural(len(provs), "resource provider", "resource providers"),
-		listSome(first, len(over))), nil
+		listSome(first, len(over)), hint), nil
 }
 
 // The two checks of placement-status upgrade check (placement 8.0.0

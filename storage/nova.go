@@ -250,11 +250,13 @@ var migrationCols = []string{"id", "uuid", "created_at", "updated_at", "deleted_
 
 // APIRows are rows for the Nova API database.
 type APIRows struct {
-	CellMappings []nova.CellMapping
-	HostMappings []nova.HostMapping
-	Flavors      []nova.Flavor // written to flavors and flavor_extra_specs
-	// Replace deletes every host mapping, flavor and extra spec first (cell
-	// mappings are kept: they may be how rpctl found the cells).
+	CellMappings     []nova.CellMapping
+	HostMappings     []nova.HostMapping
+	Flavors          []nova.Flavor // written to flavors and flavor_extra_specs
+	InstanceMappings []nova.InstanceMapping
+	// Replace deletes every host mapping, instance mapping, flavor and extra
+	// spec first (cell mappings are kept: they may be how rpctl found the
+	// cells).
 	Replace bool
 }
 
@@ -274,7 +276,7 @@ func InsertAPIRows(ctx context.Context, api *DB, r APIRows) error {
 	}
 	return api.Tx(ctx, func(tx *sqlx.Tx) error {
 		if r.Replace {
-			if err := clearTables(ctx, api, tx, "host_mappings", "flavor_extra_specs", "flavors"); err != nil {
+			if err := clearTables(ctx, api, tx, "host_mappings", "instance_mappings", "flavor_extra_specs", "flavors"); err != nil {
 				return err
 			}
 		}
@@ -295,6 +297,12 @@ func InsertAPIRows(ctx context.Context, api *DB, r APIRows) error {
 			r.Flavors, func(f *nova.Flavor) []any {
 				return []any{f.ID, api.timeArg(f.CreatedAt), f.FlavorID, f.Name, f.MemoryMB, f.VCPUs, f.RootGB,
 					f.EphemeralGB, f.Swap, f.RxtxFactor, ptr(f.VCPUWeight), f.Disabled, f.IsPublic, ptr(f.Description)}
+			}); err != nil {
+			return err
+		}
+		if err := insertAll(ctx, api, tx, "instance_mappings", []string{"created_at", "instance_uuid", "cell_id", "project_id", "user_id", "queued_for_delete"},
+			r.InstanceMappings, func(m *nova.InstanceMapping) []any {
+				return []any{api.timeArg(m.CreatedAt), m.InstanceUUID, ptr(m.CellID), m.ProjectID, ptr(m.UserID), false}
 			}); err != nil {
 			return err
 		}

@@ -242,6 +242,9 @@ type Overuse struct {
 	Total, Reserved int64
 	AllocationRatio float64
 	Used            int64
+	// Unclaimed is the part of Used that instances without allocations
+	// use, which Placement does not count.
+	Unclaimed int64
 }
 
 // Capacity is Placement's (total - reserved) * allocation_ratio.

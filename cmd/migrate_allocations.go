@@ -1,0 +1,43 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage"
+)
+
+func init() {
+	registerMigration(migrationSpec{
+		Name:  "allocations",
+		Order: 30,
+		Short: "Give every instance without an allocation the one heal_allocations would (after inventory)",
+		Long: `Every live instance on a node, in no task state, whose consumer has no allocation in
+Placement gets one against its compute node's provider, built from its embedded flavor, exactly
+as rpctl claims heal (Nova's heal_allocations) builds it; an allocation under the wrong
+project or user is fixed. Run it after "migrate inventory", which creates the providers.
+
+As an online migration it heals at most --max-count instances per run (or batches until
+done) and does not stop at an instance it cannot heal (no compute node record, a vGPU
+request, no room on the provider): that one is reported as a skipped row (exit code 2)
+and the others go on. See "rpctl claims heal --help" for the rules.`,
+		Need: storage.NeedCells | storage.NeedPlacement,
+		Build: func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: claimsCells(dbs.Cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}}}, nil
+		},
+		DryRun: func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) error {
+			h := claims.Healer{Cells: claimsCells(dbs.Cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
+			_, err := h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
+			return err
+		},
+	})
+}
+
+func claimsCells(dbs []*storage.DB) []claims.Cell {
+	out := make([]claims.Cell, len(dbs))
+	for i, db := range dbs {
+		out[i] = &storage.ClaimsCell{DB: db}
+	}
+	return out
+}
