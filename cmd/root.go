@@ -42,6 +42,7 @@ Point it at the databases in one of three ways:
 		NewCmdStatus(f),
 		NewCmdUpgrade(f),
 		NewCmdCandidates(f),
+		NewCmdClaims(f),
 	)
 	return root
 }
