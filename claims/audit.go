@@ -44,8 +44,8 @@ type AuditOptions struct {
 // Orphan is an allocation nothing in Nova owns.
 type Orphan struct {
 	Holding
-	// Type is Nova's guess, which its audit passes to the delete: "instance"
-	// unless the consumer is a migration it knows.
+	// Type is what the cells say the consumer is: instance, migration or
+	// unknown.
 	Type    string
 	Deleted bool
 	Failed  error
@@ -125,10 +125,7 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 				res.Young = append(res.Young, h)
 				say(fmt.Sprintf("Allocations for consumer UUID %s on Resource Provider %s are younger than the expiry (%s < %s): kept", h.Consumer, h.ProviderUUID, age.Round(time.Second), o.Expiry))
 			} else {
-				orphan := Orphan{Holding: h, Type: TypeInstance}
-				if nova.Type(h.Consumer) == TypeMigration {
-					orphan.Type = TypeMigration
-				}
+				orphan := Orphan{Holding: h, Type: nova.Type(h.Consumer)}
 				say(fmt.Sprintf("Allocations were set against consumer UUID %s but no existing instances or active migrations are related. ", h.Consumer))
 				if o.Delete {
 					if _, err := ledger.RemoveConsumerFromProvider(ctx, h.Consumer, h.ProviderID); err != nil {

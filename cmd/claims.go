@@ -2,12 +2,23 @@ package cmd
 
 import "github.com/spf13/cobra"
 
-// NewCmdClaims builds `rpctl claims`.
+// claimsSubcommands are the `rpctl claims` subcommands that live in other
+// files (claims_*.go); each registers itself in init.
+var claimsSubcommands []func(*Factory) *cobra.Command
+
+// registerClaimsCommand adds a `rpctl claims` subcommand.
+func registerClaimsCommand(build func(*Factory) *cobra.Command) {
+	claimsSubcommands = append(claimsSubcommands, build)
+}
+
+// NewCmdClaims builds `rpctl claims` and its subcommands.
 func NewCmdClaims(f *Factory) *cobra.Command {
-	c := &cobra.Command{
+	parent := &cobra.Command{
 		Use:   "claims",
-		Short: "Placement allocations (claims) of instances and migrations: list, audit, create, release, snapshot",
+		Short: "Placement allocations of instances and migrations",
 	}
-	c.AddCommand(claimsStoreCommands(f)...)
-	return c
+	for _, build := range claimsSubcommands {
+		parent.AddCommand(build(f))
+	}
+	return parent
 }

@@ -105,7 +105,15 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 		return err
 	}
 	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "provider", "resources", "age", "result"}}
-	var data []map[string]any
+	type row struct {
+		Consumer     string           `json:"consumer"`
+		ConsumerType string           `json:"consumer_type"`
+		Provider     string           `json:"provider"`
+		Resources    map[string]int64 `json:"resources"`
+		Age          int64            `json:"age"`
+		Result       string           `json:"result"`
+	}
+	data := []row{}
 	for _, or := range res.Orphans {
 		result := "orphaned"
 		switch {
@@ -116,11 +124,7 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 		}
 		age := opts.Now.Sub(or.CreatedAt).Round(time.Second)
 		rows.Rows = append(rows.Rows, []string{or.Consumer, or.Type, or.ProviderUUID, formatResources(or.Resources), age.String(), result})
-		data = append(data, map[string]any{"consumer": or.Consumer, "consumer_type": or.Type, "provider": or.ProviderUUID,
-			"resources": or.Resources, "age": int64(age / time.Second), "result": result})
-	}
-	if data == nil {
-		data = []map[string]any{}
+		data = append(data, row{or.Consumer, or.Type, or.ProviderUUID, or.Resources, int64(age / time.Second), result})
 	}
 	if err := f.Write(rows, data); err != nil {
 		return err

@@ -24,7 +24,7 @@ func (l ClaimsLedger) AllocationRows(ctx context.Context) ([]claims.AllocationRo
 	err := p.placementReadTx(ctx, func(tx *sqlx.Tx) error {
 		return scanPlacementRows(ctx, p, tx, "allocations", `SELECT a.consumer_id, rp.id, rp.uuid, rp.name, COALESCE(root.uuid, rp.uuid), rc.name, a.used,
 			c.id IS NOT NULL, COALESCE(pr.external_id, ''), COALESCE(us.external_id, ''), COALESCE(c.generation, 0),
-			COALESCE(c.created_at, a.created_at)
+			c.created_at, a.created_at
 			FROM allocations a
 			JOIN resource_providers rp ON rp.id = a.resource_provider_id
 			LEFT JOIN resource_providers root ON root.id = rp.root_provider_id
@@ -35,12 +35,15 @@ func (l ClaimsLedger) AllocationRows(ctx context.Context) ([]claims.AllocationRo
 			ORDER BY a.consumer_id, rp.id, rc.name`, func(rows *sql.Rows) error {
 			var r claims.AllocationRow
 			var name sql.NullString
-			var created sql.NullTime
+			var created, allocCreated sql.NullTime
 			if err := rows.Scan(&r.Consumer, &r.ProviderID, &r.ProviderUUID, &name, &r.RootUUID, &r.Class, &r.Used,
-				&r.HasConsumer, &r.Project, &r.User, &r.Generation, &created); err != nil {
+				&r.HasConsumer, &r.Project, &r.User, &r.Generation, &created, &allocCreated); err != nil {
 				return err
 			}
 			r.ProviderName = name.String
+			if !created.Valid {
+				created = allocCreated
+			}
 			if created.Valid {
 				r.CreatedAt = created.Time.UTC()
 			}
