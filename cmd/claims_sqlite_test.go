@@ -3,6 +3,7 @@ package cmd_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -227,8 +228,17 @@ func TestClaimsSnapshotDiff(t *testing.T) {
 			t.Errorf("change %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	// The v1 fixture upgrades and compares (by host/node: v1 has no provider uuid).
-	if _, errOut, code := rpctl(t, "--db", c.path, "claims", "diff", filepath.Join(testdbRoot(), "claimstore", "testdata", "claims-v1.db"), "-f", "json"); code != 3 {
+	// A copy of the v1 fixture (opening upgrades a file in place) upgrades and
+	// compares, by host/node: v1 has no provider uuid.
+	v1, err := os.ReadFile(filepath.Join(testdb.RepoRoot(), "claimstore", "testdata", "claims-v1.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1Copy := filepath.Join(t.TempDir(), "v1.db")
+	if err := os.WriteFile(v1Copy, v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := rpctl(t, "--db", c.path, "claims", "diff", v1Copy, "-f", "json"); code != 3 {
 		t.Fatalf("diff against the v1 fixture: exit %d: %s", code, errOut)
 	}
 	for _, bad := range []string{filepath.Join(t.TempDir(), "missing.db"), c.path} {
@@ -240,5 +250,3 @@ func TestClaimsSnapshotDiff(t *testing.T) {
 		t.Errorf("snapshot without --out: exit %d: %s", code, errOut)
 	}
 }
-
-func testdbRoot() string { return testdb.RepoRoot() }
