@@ -27,7 +27,6 @@ const (
 	AuditDeleteFailed = 1
 	AuditFound        = 3
 	AuditDeleted      = 4
-	AuditBadInput     = 127
 )
 
 // AuditOptions select what Audit looks at and does.

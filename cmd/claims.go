@@ -1,6 +1,18 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/storage"
+)
 
 // claimsSubcommands are the `rpctl claims` subcommands that live in other
 // files (claims_*.go); each registers itself in init.
@@ -15,10 +27,197 @@ func registerClaimsCommand(build func(*Factory) *cobra.Command) {
 func NewCmdClaims(f *Factory) *cobra.Command {
 	parent := &cobra.Command{
 		Use:   "claims",
-		Short: "Placement allocations of instances and migrations",
+		Short: "Placement allocations of instances and migrations: heal the missing ones (and more)",
+		Long: `A claim is a Placement allocation held by a consumer: an instance, or a migration for the
+source side of a move. These commands work straight on the Nova and Placement databases.`,
 	}
+	parent.AddCommand(NewCmdClaimsHeal(f))
 	for _, build := range claimsSubcommands {
 		parent.AddCommand(build(f))
 	}
 	return parent
+}
+
+// ClaimsHealOptions are the flags of `rpctl claims heal`.
+type ClaimsHealOptions struct {
+	DryRun   bool
+	MaxCount string // parsed as nova-manage does: not an integer counts as -1
+	Cell     string
+	Instance string
+	Force    bool
+}
+
+const claimsHealLong = `Nova 26's nova-manage placement heal_allocations, on the databases: every live instance
+(not soft-deleted) that is on a node, in no task state, and has no allocation in Placement
+gets one against its compute node's provider, built from its embedded flavor: VCPU (PCPU
+for hw:cpu_policy=dedicated, both for mixed), MEMORY_MB, DISK_GB = root_gb + ephemeral_gb +
+swap (root_gb left out when it boots from volume), every resources[N]:CLASS=N extra spec
+overriding those, hw:pmem namespaces. An instance whose allocation names another project
+or user gets those fixed. Migrations' allocations (the source side of a resize or move in
+progress) are left alone. --force (with --instance) rebuilds the instance's allocation from
+its flavor. Each consumer is written atomically with Placement's own rules: project and user
+records, consumer record and generation check, capacity and unit checks, provider and
+consumer generations incremented as placement-api increments them. Neutron port
+allocations are not healed (nova-manage's --skip-port-allocations).
+
+Instances are taken oldest first (created_at), cell by cell. Without --max-count every
+instance is looked at; with it, nova-manage's batch rules apply (a batch may heal past it).
+--cell takes a cell name (or its uuid); --instance finds the cell through the API
+database's instance_mappings. --verbose prints nova-manage's progress lines on stderr.
+
+Exit codes (nova-manage heal_allocations'):
+  0    allocations were created or updated
+  1    --max-count was reached and more instances may need healing
+       (also after exactly 50 healed in a run without --max-count, as nova-manage)
+  2    an instance's compute node record was not found
+  3    an allocation could not be written (capacity, unknown provider or class, conflict)
+  4    completed, nothing healed (also every --dry-run)
+  8    an instance has a vGPU or Cyborg device profile request (not healable)
+  127  invalid input: --max-count not a positive integer, --cell with --instance,
+       --force without --instance, an unmapped instance, an unknown cell
+  255  unexpected error (database unreachable, unreadable flavor, ...)
+(5, 6, 7 are nova-manage's Neutron port failures; rpctl does not touch ports.)`
+
+// NewCmdClaimsHeal builds `rpctl claims heal`.
+func NewCmdClaimsHeal(f *Factory) *cobra.Command {
+	o := &ClaimsHealOptions{}
+	c := &cobra.Command{
+		Use:   "heal",
+		Short: "Create the missing allocations of instances (nova-manage placement heal_allocations)",
+		Long:  claimsHealLong,
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !c.Flags().Changed("max-count") {
+				o.MaxCount = ""
+			}
+			return runClaimsHeal(c.Context(), f, o)
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVar(&o.DryRun, "dry-run", false, "print what would be written and write nothing (exit code 4)")
+	fl.StringVar(&o.MaxCount, "max-count", "", "heal at most this many instances (default: all, in batches)")
+	fl.StringVar(&o.Cell, "cell", "", "only this cell (name, or uuid from cell_mappings)")
+	fl.StringVar(&o.Instance, "instance", "", "only this instance (uuid)")
+	fl.BoolVar(&o.Force, "force", false, "rebuild the instance's allocation from its flavor even if it has one (needs --instance)")
+	return c
+}
+
+// badInput ends a command with code 127 and nova-manage's one-line message.
+func badInput(f *Factory, msg string) error {
+	fmt.Fprintln(f.IO.ErrOut, msg)
+	return Exit(claims.ExitBadInput)
+}
+
+// unexpected ends a command with code 255.
+func unexpected(err error) error {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &ExitError{Code: claims.ExitUnexpectedError, Err: err}
+}
+
+func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error {
+	if o.Instance != "" && o.Cell != "" {
+		return badInput(f, "The --cell and --instance options are mutually exclusive.")
+	}
+	if o.Force && o.Instance == "" {
+		return badInput(f, "The --instance flag is required when using --force flag.")
+	}
+	hopts := claims.HealOptions{DryRun: o.DryRun, Instance: o.Instance, Force: o.Force, DryRunOut: f.IO.Out}
+	if o.MaxCount != "" && o.Instance == "" {
+		n, err := strconv.Atoi(strings.TrimSpace(o.MaxCount))
+		if err != nil || n < 1 {
+			return badInput(f, "Must supply a positive integer for --max-count.")
+		}
+		hopts.MaxCount = n
+	}
+	if f.IO.Verbose {
+		hopts.Log = f.IO.ErrOut
+	}
+	dbs, err := f.Databases(ctx, storage.NeedCells|storage.NeedPlacement, storage.NeedAPI)
+	if err != nil {
+		return unexpected(err)
+	}
+	defer dbs.Close()
+	cells, err := healCells(ctx, f, dbs, o)
+	if err != nil {
+		return err
+	}
+	h := claims.Healer{Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
+	for _, c := range cells {
+		h.Cells = append(h.Cells, &storage.ClaimsCell{DB: c})
+	}
+	res, err := h.Heal(ctx, hopts)
+	if werr := writeHealResult(f, res); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return unexpected(err)
+	}
+	if res.Message != "" {
+		fmt.Fprintln(f.IO.ErrOut, res.Message)
+	}
+	if res.Code != 0 {
+		return Exit(res.Code)
+	}
+	return nil
+}
+
+// healCells picks the cells a heal works on: --instance's mapped cell,
+// --cell, or all of them.
+func healCells(ctx context.Context, f *Factory, dbs *storage.Databases, o *ClaimsHealOptions) ([]*storage.DB, error) {
+	byName := func(name string) *storage.DB {
+		for _, c := range dbs.Cells {
+			if c.Name == name {
+				return c
+			}
+		}
+		return nil
+	}
+	switch {
+	case o.Instance != "" && dbs.API != nil && !dbs.Embedded:
+		name, cellUUID, found, err := storage.InstanceCell(ctx, dbs.API, o.Instance)
+		if err != nil {
+			return nil, unexpected(err)
+		}
+		if !found {
+			return nil, badInput(f, fmt.Sprintf(`Unable to find cell for instance %s, is it mapped? Try running "nova-manage cell_v2 verify_instance" or "nova-manage cell_v2 map_instances".`, o.Instance))
+		}
+		if cellUUID == "" {
+			return nil, unexpected(fmt.Errorf("instance %s is mapped to no cell (never scheduled)", o.Instance))
+		}
+		c := byName(name)
+		if c == nil {
+			return nil, unexpected(fmt.Errorf("instance %s is mapped to cell %q (%s), which is not among the cells opened", o.Instance, name, cellUUID))
+		}
+		return []*storage.DB{c}, nil
+	case o.Cell != "":
+		if c := byName(o.Cell); c != nil {
+			return []*storage.DB{c}, nil
+		}
+		if dbs.API != nil {
+			maps, err := storage.ListCellMappings(ctx, dbs.API)
+			if err == nil {
+				for _, m := range maps {
+					if m.UUID == o.Cell {
+						if c := byName(m.Name); c != nil {
+							return []*storage.DB{c}, nil
+						}
+					}
+				}
+			}
+		}
+		return nil, badInput(f, fmt.Sprintf("Cell with uuid %s was not found.", o.Cell))
+	}
+	return dbs.Cells, nil
+}
+
+func writeHealResult(f *Factory, res claims.HealResult) error {
+	rows := output.Rows{Headers: []string{"cell", "candidates", "created", "updated", "up_to_date", "in_task_state", "not_on_host", "would_heal"}}
+	for _, c := range res.Cells {
+		rows.Rows = append(rows.Rows, []string{c.Cell, fmt.Sprint(c.Candidates), fmt.Sprint(c.Created), fmt.Sprint(c.Updated),
+			fmt.Sprint(c.UpToDate), fmt.Sprint(c.InTask), fmt.Sprint(c.NoHost), fmt.Sprint(c.DryRun)})
+	}
+	return f.Write(rows, res)
 }

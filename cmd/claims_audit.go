@@ -31,16 +31,16 @@ func claimsExit(err error) error {
 		return err
 	}
 	if errors.Is(err, claims.ErrBadInput) {
-		return &ExitError{Code: claims.AuditBadInput, Err: errors.New(strings.TrimPrefix(err.Error(), claims.ErrBadInput.Error()+": "))}
+		return &ExitError{Code: claims.ExitBadInput, Err: errors.New(strings.TrimPrefix(err.Error(), claims.ErrBadInput.Error()+": "))}
 	}
-	return &ExitError{Code: 255, Err: err}
+	return &ExitError{Code: claims.ExitUnexpectedError, Err: err}
 }
 
 // badFlags makes flag parsing errors exit 127 (invalid input), as
 // nova-manage's commands do, instead of colliding with a result code.
 func badFlags(c *cobra.Command) *cobra.Command {
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: 127, Err: err}
+		return &ExitError{Code: claims.ExitBadInput, Err: err}
 	})
 	return c
 }

@@ -18,15 +18,6 @@ func (l ClaimsLedger) ProviderExists(ctx context.Context, uuid string) (bool, er
 	return n > 0, nil
 }
 
-// forUpdate locks the rows a read-modify-write transaction reads (MySQL;
-// SQLite has one writer anyway).
-func (db *DB) lockClause() string {
-	if db.IsMySQL() {
-		return " FOR UPDATE"
-	}
-	return ""
-}
-
 // RemoveConsumerFromProvider takes consumer's allocations off one provider,
 // leaving the rows Placement leaves when Nova's `placement audit --delete`
 // does it through the API, in one transaction:
@@ -44,13 +35,13 @@ func (l ClaimsLedger) RemoveConsumerFromProvider(ctx context.Context, consumer s
 	removed := false
 	err := p.Tx(ctx, func(tx *sqlx.Tx) error {
 		var gen int64
-		err := tx.GetContext(ctx, &gen, p.Rebind(`SELECT generation FROM consumers WHERE uuid = ?`+p.lockClause()), consumer)
+		err := tx.GetContext(ctx, &gen, p.Rebind(`SELECT generation FROM consumers WHERE uuid = ?`+p.forUpdate()), consumer)
 		hasConsumer := err == nil
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return p.Errorf("read consumer %s: %w", consumer, CleanError(err))
 		}
 		var provs []int64
-		if err := tx.SelectContext(ctx, &provs, p.Rebind(`SELECT DISTINCT resource_provider_id FROM allocations WHERE consumer_id = ? ORDER BY resource_provider_id`+p.lockClause()), consumer); err != nil {
+		if err := tx.SelectContext(ctx, &provs, p.Rebind(`SELECT DISTINCT resource_provider_id FROM allocations WHERE consumer_id = ? ORDER BY resource_provider_id`+p.forUpdate()), consumer); err != nil {
 			return p.Errorf("read allocations of consumer %s: %w", consumer, CleanError(err))
 		}
 		var others []int64

@@ -1,0 +1,99 @@
+// Package claims holds rpctl's rules for Placement allocations ("claims"):
+// an instance's claim is the allocation its consumer uuid holds, a move's
+// source-side claim is held by the migration's uuid. This file has the values
+// and the interfaces the healing side needs; storage implements them on the
+// databases (and placementclient may implement the Placement side over HTTP).
+package claims
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Instance is what healing needs of one instance row (and its
+// instance_extra.flavor).
+type Instance struct {
+	ID        int64
+	UUID      string
+	CreatedAt *time.Time
+	ProjectID string
+	UserID    string
+	ImageRef  string
+	Host      *string
+	Node      *string
+	TaskState *string
+	// FlavorJSON is instance_extra.flavor as stored; Flavor parses it.
+	FlavorJSON *string
+	// RootIsVolume is the root block device mapping's verdict (nil when the
+	// instance has none, or the cell has no block_device_mapping table).
+	RootIsVolume *bool
+}
+
+// Page is the position after the last instance read, in Nova's
+// heal_allocations order (created_at, id ascending).
+type Page struct {
+	CreatedAt *time.Time
+	ID        int64
+}
+
+// Cell is the Nova cell database side of healing.
+type Cell interface {
+	// Name names the cell in messages.
+	Name() string
+	// Instances returns up to limit non-deleted, not soft-deleted instances
+	// (only uuid when it is not empty) after the marker (nil: from the
+	// start), ordered by created_at then id, with their root disk verdicts.
+	Instances(ctx context.Context, after *Page, limit int, uuid string) ([]Instance, error)
+	// ComputeNodeUUID returns the uuid of the live compute node (host,
+	// node); ErrComputeHostNotFound when there is none. A NULL uuid is "".
+	ComputeNodeUUID(ctx context.Context, host, node string) (string, error)
+}
+
+// ErrComputeHostNotFound is Nova's ComputeHostNotFound.
+var ErrComputeHostNotFound = errors.New("compute host not found")
+
+// ProviderAllocation is one provider's part of a consumer's allocation.
+type ProviderAllocation struct {
+	Generation int64            `json:"generation,omitempty"`
+	Resources  map[string]int64 `json:"resources"`
+}
+
+// Allocations is a consumer's allocation as GET /allocations/{consumer}
+// shows it at microversion 1.28 and PUT takes it.
+type Allocations struct {
+	Allocations map[string]ProviderAllocation `json:"allocations"`
+	ProjectID   string                        `json:"project_id"`
+	UserID      string                        `json:"user_id"`
+	// ConsumerGeneration is nil for a consumer Placement does not know.
+	ConsumerGeneration *int64 `json:"consumer_generation"`
+}
+
+// Write is one consumer's PUT /allocations/{consumer}.
+type Write struct {
+	Consumer string
+	Alloc    Allocations
+}
+
+// Placement is the Placement side of healing.
+type Placement interface {
+	// ConsumerAllocations returns what GET /allocations/{consumer} returns
+	// for each uuid (a consumer with none is absent from the map).
+	ConsumerAllocations(ctx context.Context, consumers []string) (map[string]*Allocations, error)
+	// PutAllocations replaces the allocations of each consumer, in order,
+	// exactly as PUT /allocations/{consumer} at microversion 1.28 would,
+	// each consumer atomically. It returns how many leading writes took
+	// effect and, when that is fewer than len(ws), why the next one failed
+	// (a *WriteError, or another error when Placement could not be reached).
+	PutAllocations(ctx context.Context, ws []Write) (int, error)
+}
+
+// WriteError is a refused PUT: Placement's 400 or 409.
+type WriteError struct {
+	Consumer string
+	// Conflict is a consumer generation conflict (placement.concurrent_update).
+	Conflict bool
+	Detail   string
+}
+
+func (e *WriteError) Error() string { return e.Detail }

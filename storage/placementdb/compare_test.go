@@ -1,0 +1,360 @@
+package placementdb_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
+)
+
+const mv = "1.39"
+
+// placementCopy is one Placement database with the real placement-api on it.
+type placementCopy struct {
+	db   *storage.DB
+	base string
+}
+
+func newCopy(t *testing.T) placementCopy {
+	t.Helper()
+	ctx := context.Background()
+	my := testdb.NewMySQL(t)
+	tg, err := dsn.Parse(my.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+		t.Fatal(err)
+	}
+	return placementCopy{db: db, base: testdb.PlacementAPI(t, my.URL)}
+}
+
+const (
+	cn1   = "11111111-1111-4111-8111-111111111111"
+	cn2   = "22222222-2222-4222-8222-222222222222"
+	numa  = "33333333-3333-4333-8333-333333333333"
+	agg1  = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+	agg2  = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
+	cons1 = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+	proj  = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
+)
+
+// step is one edit: the request sent to the reference API, and the same
+// edit through rpctl's database store. setup steps go through the API on
+// both copies (allocations, which the store does not write).
+type step struct {
+	name               string
+	method, path, body string
+	store              func(ctx context.Context, s *placementdb.Store) error
+	setup              bool
+}
+
+func inv(total, reserved, minU, maxU, step int64, ratio float64) inventory.Inventory {
+	return inventory.Inventory{Total: total, Reserved: reserved, MinUnit: minU, MaxUnit: maxU, StepSize: step, AllocationRatio: ratio}
+}
+
+func editScript() []step {
+	ctx := func(f func(s *placementdb.Store) error) func(context.Context, *placementdb.Store) error {
+		return func(_ context.Context, s *placementdb.Store) error { return f(s) }
+	}
+	bg := context.Background()
+	create := func(name, uuid, parent string) step {
+		body := fmt.Sprintf(`{"name": %q, "uuid": %q}`, name, uuid)
+		if parent != "" {
+			body = fmt.Sprintf(`{"name": %q, "uuid": %q, "parent_provider_uuid": %q}`, name, uuid, parent)
+		}
+		return step{name: "create " + name, method: "POST", path: "/resource_providers", body: body,
+			store: ctx(func(s *placementdb.Store) error {
+				_, err := s.CreateProvider(bg, inventory.ProviderSpec{Name: name, UUID: uuid, ParentUUID: parent})
+				return err
+			})}
+	}
+	putInv := func(name, uuid string, gen int64, body string, m map[string]inventory.Inventory) step {
+		return step{name: name, method: "PUT", path: "/resource_providers/" + uuid + "/inventories",
+			body:  fmt.Sprintf(`{"resource_provider_generation": %d, "inventories": %s}`, gen, body),
+			store: ctx(func(s *placementdb.Store) error { _, err := s.ReplaceInventories(bg, uuid, gen, m); return err })}
+	}
+	putTraits := func(name, uuid string, gen int64, traits ...string) step {
+		b, _ := json.Marshal(traits)
+		if traits == nil {
+			b = []byte("[]")
+		}
+		return step{name: name, method: "PUT", path: "/resource_providers/" + uuid + "/traits",
+			body:  fmt.Sprintf(`{"resource_provider_generation": %d, "traits": %s}`, gen, b),
+			store: ctx(func(s *placementdb.Store) error { _, err := s.SetProviderTraits(bg, uuid, gen, traits); return err })}
+	}
+	putAggs := func(name, uuid string, gen int64, aggs ...string) step {
+		b, _ := json.Marshal(aggs)
+		if aggs == nil {
+			b = []byte("[]")
+		}
+		return step{name: name, method: "PUT", path: "/resource_providers/" + uuid + "/aggregates",
+			body:  fmt.Sprintf(`{"resource_provider_generation": %d, "aggregates": %s}`, gen, b),
+			store: ctx(func(s *placementdb.Store) error { _, err := s.SetProviderAggregates(bg, uuid, gen, aggs); return err })}
+	}
+	std := func(total int64) inventory.Inventory { return inv(total, 0, 1, inventory.MaxInt, 1, 1.0) }
+	return []step{
+		create("cn1", cn1, ""),
+		create("cn2", cn2, ""),
+		create("cn1_numa0", numa, cn1),
+		create("dup name", "44444444-4444-4444-8444-444444444444", ""), // 409 below via name reuse
+		{name: "create duplicate name", method: "POST", path: "/resource_providers", body: `{"name": "cn1"}`,
+			store: ctx(func(s *placementdb.Store) error {
+				_, err := s.CreateProvider(bg, inventory.ProviderSpec{Name: "cn1"})
+				return err
+			})},
+		{name: "create with unknown parent", method: "POST", path: "/resource_providers",
+			body: `{"name": "orphan", "uuid": "55555555-5555-4555-8555-555555555555", "parent_provider_uuid": "66666666-6666-4666-8666-666666666666"}`,
+			store: ctx(func(s *placementdb.Store) error {
+				_, err := s.CreateProvider(bg, inventory.ProviderSpec{Name: "orphan", UUID: "55555555-5555-4555-8555-555555555555", ParentUUID: "66666666-6666-4666-8666-666666666666"})
+				return err
+			})},
+		putInv("set cn1", cn1, 0, `{"VCPU": {"total": 16, "allocation_ratio": 4.0, "max_unit": 16}, "MEMORY_MB": {"total": 65536, "reserved": 512, "allocation_ratio": 1.5}, "DISK_GB": {"total": 1000}}`,
+			map[string]inventory.Inventory{"VCPU": inv(16, 0, 1, 16, 1, 4.0), "MEMORY_MB": inv(65536, 512, 1, inventory.MaxInt, 1, 1.5), "DISK_GB": std(1000)}),
+		putInv("stale generation", cn1, 0, `{"VCPU": {"total": 8}}`, map[string]inventory.Inventory{"VCPU": std(8)}),
+		putInv("reserved above total", cn1, 1, `{"VCPU": {"total": 8, "reserved": 9}}`, map[string]inventory.Inventory{"VCPU": inv(8, 9, 1, inventory.MaxInt, 1, 1)}),
+		putInv("reserved equals total", cn2, 0, `{"VCPU": {"total": 8, "reserved": 8}}`, map[string]inventory.Inventory{"VCPU": inv(8, 8, 1, inventory.MaxInt, 1, 1)}),
+		putInv("unknown class", cn2, 1, `{"CUSTOM_NOPE": {"total": 8}}`, map[string]inventory.Inventory{"CUSTOM_NOPE": std(8)}),
+		putInv("unknown provider", "77777777-7777-4777-8777-777777777777", 0, `{"VCPU": {"total": 8}}`, map[string]inventory.Inventory{"VCPU": std(8)}),
+		putInv("ratio 1.1 float", cn2, 1, `{"VCPU": {"total": 10, "allocation_ratio": 1.1}, "MEMORY_MB": {"total": 2048, "min_unit": 2, "step_size": 2}}`,
+			map[string]inventory.Inventory{"VCPU": inv(10, 0, 1, inventory.MaxInt, 1, 1.1), "MEMORY_MB": inv(2048, 0, 2, inventory.MaxInt, 2, 1)}),
+		{name: "allocate on cn1", setup: true, method: "PUT", path: "/allocations/" + cons1,
+			body: fmt.Sprintf(`{"allocations": {%q: {"resources": {"VCPU": 8, "MEMORY_MB": 4096}}}, "project_id": %q, "user_id": %q, "consumer_generation": null}`, cn1, proj, proj)},
+		putInv("delete class in use", cn1, 2, `{"DISK_GB": {"total": 1000}}`, map[string]inventory.Inventory{"DISK_GB": std(1000)}),
+		putInv("lower capacity below usage", cn1, 2, `{"VCPU": {"total": 4}, "MEMORY_MB": {"total": 65536, "reserved": 512, "allocation_ratio": 1.5}}`,
+			map[string]inventory.Inventory{"VCPU": std(4), "MEMORY_MB": inv(65536, 512, 1, inventory.MaxInt, 1, 1.5)}),
+		putInv("same again bumps generation", cn1, 3, `{"VCPU": {"total": 4}, "MEMORY_MB": {"total": 65536, "reserved": 512, "allocation_ratio": 1.5}}`,
+			map[string]inventory.Inventory{"VCPU": std(4), "MEMORY_MB": inv(65536, 512, 1, inventory.MaxInt, 1, 1.5)}),
+		{name: "create custom class", method: "PUT", path: "/resource_classes/CUSTOM_GPU",
+			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
+		{name: "create custom class again", method: "PUT", path: "/resource_classes/CUSTOM_GPU",
+			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
+		{name: "create non-custom class", method: "PUT", path: "/resource_classes/GPU",
+			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "GPU"); return err })},
+		{name: "create second custom class", method: "PUT", path: "/resource_classes/CUSTOM_FPGA",
+			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_FPGA"); return err })},
+		putInv("custom class on numa", numa, 0, `{"CUSTOM_GPU": {"total": 2}}`, map[string]inventory.Inventory{"CUSTOM_GPU": std(2)}),
+		{name: "delete class with inventory", method: "DELETE", path: "/resource_classes/CUSTOM_GPU",
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_GPU") })},
+		{name: "delete standard class", method: "DELETE", path: "/resource_classes/VCPU",
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "VCPU") })},
+		{name: "delete unknown class", method: "DELETE", path: "/resource_classes/CUSTOM_NONE",
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_NONE") })},
+		{name: "delete custom class", method: "DELETE", path: "/resource_classes/CUSTOM_FPGA",
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_FPGA") })},
+		{name: "create trait", method: "PUT", path: "/traits/CUSTOM_FAST",
+			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
+		{name: "create trait again", method: "PUT", path: "/traits/CUSTOM_FAST",
+			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
+		{name: "create bad trait", method: "PUT", path: "/traits/FAST",
+			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "FAST"); return err })},
+		{name: "create second trait", method: "PUT", path: "/traits/CUSTOM_SLOW",
+			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_SLOW"); return err })},
+		putTraits("set traits", cn2, 2, "CUSTOM_FAST", "HW_CPU_X86_AVX2"),
+		putTraits("set same traits keeps generation", cn2, 3, "HW_CPU_X86_AVX2", "CUSTOM_FAST"),
+		putTraits("stale traits generation", cn2, 2, "CUSTOM_FAST"),
+		putTraits("unknown trait", cn2, 3, "CUSTOM_NOPE"),
+		putTraits("drop a trait", cn2, 3, "CUSTOM_FAST"),
+		{name: "delete trait in use", method: "DELETE", path: "/traits/CUSTOM_FAST",
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "CUSTOM_FAST") })},
+		{name: "delete standard trait", method: "DELETE", path: "/traits/HW_CPU_X86_AVX2",
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "HW_CPU_X86_AVX2") })},
+		{name: "delete unknown trait", method: "DELETE", path: "/traits/CUSTOM_NONE",
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "CUSTOM_NONE") })},
+		{name: "delete trait", method: "DELETE", path: "/traits/CUSTOM_SLOW",
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "CUSTOM_SLOW") })},
+		putAggs("set aggregates", cn1, 4, agg1, agg2),
+		putAggs("same aggregates bump generation", cn1, 5, agg2, agg1),
+		putAggs("stale aggregates generation", cn1, 4, agg1),
+		putAggs("bad aggregate uuid", cn1, 6, "not-a-uuid"),
+		putAggs("drop an aggregate", cn1, 6, agg2),
+		putAggs("aggregate on cn2", cn2, 4, agg1),
+		{name: "delete provider with children", method: "DELETE", path: "/resource_providers/" + cn1,
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, cn1) })},
+		{name: "delete unknown provider", method: "DELETE", path: "/resource_providers/77777777-7777-4777-8777-777777777777",
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, "77777777-7777-4777-8777-777777777777") })},
+		{name: "delete child", method: "DELETE", path: "/resource_providers/" + numa,
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, numa) })},
+		{name: "delete provider with allocations", method: "DELETE", path: "/resource_providers/" + cn1,
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, cn1) })},
+		{name: "delete provider with inventory, traits and aggregates", method: "DELETE", path: "/resource_providers/" + cn2,
+			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, cn2) })},
+	}
+}
+
+// status is the HTTP status a store error stands for.
+func status(err error) int {
+	var ie *inventory.Error
+	if err == nil {
+		return 200
+	}
+	if errors.As(err, &ie) {
+		return ie.Status
+	}
+	return 500
+}
+
+func okStatus(code int) int {
+	if code >= 200 && code < 300 {
+		return 200
+	}
+	return code
+}
+
+// reads are the GETs compared after every step.
+func reads(uuids []string) []string {
+	out := []string{"/resource_providers", "/resource_classes", "/traits?name=startswith:CUSTOM_", "/resource_providers?member_of=" + agg1,
+		"/resource_providers?required=CUSTOM_FAST", "/resource_providers?resources=VCPU:2", "/resource_providers?in_tree=" + cn1}
+	for _, u := range uuids {
+		for _, sub := range []string{"", "/inventories", "/usages", "/traits", "/aggregates", "/allocations"} {
+			out = append(out, "/resource_providers/"+u+sub)
+		}
+	}
+	return out
+}
+
+// TestEditsMatchPlacementAPI runs one script of edits through the real
+// placement-api on one database and through the database store on another,
+// and after every step compares the statuses, every GET body the real API
+// gives over both databases (generations included), and the rows.
+func TestEditsMatchPlacementAPI(t *testing.T) {
+	testdb.RequirePython(t, "placement")
+	ref, ours := newCopy(t), newCopy(t)
+	store := placementdb.New(ours.db)
+	ctx := context.Background()
+	for i, st := range editScript() {
+		var want, got int
+		want, wantBody := testdb.PlacementDo(t, st.method, ref.base, st.path, mv, st.body)
+		if st.setup {
+			got, _ = testdb.PlacementDo(t, st.method, ours.base, st.path, mv, st.body)
+		} else {
+			err := st.store(ctx, store)
+			got = status(err)
+			var ie *inventory.Error
+			if errors.As(err, &ie) && ie.Status == 409 {
+				var pe struct {
+					Errors []struct{ Code string } `json:"errors"`
+				}
+				json.Unmarshal(wantBody, &pe)
+				if len(pe.Errors) == 1 && pe.Errors[0].Code != ie.Code {
+					t.Errorf("step %d %s: code %s, placement-api says %s", i, st.name, ie.Code, pe.Errors[0].Code)
+				}
+			}
+			if err != nil && got == 500 {
+				t.Errorf("step %d %s: unexpected error %v", i, st.name, err)
+			}
+		}
+		if okStatus(want) != okStatus(got) {
+			t.Fatalf("step %d %s: status %d, placement-api answered %d: %s", i, st.name, got, want, wantBody)
+		}
+		for _, path := range reads([]string{cn1, cn2, numa, "44444444-4444-4444-8444-444444444444"}) {
+			ws, wb := testdb.PlacementGet(t, ref.base, path, mv)
+			gs, gb := testdb.PlacementGet(t, ours.base, path, mv)
+			if ws != gs || !bytes.Equal(canonical(t, wb), canonical(t, gb)) {
+				t.Fatalf("after step %d %s: GET %s\nplacement-api edit: %d %s\nrpctl edit:         %d %s", i, st.name, path, ws, wb, gs, gb)
+			}
+		}
+		if w, g := dumpRows(t, ref.db), dumpRows(t, ours.db); w != g {
+			t.Fatalf("after step %d %s: rows differ\nplacement-api edit:\n%s\nrpctl edit:\n%s", i, st.name, w, g)
+		}
+	}
+}
+
+// canonical re-encodes a JSON body with sorted keys; aggregate and trait
+// lists are sets in Placement, in no defined order.
+func canonical(t *testing.T, b []byte) []byte {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return b
+	}
+	sortLists(v)
+	out, _ := json.Marshal(v)
+	return out
+}
+
+func sortLists(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		delete(x, "request_id")
+		for k, e := range x {
+			if l, ok := e.([]any); ok && (k == "aggregates" || k == "traits") {
+				strs := make([]string, len(l))
+				for i, s := range l {
+					strs[i], _ = s.(string)
+				}
+				sortStrings(strs)
+				for i := range l {
+					l[i] = strs[i]
+				}
+			}
+			sortLists(e)
+		}
+	case []any:
+		for _, e := range x {
+			sortLists(e)
+		}
+	}
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// dumpRows prints every row of the tables an edit touches, with whether
+// created_at and updated_at are set (their values are wall-clock times).
+func dumpRows(t *testing.T, db *storage.DB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT id, uuid, COALESCE(name, ''), generation, COALESCE(parent_provider_id, 0), COALESCE(root_provider_id, 0), created_at IS NULL, updated_at IS NULL FROM resource_providers ORDER BY id`,
+		`SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, CAST(allocation_ratio AS CHAR), created_at IS NULL, updated_at IS NULL FROM inventories ORDER BY resource_provider_id, resource_class_id`,
+		`SELECT id, name, created_at IS NULL, updated_at IS NULL FROM resource_classes WHERE id >= 10000 ORDER BY id`,
+		`SELECT id, name, created_at IS NULL, updated_at IS NULL FROM traits WHERE name LIKE 'CUSTOM%' ORDER BY id`,
+		`SELECT resource_provider_id, trait_id, created_at IS NULL, updated_at IS NULL FROM resource_provider_traits ORDER BY resource_provider_id, trait_id`,
+		`SELECT id, uuid, created_at IS NULL, updated_at IS NULL FROM placement_aggregates ORDER BY id`,
+		`SELECT resource_provider_id, aggregate_id, created_at IS NULL, updated_at IS NULL FROM resource_provider_aggregates ORDER BY resource_provider_id, aggregate_id`,
+	} {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vals {
+				if bs, ok := v.([]byte); ok {
+					vals[i] = string(bs)
+				}
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		rows.Close()
+		b.WriteString("--\n")
+	}
+	return b.String()
+}
