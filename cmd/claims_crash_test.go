@@ -151,3 +151,9 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
+
+// execCommand runs a process and returns its combined output.
+func execCommand(bin string, args ...string) (string, error) {
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	return string(out), err
+}

@@ -6,4 +6,6 @@ func init() {
 	registerClaimsCommand(NewCmdClaimsAudit)
 	registerClaimsCommand(NewCmdClaimsSnapshot)
 	registerClaimsCommand(NewCmdClaimsDiff)
+	registerClaimsCommand(NewCmdClaimsCreate)
+	registerClaimsCommand(NewCmdClaimsRelease)
 }
