@@ -100,17 +100,13 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 			return nil, fmt.Errorf("%w: Resource provider with UUID %s does not exist.", ErrBadInput, o.Provider)
 		}
 	}
-	nova, err := LoadNova(ctx, cells)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := ledger.AllocationRows(ctx)
+	nova, all, err := load(ctx, ledger, cells)
 	if err != nil {
 		return nil, err
 	}
 	res := &AuditResult{}
 	missingSaid := map[string]bool{}
-	hs := byProvider(Holdings(rows))
+	hs := byProvider(all)
 	for i, h := range hs {
 		if o.Provider != "" && h.ProviderUUID != o.Provider {
 			continue

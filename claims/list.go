@@ -8,6 +8,8 @@ package claims
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -284,11 +286,18 @@ func byProvider(hs []Holding) []Holding {
 }
 
 // SortedClasses returns the classes of res in name order.
-func SortedClasses(res map[string]int64) []string {
-	out := make([]string, 0, len(res))
-	for rc := range res {
-		out = append(out, rc)
+func SortedClasses(res map[string]int64) []string { return slices.Sorted(maps.Keys(res)) }
+
+// load reads what list, audit and snapshot start from: the cells' view and
+// every allocation grouped by consumer and provider.
+func load(ctx context.Context, ledger Ledger, cells []CellView) (*Nova, []Holding, error) {
+	nova, err := LoadNova(ctx, cells)
+	if err != nil {
+		return nil, nil, err
 	}
-	sort.Strings(out)
-	return out
+	rows, err := ledger.AllocationRows(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nova, Holdings(rows), nil
 }

@@ -30,16 +30,12 @@ type Entry struct {
 
 // List returns every allocation matching o, by consumer then provider id.
 func List(ctx context.Context, ledger Ledger, cells []CellView, o ListOptions) ([]Entry, error) {
-	nova, err := LoadNova(ctx, cells)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := ledger.AllocationRows(ctx)
+	nova, hs, err := load(ctx, ledger, cells)
 	if err != nil {
 		return nil, err
 	}
 	var out []Entry
-	for _, h := range Holdings(rows) {
+	for _, h := range hs {
 		cn := nova.Nodes[h.RootUUID]
 		e := Entry{Holding: h, Type: nova.Type(h.Consumer), Host: cn.Host, Node: cn.Node, Nova: nova.Says(h.RootUUID, h.Consumer)}
 		e.Orphan = novaOwned(h.Resources) && !nova.Known(h.RootUUID, h.Consumer) && o.Now.Sub(h.CreatedAt) >= o.Expiry

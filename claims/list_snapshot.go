@@ -11,15 +11,10 @@ import (
 // root is none), resize_target for an instance's claim on the destination of
 // its in-progress migration, the consumer's created_at.
 func Snapshot(ctx context.Context, ledger Ledger, cells []CellView) ([]claimstore.Claim, error) {
-	nova, err := LoadNova(ctx, cells)
+	nova, hs, err := load(ctx, ledger, cells)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := ledger.AllocationRows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	hs := Holdings(rows)
 	out := make([]claimstore.Claim, 0, len(hs))
 	for _, h := range hs {
 		cn := nova.Nodes[h.RootUUID]

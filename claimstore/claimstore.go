@@ -15,9 +15,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -92,14 +93,7 @@ func v1Resources(vcpus, mem, disk int64, pci string) (map[string]int64, error) {
 	return r, nil
 }
 
-func sortedKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]int64) []string { return slices.Sorted(maps.Keys(m)) }
 
 // step upgrades a file from version to-1 to version to.
 type step struct {

@@ -87,20 +87,18 @@ Exit codes (nova-manage placement audit's):
 }
 
 func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
-	if o.Expiry < 0 {
-		return fmt.Errorf("%w: --expiry %s: must not be negative", claims.ErrBadInput, o.Expiry)
-	}
-	ctx := c.Context()
-	dbs, err := f.Databases(ctx, storage.NeedCells|storage.NeedPlacement, 0)
-	if err != nil {
+	if err := checkExpiry(o.Expiry); err != nil {
 		return err
 	}
-	defer dbs.Close()
 	opts := claims.AuditOptions{Provider: o.Provider, Expiry: o.Expiry, Delete: o.Delete, Now: time.Now()}
 	if f.Verbose {
 		opts.Progress = func(s string) { fmt.Fprintln(f.IO.ErrOut, s) }
 	}
-	res, err := claims.Audit(ctx, storage.ClaimsLedger{DB: dbs.Placement}, claimsCells(dbs), opts)
+	var res *claims.AuditResult
+	err := withClaimsView(c.Context(), f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+		res, err = claims.Audit(c.Context(), ledger, cells, opts)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -148,13 +146,4 @@ func formatResources(res map[string]int64) string {
 		fmt.Fprintf(&b, "%s=%d", rc, res[rc])
 	}
 	return b.String()
-}
-
-// claimsCells views every cell for claims list, audit and snapshot.
-func claimsCells(dbs *storage.Databases) []claims.CellView {
-	out := make([]claims.CellView, len(dbs.Cells))
-	for i, c := range dbs.Cells {
-		out[i] = storage.ClaimsCellView{DB: c}
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package cmd_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -81,15 +80,8 @@ func novaAuditPairs(out string) []string {
 
 func rpctlAuditPairs(t *testing.T, out string) []string {
 	t.Helper()
-	var rows []struct {
-		Consumer string `json:"consumer"`
-		Provider string `json:"provider"`
-	}
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("rpctl claims audit -f json: %v\n%s", err, out)
-	}
 	var pairs []string
-	for _, r := range rows {
+	for _, r := range auditRows(t, out) {
 		pairs = append(pairs, r.Consumer+" @ "+r.Provider)
 	}
 	sort.Strings(pairs)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,18 +12,6 @@ import (
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/nova"
 )
-
-// buildRpctlBin builds the command for tests that run it as a process.
-func buildRpctlBin(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rpctl")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/rpctl")
-	cmd.Dir = testdb.RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // seedOrphans writes n consumers: every fourth owned by a live instance on
 // node1, the others orphans on node1, node2 or both.
@@ -71,7 +58,7 @@ func (c *sqliteCloud) dump(t *testing.T) string {
 // SIGKILL at random moments, runs it again to the end, and requires the
 // Placement rows of an uninterrupted run (MariaDB).
 func TestClaimsAuditDeleteCrashConverges(t *testing.T) {
-	bin := buildRpctlBin(t)
+	bin := testdb.BuildRpctl(t)
 	const n = 400
 	clean, crashed := newMySQLCloud(t), newMySQLCloud(t)
 	clean.seedOrphans(t, n)

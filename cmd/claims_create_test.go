@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -87,7 +88,7 @@ func TestClaimsCreateRelease(t *testing.T) {
 // TestClaimsCreateRaceLastUnit: two claims race for the last VCPU of a
 // host, again and again; exactly one wins each round, the other is told why.
 func TestClaimsCreateRaceLastUnit(t *testing.T) {
-	bin := buildRpctlBin(t)
+	bin := testdb.BuildRpctl(t)
 	c := newMySQLCloud(t)
 	for round := 0; round < 4; round++ {
 		// node1 has 4 VCPU: leave exactly one free.

@@ -43,12 +43,11 @@ func runClaimsDiff(c *cobra.Command, f *Factory, file string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", claims.ErrBadInput, err)
 	}
-	dbs, err := f.Databases(ctx, storage.NeedCells|storage.NeedPlacement, 0)
-	if err != nil {
+	var now []claimstore.Claim
+	err = withClaimsView(ctx, f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+		now, err = claims.Snapshot(ctx, ledger, cells)
 		return err
-	}
-	defer dbs.Close()
-	now, err := claims.Snapshot(ctx, storage.ClaimsLedger{DB: dbs.Placement}, claimsCells(dbs))
+	})
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,8 @@ func newClaimsCopy(t *testing.T, forNova bool) *claimsCopy {
 	return c
 }
 
-func (c *claimsCopy) open(t *testing.T, m *testdb.MySQL, role storage.Role) *storage.DB {
+// openMySQL opens a test database as rpctl's storage does (cell "cell1").
+func openMySQL(t *testing.T, m *testdb.MySQL, role storage.Role) *storage.DB {
 	t.Helper()
 	tg, err := dsn.Parse(m.DSN)
 	if err != nil {
@@ -145,7 +146,7 @@ func (c *claimsCopy) seedProviders(t *testing.T) {
 func (c *claimsCopy) seedCell(t *testing.T, instances []nova.Instance, migrations []nova.Migration) {
 	t.Helper()
 	ctx := context.Background()
-	cell := c.open(t, c.Cell, storage.RoleCell)
+	cell := openMySQL(t, c.Cell, storage.RoleCell)
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var nodes []nova.ComputeNode
 	for i, u := range []string{cn1UUID, cn2UUID} {
@@ -156,7 +157,7 @@ func (c *claimsCopy) seedCell(t *testing.T, instances []nova.Instance, migration
 	if err := storage.InsertCellRows(ctx, cell, storage.CellRows{ComputeNodes: nodes, Instances: instances, Migrations: migrations, Replace: true}); err != nil {
 		t.Fatal(err)
 	}
-	api := c.open(t, c.API, storage.RoleAPI)
+	api := openMySQL(t, c.API, storage.RoleAPI)
 	if err := storage.InsertAPIRows(ctx, api, storage.APIRows{CellMappings: []nova.CellMapping{
 		{UUID: "00000000-0000-0000-0000-000000000000", Name: "cell0", TransportURL: "none:///", DatabaseConnection: c.Cell.URL},
 		{UUID: cell1UUID, Name: "cell1", TransportURL: "fake://", DatabaseConnection: c.Cell.URL},

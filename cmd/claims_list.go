@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 
@@ -48,17 +47,15 @@ Exit codes: 0 listed (also when nothing matches), 127 invalid input, 255 unexpec
 }
 
 func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
-	if o.Expiry < 0 {
-		return fmt.Errorf("%w: --expiry %s: must not be negative", claims.ErrBadInput, o.Expiry)
-	}
-	ctx := c.Context()
-	dbs, err := f.Databases(ctx, storage.NeedCells|storage.NeedPlacement, 0)
-	if err != nil {
+	if err := checkExpiry(o.Expiry); err != nil {
 		return err
 	}
-	defer dbs.Close()
 	o.Now = time.Now()
-	entries, err := claims.List(ctx, storage.ClaimsLedger{DB: dbs.Placement}, claimsCells(dbs), o)
+	var entries []claims.Entry
+	err := withClaimsView(c.Context(), f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+		entries, err = claims.List(c.Context(), ledger, cells, o)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -42,12 +42,11 @@ func runClaimsSnapshot(c *cobra.Command, f *Factory, out string) error {
 		return fmt.Errorf("%w: --out FILE is required", claims.ErrBadInput)
 	}
 	ctx := c.Context()
-	dbs, err := f.Databases(ctx, storage.NeedCells|storage.NeedPlacement, 0)
-	if err != nil {
+	var snap []claimstore.Claim
+	err := withClaimsView(ctx, f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+		snap, err = claims.Snapshot(ctx, ledger, cells)
 		return err
-	}
-	defer dbs.Close()
-	snap, err := claims.Snapshot(ctx, storage.ClaimsLedger{DB: dbs.Placement}, claimsCells(dbs))
+	})
 	if err != nil {
 		return err
 	}

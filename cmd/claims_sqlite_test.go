@@ -49,19 +49,7 @@ func newMySQLCloud(t *testing.T) *sqliteCloud {
 	if _, errOut, code := rpctl(t, append(args, "init")...); code != 0 {
 		t.Fatalf("init: %s", errOut)
 	}
-	open := func(m *testdb.MySQL, role storage.Role) *storage.DB {
-		tg, err := dsn.Parse(m.DSN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := storage.Open(context.Background(), tg, role, "cell1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	c := &sqliteCloud{args: args, db: open(cell, storage.RoleCell), p: open(place, storage.RolePlacement)}
+	c := &sqliteCloud{args: args, db: openMySQL(t, cell, storage.RoleCell), p: openMySQL(t, place, storage.RolePlacement)}
 	c.seed(t)
 	return c
 }
@@ -125,24 +113,18 @@ func liveInstance(id int, n string) nova.Instance {
 }
 
 type auditRow struct {
-	Consumer, Provider, Result string
+	Consumer string `json:"consumer"`
+	Provider string `json:"provider"`
+	Result   string `json:"result"`
 }
 
 func auditRows(t *testing.T, out string) []auditRow {
 	t.Helper()
-	var rows []struct {
-		Consumer string `json:"consumer"`
-		Provider string `json:"provider"`
-		Result   string `json:"result"`
-	}
+	var rows []auditRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("%v: %s", err, out)
+		t.Fatalf("rpctl claims audit -f json: %v: %s", err, out)
 	}
-	var out2 []auditRow
-	for _, r := range rows {
-		out2 = append(out2, auditRow{r.Consumer, r.Provider, r.Result})
-	}
-	return out2
+	return rows
 }
 
 func TestClaimsAuditExpiryAndCodes(t *testing.T) {
