@@ -97,7 +97,7 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: Resource provider with UUID %s does not exist.", ErrBadInput, o.Provider)
+			return nil, fmt.Errorf("%w: resource provider with UUID %s does not exist", ErrBadInput, o.Provider)
 		}
 	}
 	nova, all, err := load(ctx, ledger, cells)
