@@ -3,9 +3,11 @@ package cmd_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/rpctl/rpctl/claimstore"
 	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -84,6 +86,26 @@ func TestClaimsList(t *testing.T) {
 		if n := count(tc.args...); n != tc.n {
 			t.Errorf("list %v: %d rows, want %d", tc.args, n, tc.n)
 		}
+	}
+	// The snapshot marks the moving instance's claim on the destination.
+	snap := filepath.Join(t.TempDir(), "snap.db")
+	if _, errOut, code := rpctl(t, append(c.args, "claims", "snapshot", "--out", snap)...); code != 0 {
+		t.Fatalf("snapshot: %s", errOut)
+	}
+	claimsIn, _, err := claimstore.Read(context.Background(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range claimsIn {
+		if want := cl.InstanceUUID == cu(4); cl.ResizeTarget != want {
+			t.Errorf("snapshot claim %s on %s: resize_target %v, want %v", cl.InstanceUUID, cl.Node, cl.ResizeTarget, want)
+		}
+		if cl.InstanceUUID == cu(1) && (cl.Host != "host1" || cl.Node != "node1" || cl.ProviderUUID != cn1UUID || cl.VCPUs != 1) {
+			t.Errorf("snapshot claim of %s: %+v", cu(1), cl)
+		}
+	}
+	if len(claimsIn) != 6 {
+		t.Errorf("snapshot holds %d claims, want 6", len(claimsIn))
 	}
 	if _, _, code := rpctl(t, append(c.args, "claims", "list", "--expiry", "-1s")...); code != 127 {
 		t.Errorf("negative --expiry: exit %d, want 127", code)
