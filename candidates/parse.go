@@ -911,6 +911,20 @@ func pyInt(s string) (pyNum, bool) {
 	return n, true
 }
 
+// PyInt parses s as Python's int(s) does (for Nova's reading of flavor
+// extra specs); ok is false for what int() rejects and for values outside
+// int64.
+func PyInt(s string) (int64, bool) {
+	n, ok := pyInt(s)
+	if !ok || n.overflow || n.v > math.MaxInt64 {
+		return 0, false
+	}
+	if n.neg {
+		return -int64(n.v), true
+	}
+	return int64(n.v), true
+}
+
 // decimalValue gives the value of a Unicode decimal digit (category Nd);
 // Nd ranges are runs of complete 0–9 sequences.
 func decimalValue(r rune) (int, bool) {

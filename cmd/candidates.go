@@ -40,6 +40,10 @@ type CandidatesOptions struct {
 	MaxCandidates int
 	Strategy      string
 	Explain       bool
+	// --flavor: the request Nova builds for a flavor replaces --query's
+	// start; --show-request prints it and stops.
+	FlavorOptions
+	ShowRequest bool
 }
 
 // NewCmdCandidates builds `rpctl candidates`.
@@ -68,17 +72,30 @@ Candidates are ordered by root provider id, then by group choices (see README); 
 keeps the first N (or a random sample with --randomize, as Placement's
 randomize_allocation_candidates does).
 
+--flavor NAME|FILE asks what Nova 26's scheduler asks for that flavor (a name or id in the
+API database, or a JSON/YAML file: 'openstack flavor show -f json' output, or {"name",
+"vcpus", "ram", "disk", "ephemeral", "swap", "extra_specs"}), with --image/--image-property
+for the image: resources, granular groups, traits, group_policy, hw:cpu_policy (PCPU),
+memory encryption, vPMEM, vTPM, secure boot, and the root traits of Nova's request filters
+(!COMPUTE_STATUS_DISABLED, ...), at microversion 1.36 with limit=1000 unless told otherwise.
+--show-request prints that request; its last line is the query string Nova sends.
+
 Exit codes: 0 answered (also when there is no candidate), 1 error (database), 2 invalid
-request (Placement's 400 message).`,
+request (Placement's 400 message, a flavor Nova refuses, a bad flavor file).`,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
   rpctl --db cloud.db candidates --resources VCPU:1 \
-      --group _NET:resources=SRIOV_NET_VF:1,required=CUSTOM_PHYSNET1 --group-policy none -f json`,
+      --group _NET:resources=SRIOV_NET_VF:1,required=CUSTOM_PHYSNET1 --group-policy none -f json
+  rpctl --db cloud.db candidates --flavor m1.large --show-request
+  rpctl --db cloud.db candidates --flavor flavor.json --image-property hw_cpu_policy=dedicated --explain`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.LimitSet = c.Flags().Changed("limit")
 			o.SeedSet = c.Flags().Changed("seed")
+			if o.Flavor != "" && !c.Flags().Changed("microversion") {
+				o.Microversion = "1.36" // what Nova 26 asks at
+			}
 			return runCandidates(c, f, o)
 		},
 	}
@@ -99,6 +116,9 @@ request (Placement's 400 message).`,
 	fl.IntVar(&o.MaxCandidates, "max-candidates", 0, "stop generating after N candidates, like max_allocation_candidates (0 = no cap)")
 	fl.StringVar(&o.Strategy, "strategy", "depth-first", "with --max-candidates: depth-first (host after host) or breadth-first (round robin over hosts)")
 	fl.BoolVar(&o.Explain, "explain", false, "also explain, for every host without a candidate, why not")
+	fl.StringVar(&o.Flavor, "flavor", "", "ask what Nova 26's scheduler asks for this flavor: a name or id in the API database, or a JSON/YAML file")
+	fl.BoolVar(&o.ShowRequest, "show-request", false, "with --flavor: print the request Nova builds (last line: its query string) and exit")
+	addImageFlags(fl, &o.FlavorOptions)
 	return c
 }
 
@@ -122,6 +142,15 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	mv, err := candidates.ParseMicroversion(o.Microversion)
 	if err != nil {
 		return placementError(f, err, 0)
+	}
+	if o.Flavor != "" {
+		q, done, err := flavorQuery(c.Context(), f, o)
+		if err != nil || done {
+			return err
+		}
+		o.Query = strings.Trim(q+"&"+strings.TrimPrefix(o.Query, "?"), "&")
+	} else if o.ShowRequest {
+		return usageError("--show-request needs --flavor")
 	}
 	// Validate before touching the database: a provider name given to
 	// --in-tree stands in as a well-formed UUID until the model can resolve it.

@@ -11,6 +11,7 @@ import (
 	"github.com/rpctl/rpctl/config"
 	"github.com/rpctl/rpctl/iostreams"
 	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -27,9 +28,14 @@ type Factory struct {
 	PlacementDB string
 	Format      string
 	Verbose     bool
+	// API names a live Placement API (placementapi.go).
+	API APIFlags
 
-	opts    *config.Options
-	optsErr error
+	opts *config.Options
+	// placement is the Placement API client, made once.
+	placement    *placementclient.Client
+	placementErr error
+	optsErr      error
 }
 
 // NewFactory returns a Factory over the given streams.

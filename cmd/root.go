@@ -16,7 +16,11 @@ func NewCmdRoot(f *Factory, version string) *cobra.Command {
 Point it at the databases in one of three ways:
   --db FILE                 the embedded SQLite file (cell, API and Placement in one)
   --cell-db/--api-db/--placement-db URL   SQLAlchemy URLs or go-sql-driver DSNs
-  --config-file nova.conf   [database], [api_database], [placement_database] connection`,
+  --config-file nova.conf   [database], [api_database], [placement_database] connection
+
+Commands that read or edit Placement can use its REST API instead:
+  --os-cloud NAME           a clouds.yaml entry (or the OS_* variables), Keystone auth
+  --os-endpoint URL --os-token T   a noauth2 Placement service`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -33,6 +37,7 @@ Point it at the databases in one of three ways:
 	pf.StringVar(&f.PlacementDB, "placement-db", "", "Placement database URL")
 	pf.StringVarP(&f.Format, "format", "f", output.Table, "output format: table, json, yaml or value")
 	pf.BoolVar(&f.Verbose, "verbose", false, "print more detail on standard error")
+	addAPIFlags(pf, &f.API)
 
 	root.AddCommand(
 		NewCmdInit(f),

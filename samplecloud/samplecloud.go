@@ -444,8 +444,24 @@ func flavors() []nova.Flavor {
 		mk(4, "m1.large", 4, 8192, 80, 0, map[string]string{"hw_rng:allowed": "True", "quota:disk_read_iops_sec": "2000"}),
 		mk(5, "m1.xlarge", 8, 16384, 160, 0, map[string]string{}),
 		mk(6, "r1.large", 4, 32768, 40, 40, map[string]string{"hw:mem_page_size": "any"}),
+		// Flavors no sample instance uses (instanceFlavors): what capacity
+		// and candidates --flavor are asked about.
+		mk(7, "c1.pinned", 4, 8192, 40, 0, map[string]string{"hw:cpu_policy": "dedicated", "hw:cpu_thread_policy": "prefer", "hw:emulator_threads_policy": "isolate"}),
+		mk(8, "m1.xxlarge", 16, 65536, 320, 0, map[string]string{}),
+		mk(9, "g1.vgpu", 8, 16384, 80, 0, map[string]string{"resources1:VGPU": "1", "trait1:CUSTOM_GPU_A100": "required", "group_policy": "isolate"}),
+		mk(10, "s1.swap", 2, 4096, 20, 10, map[string]string{"trait:COMPUTE_NODE": "required", "quota:cpu_shares": "1024"}),
+		func() nova.Flavor {
+			f := mk(11, "ci.private", 2, 4096, 20, 0, map[string]string{"hw:mem_encryption": "false"})
+			f.IsPublic = false
+			f.Swap = 2048
+			return f
+		}(),
 	}
 }
+
+// instanceFlavors is how many of flavors() sample instances are drawn
+// from; later ones exist only in the API database.
+const instanceFlavors = 6
 
 // flavorPrimitive is a Flavor as instance_extra.flavor stores it.
 func flavorPrimitive(f nova.Flavor) map[string]any {
@@ -496,7 +512,7 @@ var projects = []string{"8c2e5d1f4b7a4f0e9d3c6b2a1e0f9d8c", "3f9a7c1e2b4d4e6f8a0
 // resource tracker counts on both source and destination.
 func (g *gen) instances(c *Cell, nodes []*node) {
 	r := g.rng
-	fl := g.c.Flavors
+	fl := g.c.Flavors[:instanceFlavors]
 	// An unmoved instance's instance_extra.flavor depends on its flavor only.
 	curFlavor := make([]*string, len(fl))
 	for i := range fl {

@@ -1,0 +1,144 @@
+package placementclient
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+)
+
+// ProviderUsages is GET /resource_providers/{uuid}/usages.
+type ProviderUsages struct {
+	Usages     map[string]int64 `json:"usages"`
+	Generation int64            `json:"resource_provider_generation"`
+}
+
+// GetProviderUsages is GET /resource_providers/{uuid}/usages.
+func (c *Client) GetProviderUsages(ctx context.Context, uuid string) (*ProviderUsages, error) {
+	var out ProviderUsages
+	if err := c.do(ctx, http.MethodGet, "/resource_providers/"+escape(uuid)+"/usages", nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ProjectUsages is GET /usages (1.9) as raw JSON: its shape changes at
+// 1.38 (grouped by consumer type).
+func (c *Client) ProjectUsages(ctx context.Context, projectID, userID string) (json.RawMessage, error) {
+	if err := c.need(9, "GET /usages"); err != nil {
+		return nil, err
+	}
+	q := url.Values{"project_id": {projectID}}
+	if userID != "" {
+		q.Set("user_id", userID)
+	}
+	var out struct {
+		Usages json.RawMessage `json:"usages"`
+	}
+	err := c.do(ctx, http.MethodGet, "/usages", q, nil, &out)
+	return out.Usages, err
+}
+
+// ProviderAllocations is one provider's part of a consumer's allocations.
+type ProviderAllocations struct {
+	Generation *int64           `json:"generation,omitempty"`
+	Resources  map[string]int64 `json:"resources"`
+}
+
+// Allocations is a consumer's allocations: GET's answer and PUT's body.
+type Allocations struct {
+	Allocations map[string]ProviderAllocations `json:"allocations"`
+	ProjectID   string                         `json:"project_id,omitempty"`
+	UserID      string                         `json:"user_id,omitempty"`
+	// ConsumerGeneration is null for a new consumer (1.28).
+	ConsumerGeneration *int64 `json:"consumer_generation"`
+	ConsumerType       string `json:"consumer_type,omitempty"`
+}
+
+func allocPath(consumer string) string { return "/allocations/" + escape(consumer) }
+
+// GetAllocations is GET /allocations/{consumer}.
+func (c *Client) GetAllocations(ctx context.Context, consumer string) (*Allocations, error) {
+	var out Allocations
+	if err := c.do(ctx, http.MethodGet, allocPath(consumer), nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// allocBody drops what the negotiated microversion does not accept.
+func (c *Client) allocBody(a Allocations) any {
+	allocs := make(map[string]ProviderAllocations, len(a.Allocations))
+	for rp, pa := range a.Allocations {
+		allocs[rp] = ProviderAllocations{Resources: pa.Resources}
+	}
+	m := map[string]any{"allocations": allocs}
+	if c.mv.AtLeast(8) {
+		m["project_id"], m["user_id"] = a.ProjectID, a.UserID
+	}
+	if c.mv.AtLeast(28) {
+		m["consumer_generation"] = a.ConsumerGeneration
+	}
+	if c.mv.AtLeast(38) && a.ConsumerType != "" {
+		m["consumer_type"] = a.ConsumerType
+	}
+	return m
+}
+
+// SetAllocations is PUT /allocations/{consumer} (from 1.12 with the
+// allocations keyed by provider UUID): the consumer's allocations become
+// exactly these, if its generation is still a.ConsumerGeneration (1.28).
+func (c *Client) SetAllocations(ctx context.Context, consumer string, a Allocations) error {
+	if err := c.need(12, "PUT /allocations in the dict format"); err != nil {
+		return err
+	}
+	return c.do(ctx, http.MethodPut, allocPath(consumer), nil, c.allocBody(a), nil)
+}
+
+// DeleteAllocations is DELETE /allocations/{consumer}.
+func (c *Client) DeleteAllocations(ctx context.Context, consumer string) error {
+	return c.do(ctx, http.MethodDelete, allocPath(consumer), nil, nil, nil)
+}
+
+// PostAllocations is POST /allocations (1.13): several consumers' allocations
+// in one transaction.
+func (c *Client) PostAllocations(ctx context.Context, byConsumer map[string]Allocations) error {
+	if err := c.need(13, "POST /allocations"); err != nil {
+		return err
+	}
+	body := make(map[string]any, len(byConsumer))
+	for k, a := range byConsumer {
+		body[k] = c.allocBody(a)
+	}
+	return c.do(ctx, http.MethodPost, "/allocations", nil, body, nil)
+}
+
+// ConsumerAllocations is one consumer's resources on a provider.
+type ConsumerAllocations struct {
+	Resources map[string]int64 `json:"resources"`
+}
+
+// ProviderAllocationsList is GET /resource_providers/{uuid}/allocations.
+type ProviderAllocationsList struct {
+	Allocations map[string]ConsumerAllocations `json:"allocations"`
+	Generation  int64                          `json:"resource_provider_generation"`
+}
+
+// GetProviderAllocations is GET /resource_providers/{uuid}/allocations.
+func (c *Client) GetProviderAllocations(ctx context.Context, uuid string) (*ProviderAllocationsList, error) {
+	var out ProviderAllocationsList
+	if err := c.do(ctx, http.MethodGet, "/resource_providers/"+escape(uuid)+"/allocations", nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AllocationCandidates is GET /allocation_candidates?rawQuery (1.10): the
+// body exactly as Placement sent it. rawQuery is passed through untouched,
+// so Placement sees what the caller wrote.
+func (c *Client) AllocationCandidates(ctx context.Context, rawQuery string) (json.RawMessage, error) {
+	if err := c.need(10, "GET /allocation_candidates"); err != nil {
+		return nil, err
+	}
+	return c.doRaw(ctx, http.MethodGet, "/allocation_candidates", rawQuery, nil, nil)
+}

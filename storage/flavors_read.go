@@ -1,0 +1,91 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/rpctl/rpctl/nova"
+)
+
+// ListFlavors reads the API database's flavors with their extra specs, in
+// id order. A non-empty name keeps only the flavor of that name (Nova's
+// names are unique) or, failing that, of that flavorid, as
+// `openstack flavor show` looks a flavor up.
+func ListFlavors(ctx context.Context, api *DB, name string) ([]nova.Flavor, error) {
+	var out []nova.Flavor
+	err := api.Tx(ctx, func(tx *sqlx.Tx) error {
+		q := "SELECT id, flavorid, name, memory_mb, vcpus, root_gb, ephemeral_gb, swap, rxtx_factor, vcpu_weight, disabled, is_public, description FROM flavors"
+		var args []any
+		if name != "" {
+			q += " WHERE name = ? OR flavorid = ?"
+			args = append(args, name, name)
+		}
+		rows, err := tx.QueryContext(ctx, api.Rebind(q+" ORDER BY id"), args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		byID := map[int64]int{}
+		for rows.Next() {
+			var f nova.Flavor
+			var weight sql.NullInt64
+			var desc sql.NullString
+			var rxtx sql.NullFloat64
+			var disabled, public sql.NullBool
+			if err := rows.Scan(&f.ID, &f.FlavorID, &f.Name, &f.MemoryMB, &f.VCPUs, &f.RootGB, &f.EphemeralGB, &f.Swap,
+				&rxtx, &weight, &disabled, &public, &desc); err != nil {
+				return err
+			}
+			f.RxtxFactor, f.VCPUWeight, f.Description = rxtx.Float64, intPtr(weight), strPtr(desc)
+			f.Disabled, f.IsPublic = disabled.Bool, public.Bool
+			f.ExtraSpecs = map[string]string{}
+			byID[f.ID] = len(out)
+			out = append(out, f)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		if name != "" && len(out) > 1 {
+			// A name matching one flavor and a flavorid matching another:
+			// the name wins, as in novaclient's find.
+			for i := range out {
+				if out[i].Name == name {
+					out = out[i : i+1]
+					byID = map[int64]int{out[0].ID: 0}
+					break
+				}
+			}
+		}
+		specs, err := tx.QueryContext(ctx, `SELECT flavor_id, `+api.quoteKey()+`, value FROM flavor_extra_specs ORDER BY id`)
+		if err != nil {
+			return err
+		}
+		defer specs.Close()
+		for specs.Next() {
+			var id int64
+			var k, v string
+			if err := specs.Scan(&id, &k, &v); err != nil {
+				return err
+			}
+			if i, ok := byID[id]; ok {
+				out[i].ExtraSpecs[k] = v
+			}
+		}
+		return specs.Err()
+	})
+	if err != nil {
+		return nil, api.Errorf("read flavors: %w", CleanError(err))
+	}
+	return out, nil
+}
+
+// quoteKey quotes the column named key, a reserved word in MySQL.
+func (db *DB) quoteKey() string {
+	if db.IsMySQL() {
+		return "`key`"
+	}
+	return `"key"`
+}
