@@ -90,14 +90,16 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 	defer dbs.Close()
 	req := claims.CreateRequest{Consumer: o.Consumer, Project: o.Project, User: o.User, Host: o.Host}
 	if o.Flavor != "" {
-		fl, found, err := storage.FlavorByName(ctx, dbs.API, o.Flavor)
+		list, err := storage.ListFlavors(ctx, dbs.API, o.Flavor)
 		if err != nil {
 			return err
 		}
-		if !found {
+		if len(list) == 0 {
 			return bad("--flavor %s: no such flavor in the API database", o.Flavor)
 		}
-		if req.Resources, err = claims.Resources(fl, false); err != nil {
+		fl := list[0]
+		if req.Resources, err = claims.Resources(claims.Flavor{Name: fl.Name, VCPUs: fl.VCPUs, MemoryMB: fl.MemoryMB, RootGB: fl.RootGB,
+			EphemeralGB: fl.EphemeralGB, Swap: fl.Swap, ExtraSpecs: fl.ExtraSpecs}, false); err != nil {
 			return bad("--flavor %s: %v", o.Flavor, err)
 		}
 	} else if req.Resources, err = claims.ParseResources(o.Resources); err != nil {
