@@ -94,6 +94,8 @@ func rpctlAuditPairs(t *testing.T, out string) []string {
 // and deleted, the exit codes, and afterwards everything the Placement API
 // says about every consumer and provider must be equal.
 func TestClaimsAuditParityWithNova(t *testing.T) {
+	// Waits on MariaDB, placement-api and Python: overlap with the other slow tests.
+	t.Parallel()
 	testdb.RequirePython(t, "nova.cmd.manage", "pymysql")
 	novaSide, consumers := seedAuditCopy(t, true)
 	rpctlSide, _ := seedAuditCopy(t, false)

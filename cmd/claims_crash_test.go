@@ -58,6 +58,8 @@ func (c *sqliteCloud) dump(t *testing.T) string {
 // SIGKILL at random moments, runs it again to the end, and requires the
 // Placement rows of an uninterrupted run (MariaDB).
 func TestClaimsAuditDeleteCrashConverges(t *testing.T) {
+	// Waits on MariaDB, placement-api and Python: overlap with the other slow tests.
+	t.Parallel()
 	bin := testdb.BuildRpctl(t)
 	const n = 400
 	clean, crashed := newMySQLCloud(t), newMySQLCloud(t)

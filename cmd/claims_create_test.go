@@ -88,6 +88,8 @@ func TestClaimsCreateRelease(t *testing.T) {
 // TestClaimsCreateRaceLastUnit: two claims race for the last VCPU of a
 // host, again and again; exactly one wins each round, the other is told why.
 func TestClaimsCreateRaceLastUnit(t *testing.T) {
+	// Waits on MariaDB, placement-api and Python: overlap with the other slow tests.
+	t.Parallel()
 	bin := testdb.BuildRpctl(t)
 	c := newMySQLCloud(t)
 	for round := 0; round < 4; round++ {
@@ -144,6 +146,8 @@ func TestClaimsCreateRaceLastUnit(t *testing.T) {
 // cloud whose room runs out; no provider is ever over-committed, every claim
 // either holds its allocation or was refused with a reason.
 func TestClaimsCreateNoOvercommit(t *testing.T) {
+	// Waits on MariaDB, placement-api and Python: overlap with the other slow tests.
+	t.Parallel()
 	c := newMySQLCloud(t)
 	// Two nodes of 64 VCPU, 64 GiB: room for 128 claims of VCPU:1 and
 	// 256 of MEMORY_MB:512 (capacity with ratio 1.0, nothing reserved).
