@@ -44,20 +44,72 @@ type RefusedError struct{ Reason string }
 
 func (e *RefusedError) Error() string { return e.Reason }
 
-// Creator makes claims: phase one picks a candidate from the built-in
-// Placement core over a fresh read of the Placement database, phase two
-// writes it as PUT /allocations/{consumer} with consumer_generation null
-// (a new consumer) does, capacity and generations checked in the write's
+// Creator makes claims: phase one picks a candidate (Picker), phase two
+// writes it as PUT /allocations/{consumer} with consumer_generation null (a
+// new consumer) does, capacity and generations checked in the write's
 // transaction. A write that loses the room to a concurrent claim is retried
-// with a fresh read, up to Attempts times.
+// from phase one, up to Attempts times.
 type Creator struct {
 	Placement Placement
-	// Model reads the Placement database into the candidates core.
-	Model func(ctx context.Context) (*candidates.Model, error)
+	Picker    Picker
 	// Nodes lists the compute nodes, for Host.
 	Nodes    func(ctx context.Context) ([]NodeRef, error)
 	Attempts int
 	Rand     *rand.Rand
+}
+
+// Pick is the candidate phase one chose.
+type Pick struct {
+	Root   string // the candidate's root provider, by name when known
+	Allocs map[string]ProviderAllocation
+	Parts  []candidates.PartView
+}
+
+// Picker answers GET /allocation_candidates for query and picks one answer
+// with rng; a nil Pick comes with the reason nothing fits.
+type Picker interface {
+	Pick(ctx context.Context, query url.Values, rng *rand.Rand) (*Pick, string, error)
+}
+
+// CorePicker picks with the built-in Placement core over a fresh read of the
+// Placement database, at random among the first answers (so that concurrent
+// claims spread over the hosts that fit), and explains an empty answer.
+type CorePicker struct {
+	Model func(ctx context.Context) (*candidates.Model, error)
+}
+
+// Pick implements Picker.
+func (p CorePicker) Pick(ctx context.Context, q url.Values, rng *rand.Rand) (*Pick, string, error) {
+	model, err := p.Model(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	req, err := candidates.ParseQuery(q.Encode(), candidates.MaxMicroversion)
+	if err != nil {
+		var ae *candidates.APIError
+		if errors.As(err, &ae) {
+			return nil, "", fmt.Errorf("%w: %v", ErrBadInput, ae)
+		}
+		return nil, "", err
+	}
+	res, err := model.Candidates(req, candidates.Options{Randomize: true, Seed: rng.Int63()})
+	if err != nil {
+		return nil, "", err
+	}
+	if len(res.Candidates) == 0 {
+		return nil, explain(model, req), nil
+	}
+	v := res.View(0)
+	pick := &Pick{Root: v.RootName, Allocs: map[string]ProviderAllocation{}, Parts: v.Parts}
+	for _, part := range v.Parts {
+		pa := pick.Allocs[part.ProviderUUID]
+		if pa.Resources == nil {
+			pa.Resources = map[string]int64{}
+		}
+		pa.Resources[part.ResourceClass] += part.Amount
+		pick.Allocs[part.ProviderUUID] = pa
+	}
+	return pick, "", nil
 }
 
 // ResourcesQuery renders resources as Placement's resources= value, classes
@@ -131,41 +183,27 @@ func (c *Creator) Create(ctx context.Context, r CreateRequest) (*Claimed, error)
 	}
 	var last string
 	for attempt := 1; attempt <= attempts; attempt++ {
-		model, err := c.Model(ctx)
+		pick, why, err := c.Picker.Pick(ctx, q, rng)
 		if err != nil {
 			return nil, err
 		}
-		req, err := candidates.ParseQuery(q.Encode(), candidates.MaxMicroversion)
-		if err != nil {
-			var ae *candidates.APIError
-			if errors.As(err, &ae) {
-				return nil, fmt.Errorf("%w: %v", ErrBadInput, ae)
+		if pick == nil {
+			msg := "no allocation candidate for resources=" + ResourcesQuery(r.Resources)
+			if r.Host != "" {
+				msg += " on " + r.Host
 			}
-			return nil, err
-		}
-		// A random sample spreads concurrent claims over the hosts that
-		// fit instead of sending them all to the first one.
-		res, err := model.Candidates(req, candidates.Options{Randomize: true, Seed: rng.Int63()})
-		if err != nil {
-			return nil, err
-		}
-		if len(res.Candidates) == 0 {
-			return nil, &RefusedError{Reason: noCandidate(model, req, r, last)}
-		}
-		v := res.View(0)
-		allocs := map[string]ProviderAllocation{}
-		for _, p := range v.Parts {
-			pa := allocs[p.ProviderUUID]
-			if pa.Resources == nil {
-				pa.Resources = map[string]int64{}
+			if why != "" {
+				msg += ": " + why
 			}
-			pa.Resources[p.ResourceClass] += p.Amount
-			allocs[p.ProviderUUID] = pa
+			if last != "" {
+				msg += " (an earlier attempt lost " + last + ")"
+			}
+			return nil, &RefusedError{Reason: msg}
 		}
 		_, err = c.Placement.PutAllocations(ctx, []Write{{Consumer: r.Consumer,
-			Alloc: Allocations{Allocations: allocs, ProjectID: r.Project, UserID: r.User}}})
+			Alloc: Allocations{Allocations: pick.Allocs, ProjectID: r.Project, UserID: r.User}}})
 		if err == nil {
-			return &Claimed{Consumer: r.Consumer, Project: r.Project, User: r.User, Root: v.RootName, Parts: v.Parts, Attempts: attempt}, nil
+			return &Claimed{Consumer: r.Consumer, Project: r.Project, User: r.User, Root: pick.Root, Parts: pick.Parts, Attempts: attempt}, nil
 		}
 		var we *WriteError
 		if !errors.As(err, &we) {
@@ -174,32 +212,22 @@ func (c *Creator) Create(ctx context.Context, r CreateRequest) (*Claimed, error)
 		if we.Conflict {
 			return nil, &RefusedError{Reason: fmt.Sprintf("consumer %s already exists in Placement (%s): release it first, or claim under another uuid", r.Consumer, we.Detail)}
 		}
-		last = fmt.Sprintf("%s: %s", v.RootName, we.Detail)
+		last = fmt.Sprintf("%s: %s", pick.Root, we.Detail)
 	}
 	return nil, &RefusedError{Reason: fmt.Sprintf("gave up after %d attempts, each candidate taken by a concurrent claim; last: %s", attempts, last)}
 }
 
-// noCandidate says why nothing fits: the first reasons the core gives.
-func noCandidate(m *candidates.Model, req *candidates.Request, r CreateRequest, last string) string {
-	msg := "no allocation candidate for resources=" + ResourcesQuery(r.Resources)
-	if r.Host != "" {
-		msg += " on " + r.Host
-	}
+// explain says why nothing fits: the first reasons the core gives.
+func explain(m *candidates.Model, req *candidates.Request) string {
 	why := m.Explain(req)
-	if len(why) > 0 {
-		const show = 3
-		var parts []string
-		for i, w := range why {
-			if i == show {
-				parts = append(parts, fmt.Sprintf("and %d more", len(why)-show))
-				break
-			}
-			parts = append(parts, w.RootName+": "+w.Message)
+	const show = 3
+	var parts []string
+	for i, w := range why {
+		if i == show {
+			parts = append(parts, fmt.Sprintf("and %d more", len(why)-show))
+			break
 		}
-		msg += ": " + strings.Join(parts, "; ")
+		parts = append(parts, w.RootName+": "+w.Message)
 	}
-	if last != "" {
-		msg += " (an earlier attempt lost " + last + ")"
-	}
-	return msg
+	return strings.Join(parts, "; ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -28,7 +29,9 @@ func NewCmdClaimsCreate(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "create --consumer UUID --project P --user U (--resources CLASS:N,… | --flavor NAME) [--host H]",
 		Short: "Claim resources for a new consumer: pick a candidate with the built-in Placement core, write it atomically",
-		Long: `A two-phase claim on the Placement database. Phase one reads the database into the
+		Long: `A two-phase claim, on the Placement database (or, with --os-endpoint/--os-cloud, through
+the Placement API: phase one is then Placement's own GET /allocation_candidates and phase
+two its PUT /allocations/{consumer}, consumer_type INSTANCE at 1.38+). Phase one reads the database into the
 built-in Placement core (rpctl candidates) and picks one of GET /allocation_candidates'
 answers for --resources (or the resources Nova would request for --flavor: VCPU or PCPU,
 MEMORY_MB, DISK_GB = root + ephemeral + swap, resources:CLASS=N extra specs), at random
@@ -76,7 +79,11 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 	case o.Attempts < 1:
 		return bad("--attempts must be at least 1")
 	}
-	need := storage.NeedPlacement
+	api := f.UsePlacementAPI()
+	var need storage.Need
+	if !api {
+		need = storage.NeedPlacement
+	}
 	if o.Flavor != "" {
 		need |= storage.NeedAPI
 	}
@@ -107,7 +114,9 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 	}
 	cr := claims.Creator{
 		Placement: &storage.ClaimsPlacement{DB: dbs.Placement},
-		Model:     func(ctx context.Context) (*candidates.Model, error) { return storage.LoadPlacement(ctx, dbs.Placement) },
+		Picker: claims.CorePicker{Model: func(ctx context.Context) (*candidates.Model, error) {
+			return storage.LoadPlacement(ctx, dbs.Placement)
+		}},
 		Nodes: func(ctx context.Context) ([]claims.NodeRef, error) {
 			var out []claims.NodeRef
 			for _, v := range claimsCells(dbs) {
@@ -120,6 +129,13 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 			return out, nil
 		},
 		Attempts: o.Attempts,
+	}
+	if api {
+		client, err := f.PlacementClient(ctx)
+		if err != nil {
+			return err
+		}
+		cr.Placement, cr.Picker = placementclient.Claims{C: client, ConsumerType: "INSTANCE"}, placementclient.Claims{C: client}
 	}
 	got, err := cr.Create(ctx, req)
 	var refused *claims.RefusedError

@@ -202,3 +202,34 @@ func TestClaimsCreateNoOvercommit(t *testing.T) {
 	}
 	t.Logf("%d claims succeeded, %d refused; VCPU allocated %d of 128", codes[0], codes[2], vcpu)
 }
+
+// TestClaimsCreateAPIBackend runs the same claims through the real
+// placement-api (--os-endpoint) on one copy and on the database on another:
+// same answers, same exit codes, same rows (allocations and generations).
+func TestClaimsCreateAPIBackend(t *testing.T) {
+	t.Parallel()
+	viaAPI, viaDB := newMySQLCloud(t), newMySQLCloud(t)
+	url := testdb.PlacementAPI(t, viaAPI.args[3]) // args: --cell-db URL --placement-db URL
+	apiArgs := []string{"--os-endpoint", url, "--os-token", "admin", "--cell-db", viaAPI.args[1]}
+	steps := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"claims", "create", "--consumer", cu(1), "--project", "p1", "--user", "u1", "--resources", "VCPU:1,MEMORY_MB:512", "--host", "node1"}, 0},
+		{[]string{"claims", "create", "--consumer", cu(1), "--project", "p1", "--user", "u1", "--resources", "VCPU:1", "--host", "node1"}, 2},
+		{[]string{"claims", "create", "--consumer", cu(2), "--project", "p2", "--user", "u2", "--resources", "VCPU:4", "--host", "node1"}, 2},
+		{[]string{"claims", "create", "--consumer", cu(3), "--project", "p2", "--user", "u2", "--resources", "VCPU:3,DISK_GB:100", "--host", "node1"}, 0},
+		{[]string{"claims", "release", cu(1)}, 0},
+		{[]string{"claims", "release", cu(1)}, 4},
+	}
+	for _, st := range steps {
+		aOut, aErr, aCode := rpctl(t, append(append([]string{}, apiArgs...), st.args...)...)
+		dOut, dErr, dCode := rpctl(t, append(append([]string{}, viaDB.args...), st.args...)...)
+		if aCode != st.code || dCode != st.code {
+			t.Fatalf("%v: exit API %d, database %d, want %d\nAPI: %s%s\ndatabase: %s%s", st.args, aCode, dCode, st.code, aOut, aErr, dOut, dErr)
+		}
+		if a, d := viaAPI.dump(t), viaDB.dump(t); a != d {
+			t.Fatalf("%v: the rows differ:\n%s", st.args, lineDiff(d, a))
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -16,7 +17,8 @@ func NewCmdClaimsRelease(f *Factory) *cobra.Command {
 		Use:   "release CONSUMER",
 		Short: "Remove every allocation of a consumer (DELETE /allocations/{consumer})",
 		Long: `Remove every allocation of CONSUMER and its consumer record in one transaction, as
-Placement's DELETE /allocations/{consumer} does (no generation changes).
+Placement's DELETE /allocations/{consumer} does (no generation changes); with
+--os-endpoint/--os-cloud, that call itself.
 
 Exit codes:
   0    released
@@ -36,14 +38,25 @@ func runClaimsRelease(c *cobra.Command, f *Factory, consumer string) error {
 		return fmt.Errorf("%w: %q is not a uuid", claims.ErrBadInput, consumer)
 	}
 	ctx := c.Context()
-	dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
-	if err != nil {
-		return err
-	}
-	defer dbs.Close()
-	ok, err := storage.ClaimsLedger{DB: dbs.Placement}.Release(ctx, consumer)
-	if err != nil {
-		return err
+	var ok bool
+	if f.UsePlacementAPI() {
+		client, err := f.PlacementClient(ctx)
+		if err != nil {
+			return err
+		}
+		ok, err = placementclient.Claims{C: client}.Release(ctx, consumer)
+		if err != nil {
+			return err
+		}
+	} else {
+		dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
+		if err != nil {
+			return err
+		}
+		defer dbs.Close()
+		if ok, err = (storage.ClaimsLedger{DB: dbs.Placement}).Release(ctx, consumer); err != nil {
+			return err
+		}
 	}
 	if !ok {
 		fmt.Fprintf(f.IO.ErrOut, "Consumer %s holds no allocation.\n", consumer)
