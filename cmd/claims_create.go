@@ -35,7 +35,7 @@ two its PUT /allocations/{consumer}, consumer_type INSTANCE at 1.38+). Phase one
 built-in Placement core (rpctl candidates) and picks one of GET /allocation_candidates'
 answers for --resources (or the resources Nova would request for --flavor: VCPU or PCPU,
 MEMORY_MB, DISK_GB = root + ephemeral + swap, resources:CLASS=N extra specs), at random
-among the first 8 so that concurrent claims spread; --host restricts it to the tree of the
+(through the API: among the first 8 Placement returns) so that concurrent claims spread; --host restricts it to the tree of the
 compute node with that host or hypervisor_hostname. Phase two writes the allocation exactly
 as PUT /allocations/{consumer} with consumer_generation null does, in one transaction: the
 consumer must be new, the providers are locked, capacity (and min_unit, max_unit,
