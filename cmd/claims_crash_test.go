@@ -58,8 +58,6 @@ func (c *sqliteCloud) dump(t *testing.T) string {
 // SIGKILL at random moments, runs it again to the end, and requires the
 // Placement rows of an uninterrupted run (MariaDB).
 func TestClaimsAuditDeleteCrashConverges(t *testing.T) {
-	// Waits on MariaDB, placement-api and Python: overlap with the other slow tests.
-	t.Parallel()
 	bin := testdb.BuildRpctl(t)
 	const n = 400
 	clean, crashed := newMySQLCloud(t), newMySQLCloud(t)
@@ -79,22 +77,53 @@ func TestClaimsAuditDeleteCrashConverges(t *testing.T) {
 	took := time.Since(start)
 	want := clean.dump(t)
 
+	// Each kill lands just after the run has removed something (polled in
+	// the database) plus a random moment, so every kill is mid-way; partial
+	// counts those that left a half-done audit behind.
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	// Each kill lands somewhere in the first 90% of an uninterrupted run's
-	// time; partial counts the kills that left a half-done audit behind.
+	count := func() int {
+		var n int
+		if err := crashed.p.Get(&n, `SELECT COUNT(*) FROM allocations`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 	killed, partial := 0, 0
-	for i := 0; i < 6; i++ {
+	for i := 0; i < 6 && crashed.dump(t) != want; i++ {
+		before := count()
 		cmd := run(crashed)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.Int63n(int64(took) * 9 / 10)))
-		cmd.Process.Signal(syscall.SIGKILL)
-		if err := cmd.Wait(); err != nil && strings.Contains(err.Error(), "killed") {
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+	wait:
+		for {
+			select {
+			case err = <-done:
+				break wait
+			case <-time.After(2 * time.Millisecond):
+				if count() < before {
+					time.Sleep(time.Duration(rng.Intn(int(took/time.Millisecond)/4+1)) * time.Millisecond)
+					cmd.Process.Signal(syscall.SIGKILL)
+					err = <-done
+					break wait
+				}
+			}
+		}
+		switch code := exitCode(err); {
+		case err != nil && strings.Contains(err.Error(), "killed"):
 			killed++
 			if d := crashed.dump(t); d != initial && d != want {
 				partial++
 			}
+		case code == 4:
+			// finished before the kill
+		default:
+			t.Fatalf("run %d: exit %d (%v)\n%s", i, code, err, out.String())
 		}
 	}
 	if partial == 0 {
@@ -110,7 +139,7 @@ func TestClaimsAuditDeleteCrashConverges(t *testing.T) {
 	if out, err := run(crashed).CombinedOutput(); exitCode(err) != 0 {
 		t.Fatalf("a further run still finds orphans: %v\n%s", err, out)
 	}
-	t.Logf("%d of 6 runs killed, %d of them mid-way (uninterrupted run: %v)", killed, partial, took)
+	t.Logf("%d runs killed, %d of them mid-way (uninterrupted run: %v)", killed, partial, took)
 }
 
 func exitCode(err error) int {
