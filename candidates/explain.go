@@ -482,7 +482,7 @@ func (m *Model) unitReason(have []int32, c int32, name string, amount int64) (Re
 	capOnly := false
 	for _, p := range have {
 		inv := m.providers[p].inventory(c)
-		free := inv.Capacity - inv.Used
+		free := inv.Room()
 		if inv.unitsOK(amount) && (!capOnly || free > bestFree) {
 			best, bestFree, capOnly = p, free, true
 		} else if !capOnly && free > bestFree {
@@ -493,8 +493,8 @@ func (m *Model) unitReason(have []int32, c int32, name string, amount int64) (Re
 	pn := m.providers[best].Name
 	switch {
 	case capOnly:
-		return ReasonCapacity, fmt.Sprintf("no provider in tree has %s with %d free (best: %s has %d of %d free)",
-			name, amount, pn, inv.Capacity-inv.Used, inv.Capacity)
+		return ReasonCapacity, fmt.Sprintf("no provider in tree has %s with %d free (best: %s has %d of %d free%s)",
+			name, amount, pn, inv.Room(), inv.Capacity, m.sqlBoundNote(inv))
 	case inv.MinUnit > amount:
 		return ReasonMinUnit, fmt.Sprintf("%s %d is below min_unit %d on %s", name, amount, inv.MinUnit, pn)
 	case inv.MaxUnit < amount:
@@ -502,6 +502,17 @@ func (m *Model) unitReason(have []int32, c int32, name string, amount int64) (Re
 	default:
 		return ReasonStepSize, fmt.Sprintf("%s %d is not a multiple of step_size %d on %s", name, amount, inv.StepSize, pn)
 	}
+}
+
+// sqlBoundNote says why an inventory has less room than capacity minus used
+// suggests, when Placement's SQL filter, multiplying by the FLOAT column's
+// widened value, is the stricter of its two capacity checks.
+func (m *Model) sqlBoundNote(inv *Inventory) string {
+	if inv.SQLLimit >= inv.Capacity {
+		return ""
+	}
+	return fmt.Sprintf(": Placement's SQL filter multiplies by allocation_ratio as MySQL's 4-byte FLOAT stores it, (%d - %d) * %v = %v, so used + amount may reach only %d",
+		inv.Total, inv.Reserved, inv.SQLRatio, float64(inv.Total-inv.Reserved)*inv.SQLRatio, inv.SQLLimit)
 }
 
 // explainMerge enumerates (a bounded number of) combinations of the groups'

@@ -326,7 +326,7 @@ func (m *Model) bruteGroup(r int32, g *RequestGroup) bruteFacts {
 				inv := m.providers[p].inventory(m.classIndex[n])
 				if !unitsOK(inv, g.Resources[n]) {
 					units = false
-				} else if inv.Used+g.Resources[n] > inv.Capacity {
+				} else if g.Resources[n] > inv.Room() {
 					room = false
 				}
 			}
@@ -340,7 +340,7 @@ func (m *Model) bruteGroup(r int32, g *RequestGroup) bruteFacts {
 			for _, p := range have {
 				for _, n := range names {
 					inv := m.providers[p].inventory(m.classIndex[n])
-					if unitsOK(inv, g.Resources[n]) && inv.Used+g.Resources[n] > inv.Capacity {
+					if unitsOK(inv, g.Resources[n]) && g.Resources[n] > inv.Room() {
 						f.kinds[ReasonCapacity] = true
 					}
 					noteUnits(inv, g.Resources[n])
@@ -391,7 +391,7 @@ func (m *Model) bruteGroup(r int32, g *RequestGroup) bruteFacts {
 				continue
 			}
 			have = append(have, p)
-			if unitsOK(inv, g.Resources[n]) && inv.Used+g.Resources[n] <= inv.Capacity {
+			if unitsOK(inv, g.Resources[n]) && g.Resources[n] <= inv.Room() {
 				fit = append(fit, p)
 			}
 		}

@@ -3,6 +3,7 @@ package candidates
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -50,8 +51,31 @@ type InventoryRow struct {
 	MinUnit         int64
 	MaxUnit         int64
 	StepSize        int64
+	// AllocationRatio is the ratio as Placement's Python code reads it:
+	// with MySQL, float() of the text the server sends for the FLOAT
+	// column (MariaDB prints six significant digits: "1.3", "1.23457").
 	AllocationRatio float64
+	// SQLRatio is the ratio as the database's own arithmetic sees it: with
+	// MySQL the stored 4-byte float widened to a double (1.3 is
+	// 1.2999999523162842). NewModel reads it only when ModelInput.Ratios is
+	// RatioMySQLFloat.
+	SQLRatio float64
 }
+
+// RatioSource says what kind of column the inventory rows' allocation_ratio
+// came from. Placement compares capacity twice, once in SQL and once in
+// Python, and on MySQL the two see different numbers (see the package doc).
+type RatioSource uint8
+
+const (
+	// RatioDouble is an IEEE double column (SQLite's REAL, which the
+	// embedded database and Placement on SQLite use) or a synthetic model:
+	// SQL and Python see the same value, AllocationRatio.
+	RatioDouble RatioSource = iota
+	// RatioMySQLFloat is MySQL/MariaDB's 4-byte FLOAT: SQL sees SQLRatio,
+	// Python sees AllocationRatio.
+	RatioMySQLFloat
+)
 
 // UsageRow is SUM(used) of allocations grouped by provider and class.
 type UsageRow struct {
@@ -75,6 +99,9 @@ type LinkRow struct {
 
 // ModelInput is everything NewModel needs.
 type ModelInput struct {
+	// Ratios says where the inventories' ratios came from; the loader of a
+	// database sets it (the zero value suits SQLite and synthetic models).
+	Ratios      RatioSource
 	Providers   []ProviderRow
 	Inventories []InventoryRow
 	Usages      []UsageRow
@@ -96,24 +123,65 @@ type Inventory struct {
 	MinUnit         int64
 	MaxUnit         int64
 	StepSize        int64
-	AllocationRatio float64
+	AllocationRatio float64 // as Placement's Python reads it
+	SQLRatio        float64 // as Placement's SQL filter multiplies by it
 	Used            int64
-	// Capacity is int((total - reserved) * allocation_ratio) evaluated in
+	// Capacity is int((total - reserved) * AllocationRatio) evaluated in
 	// IEEE doubles and truncated toward zero, exactly as CPython does it, so
-	// that e.g. 100 * 0.29 (28.999999999999996) gives 28 and not 29.
+	// that e.g. 100 * 0.29 (28.999999999999996) gives 28 and not 29. It is
+	// provider_summaries' capacity and the bound of the check after groups
+	// are merged.
 	Capacity int64
+	// SQLLimit is the largest used + amount the per-group SQL filter admits:
+	// floor((total - reserved) * SQLRatio) in doubles (used + amount is an
+	// integer, so "<= x" is "<= floor(x)").
+	SQLLimit int64
 }
 
 // capacityOf is Placement's capacity formula. Go's float64 multiply and
 // truncating conversion match CPython's float() * ratio and int()
-// (TestCapacityOfMatchesCPython).
+// (TestCapacityOfMatchesCPython). Where CPython would build an integer
+// beyond int64 (a ratio near FLOAT's 3.4e38) the result saturates rather
+// than wrapping to a negative capacity.
 func capacityOf(total, reserved int64, ratio float64) int64 {
-	return int64(float64(total-reserved) * ratio)
+	return saturate(math.Trunc(float64(total-reserved) * ratio))
 }
 
-// fits is the per-group SQL filter of get_providers_with_resource.
+// sqlLimitOf is the bound of _capacity_check_clause.
+func sqlLimitOf(total, reserved int64, ratio float64) int64 {
+	return saturate(math.Floor(float64(total-reserved) * ratio))
+}
+
+// saturate converts an integral double to int64, clamping out-of-range
+// values (Go leaves their conversion implementation-defined). NaN, which
+// neither database hands back for a NOT NULL ratio, admits nothing.
+func saturate(x float64) int64 {
+	switch {
+	case x != x:
+		return math.MinInt64 / 2
+	case x >= 1<<62:
+		return 1 << 62
+	case x <= -(1 << 62):
+		return -(1 << 62)
+	}
+	return int64(x)
+}
+
+// Room is the most one request group may take from the inventory: Placement
+// admits amount only if the SQL filter (used + amount <= (total - reserved)
+// * SQLRatio) passes and, since every candidate then goes through the merge
+// check, used + amount <= Capacity too. On SQLite both bounds agree; on
+// MySQL either may be the smaller (1.3 stored as 1.2999999523… makes the
+// SQL filter stricter; a ratio MariaDB prints rounded up, such as
+// 1.23456789 sent as "1.23457", makes it looser).
+func (inv *Inventory) Room() int64 {
+	return min(inv.SQLLimit, inv.Capacity) - inv.Used
+}
+
+// fits is the per-group SQL filter of get_providers_with_resource together
+// with the merge check the lone amount must pass as well.
 func (inv *Inventory) fits(amount int64) bool {
-	return inv.Used+amount <= inv.Capacity && inv.unitsOK(amount)
+	return amount <= inv.Room() && inv.unitsOK(amount)
 }
 
 // unitsOK is the min_unit, max_unit and step_size part of fits.
@@ -151,6 +219,8 @@ type Model struct {
 
 	aggs     []string
 	aggIndex map[string]int32
+
+	ratios RatioSource
 
 	classProviders [][]int32 // class index -> providers with inventory
 	traitProviders [][]int32 // trait index -> providers
@@ -200,7 +270,7 @@ func (b bitset) setAll(ps []int32) {
 // NewModel builds the indices once. It rejects inputs that a consistent
 // Placement database cannot produce (dangling ids, cycles).
 func NewModel(in *ModelInput) (*Model, error) {
-	m := &Model{}
+	m := &Model{ratios: in.Ratios}
 	n := len(in.Providers)
 	rows := slices.Clone(in.Providers)
 	slices.SortFunc(rows, func(a, b ProviderRow) int { return cmp.Compare(a.ID, b.ID) })
@@ -321,10 +391,16 @@ func NewModel(in *ModelInput) (*Model, error) {
 		if !ok {
 			return nil, fmt.Errorf("candidates: inventory with unknown resource class id %d", r.ResourceClassID)
 		}
+		sqlRatio := r.AllocationRatio
+		if in.Ratios == RatioMySQLFloat {
+			sqlRatio = r.SQLRatio
+		}
 		m.providers[p].Inventories = append(m.providers[p].Inventories, Inventory{
 			Class: c, Total: r.Total, Reserved: r.Reserved, MinUnit: r.MinUnit,
 			MaxUnit: r.MaxUnit, StepSize: r.StepSize, AllocationRatio: r.AllocationRatio,
+			SQLRatio: sqlRatio,
 			Capacity: capacityOf(r.Total, r.Reserved, r.AllocationRatio),
+			SQLLimit: sqlLimitOf(r.Total, r.Reserved, sqlRatio),
 		})
 	}
 	for i := range m.providers {

@@ -5,6 +5,39 @@
 //
 // The package does no I/O: callers load a Model from wherever the Placement
 // data lives (see the storage package) and hand it requests.
+//
+// # Capacity arithmetic
+//
+// Placement 8.0.0 checks capacity in two places, with two readings of
+// allocation_ratio, and the model keeps both (Inventory.SQLRatio and
+// Inventory.AllocationRatio; ModelInput.Ratios says which database they came
+// from):
+//
+//   - Per request group and resource class, in SQL
+//     (research_context._capacity_check_clause): used + amount <=
+//     (total - reserved) * allocation_ratio, evaluated by the database server
+//     in double precision. On MySQL/MariaDB the column is a 4-byte FLOAT, so
+//     the server multiplies by the stored float32 widened to a double: 1.3 is
+//     1.2999999523162842, and 20 + 6 <= 25.999999046325684 fails. The model
+//     keeps floor((total - reserved) * SQLRatio) as Inventory.SQLLimit.
+//   - In Python, on every candidate after the groups are merged and the
+//     amounts per provider and class summed
+//     (RequestWideSearchContext.exceeds_capacity): used + sum <= capacity and
+//     sum <= max_unit, with capacity = int((total - reserved) * ratio) where
+//     ratio is float() of the text PyMySQL received: MariaDB prints FLOAT with
+//     six significant digits ("1.3", "1.23457"). The same capacity is
+//     provider_summaries' capacity (_build_provider_summaries) and the model's
+//     Inventory.Capacity.
+//
+// So a provider is offered for one group's amount only if both bounds hold
+// (Inventory.Room); on MySQL either can be the stricter one (1.3 makes SQL
+// stricter; a ratio stored as 1.2345651 but printed "1.23457" makes Python's
+// capacity larger than the SQL bound, and one stored as 1.2345649, printed
+// "1.23456", smaller). Merged sums are held to Capacity alone, as Placement
+// does. On SQLite the column is a double that SQL and Python both read, the
+// two bounds coincide, and a model loaded from SQLite must not (and does
+// not) round like MySQL. --explain's capacity reason reports the same room
+// the search uses and, when the SQL bound is the stricter, says so.
 package candidates
 
 // Microversion is a Placement API microversion "1.Minor". Only major version 1

@@ -105,13 +105,20 @@ type progress struct {
 	start time.Time
 	last  time.Time
 	drawn bool
+	// what and unit label the lines: "inventory: 3/10 nodes".
+	what, unit string
 }
 
 // newProgress starts the clock when the migration is built, so the rate
 // covers planning too and is defined even when one group finishes the run.
 func newProgress(w io.Writer, tty bool) *progress {
+	return newProgressOf(w, tty, "inventory", "nodes")
+}
+
+// newProgressOf is a progress report of other things than nodes.
+func newProgressOf(w io.Writer, tty bool, what, unit string) *progress {
 	now := time.Now()
-	return &progress{w: w, tty: tty, start: now, last: now}
+	return &progress{w: w, tty: tty, start: now, last: now, what: what, unit: unit}
 }
 
 func (p *progress) update(done, total int) {
@@ -136,7 +143,7 @@ func (p *progress) update(done, total int) {
 		eta = (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second).String()
 	}
 	if !p.tty {
-		fmt.Fprintf(p.w, "inventory: %d/%d nodes, %.0f nodes/s, ETA %s\n", done, total, rate, eta)
+		fmt.Fprintf(p.w, "%s: %d/%d %s, %.0f %s/s, ETA %s\n", p.what, done, total, p.unit, rate, p.unit, eta)
 		return
 	}
 	const width = 30
@@ -144,7 +151,7 @@ func (p *progress) update(done, total int) {
 	if total > 0 {
 		fill = done * width / total
 	}
-	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d nodes  %.0f/s  ETA %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, rate, eta)
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d %s  %.0f/s  ETA %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, p.unit, rate, eta)
 	p.drawn = true
 }
 

@@ -49,5 +49,7 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdCandidates(f),
 		NewCmdClaims(f),
 	)
+	// Ad hoc edits of Placement (issue #10): database or API backend.
+	root.AddCommand(NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f))
 	return root
 }

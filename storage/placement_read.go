@@ -16,15 +16,24 @@ import (
 // trait we did not see.
 //
 // The queries take no arguments on purpose: go-sql-driver then uses MySQL's
-// text protocol, where a FLOAT allocation_ratio arrives as the short decimal
-// MySQL prints (1.1), which is what PyMySQL hands Placement; the binary
-// protocol would give the widened float32 (1.100000023841858) and capacities
-// could differ from Placement's by one.
+// text protocol, where a FLOAT allocation_ratio arrives as the decimal the
+// server prints (MariaDB: six significant digits, "1.1", "1.23457"), which
+// is what PyMySQL hands Placement's Python code; the binary protocol would
+// give the widened float32 (1.100000023841858). Placement's SQL filter,
+// though, computes with that widened value on the server, so on MySQL the
+// ratio is read twice: as the column (AllocationRatio) and as the column
+// plus a double zero (SQLRatio), which the server prints exactly
+// (RatioMySQLFloat). SQLite's REAL column is one double for both.
 func LoadPlacementModel(ctx context.Context, db *DB) (*candidates.ModelInput, error) {
 	if err := placementTablesPresent(ctx, db); err != nil {
 		return nil, err
 	}
 	in := &candidates.ModelInput{}
+	invQuery := `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio FROM inventories`
+	if db.IsMySQL() {
+		in.Ratios = candidates.RatioMySQLFloat
+		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio + 0E0 FROM inventories`
+	}
 	err := db.placementReadTx(ctx, func(tx *sqlx.Tx) error {
 		if err := scanPlacementRows(ctx, db, tx, "resource_providers",
 			`SELECT id, uuid, name, generation, parent_provider_id FROM resource_providers`,
@@ -41,12 +50,11 @@ func LoadPlacementModel(ctx context.Context, db *DB) (*candidates.ModelInput, er
 			}); err != nil {
 			return err
 		}
-		if err := scanPlacementRows(ctx, db, tx, "inventories",
-			`SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio FROM inventories`,
+		if err := scanPlacementRows(ctx, db, tx, "inventories", invQuery,
 			func(rows *sql.Rows) error {
 				var r candidates.InventoryRow
 				if err := rows.Scan(&r.ProviderID, &r.ResourceClassID, &r.Total, &r.Reserved,
-					&r.MinUnit, &r.MaxUnit, &r.StepSize, &r.AllocationRatio); err != nil {
+					&r.MinUnit, &r.MaxUnit, &r.StepSize, &r.AllocationRatio, &r.SQLRatio); err != nil {
 					return err
 				}
 				in.Inventories = append(in.Inventories, r)

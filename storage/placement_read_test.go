@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,4 +150,56 @@ func TestLoadPlacementBadData(t *testing.T) {
 			t.Errorf("got %v", err)
 		}
 	})
+}
+
+// TestLoadPlacementRatioSource: the loader tells the model where its ratios
+// came from. MariaDB's FLOAT column arrives twice, as the six-digit text
+// PyMySQL hands Placement's Python code and as the exact widened float32
+// Placement's SQL filter multiplies by; SQLite's REAL is one double.
+func TestLoadPlacementRatioSource(t *testing.T) {
+	ctx := context.Background()
+	ratios := []struct {
+		written      float64
+		py, mysqlSQL float64
+	}{
+		{1.3, 1.3, 1.2999999523162842},
+		{0.7, 0.7, 0.699999988079071},
+		{16, 16, 16},
+		{1.2345649, 1.23456, 1.2345649003982544},
+	}
+	in := &candidates.ModelInput{}
+	for i, r := range ratios {
+		id := int64(i + 1)
+		in.Providers = append(in.Providers, candidates.ProviderRow{ID: id, UUID: candidates.SyntheticUUID(1, i), Name: fmt.Sprint("p", i)})
+		in.Inventories = append(in.Inventories, candidates.InventoryRow{ProviderID: id, ResourceClassID: 0,
+			Total: 20, MinUnit: 1, MaxUnit: 20, StepSize: 1, AllocationRatio: r.written})
+	}
+	for name, db := range placementDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			if err := storage.WriteSyntheticPlacement(ctx, db, in); err != nil {
+				t.Fatal(err)
+			}
+			got, err := storage.LoadPlacementModel(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSrc := candidates.RatioDouble
+			if name == "mysql" {
+				wantSrc = candidates.RatioMySQLFloat
+			}
+			if got.Ratios != wantSrc {
+				t.Errorf("ratio source %v, want %v", got.Ratios, wantSrc)
+			}
+			for _, row := range got.Inventories {
+				r := ratios[row.ProviderID-1]
+				py, sql := r.written, r.written
+				if name == "mysql" {
+					py, sql = r.py, r.mysqlSQL
+				}
+				if row.AllocationRatio != py || (got.Ratios == candidates.RatioMySQLFloat && row.SQLRatio != sql) {
+					t.Errorf("ratio %v read as %v (Python) / %v (SQL), want %v / %v", r.written, row.AllocationRatio, row.SQLRatio, py, sql)
+				}
+			}
+		})
+	}
 }
