@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -107,11 +108,7 @@ min_unit, max_unit, reserved, step_size, total, used) plus capacity
 ` + storeExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
-				p, err := inventory.Resolve(ctx, st, args[0])
-				if err != nil {
-					return err
-				}
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 				rows, err := inventoryRows(ctx, st, p.UUID)
 				if err != nil {
 					return err
@@ -133,11 +130,7 @@ func newCmdInventoryShow(f *Factory) *cobra.Command {
 		Long:  "Show one inventory record with used, capacity and free.\n\n" + storeExitCodes,
 		Args:  cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
-				p, err := inventory.Resolve(ctx, st, args[0])
-				if err != nil {
-					return err
-				}
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 				rows, err := inventoryRows(ctx, st, p.UUID)
 				if err != nil {
 					return err
@@ -228,6 +221,29 @@ type changeRow struct {
 	After         *inventory.Inventory `json:"after"`
 	Used          int64                `json:"used"`
 	Generation    int64                `json:"generation"`
+	// RequestBody is, with --dry-run, the PUT body that would be sent.
+	RequestBody json.RawMessage `json:"request_body,omitempty"`
+}
+
+// putBody is PUT /resource_providers/{uuid}/inventories' body.
+func putBody(gen int64, want map[string]inventory.Inventory) json.RawMessage {
+	type rec struct {
+		Total           int64 `json:"total"`
+		Reserved        int64 `json:"reserved"`
+		MinUnit         int64 `json:"min_unit"`
+		MaxUnit         int64 `json:"max_unit"`
+		StepSize        int64 `json:"step_size"`
+		AllocationRatio ratio `json:"allocation_ratio"`
+	}
+	body := struct {
+		Generation  int64          `json:"resource_provider_generation"`
+		Inventories map[string]rec `json:"inventories"`
+	}{gen, map[string]rec{}}
+	for rc, v := range want {
+		body.Inventories[rc] = rec{v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, ratio(v.AllocationRatio)}
+	}
+	b, _ := json.Marshal(body)
+	return b
 }
 
 // describe prints the fields of a change: all of them for an added or
@@ -325,6 +341,7 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 	data := []changeRow{}
 	counts := map[inventory.Outcome]int{}
 	var errs []error
+	var requests []string
 	for _, r := range results {
 		counts[r.Outcome]++
 		for _, w := range r.Warnings {
@@ -338,13 +355,16 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 			continue
 		}
 		outcome := r.Outcome
+		var body json.RawMessage
 		if o.DryRun && outcome == inventory.Changed {
 			outcome = "would change"
+			body = putBody(r.Generation, r.Want)
+			requests = append(requests, fmt.Sprintf("PUT /resource_providers/%s/inventories %s", r.Provider.UUID, body))
 		}
 		for _, ch := range r.Changes {
 			b, a := describe(ch.Before, ch.After)
 			rows.Rows = append(rows.Rows, []string{r.Provider.UUID, r.Provider.Name, string(outcome), ch.Class, b, a, itoa(ch.Used), itoa(r.Generation)})
-			data = append(data, changeRow{r.Provider.UUID, r.Provider.Name, outcome, ch.Class, ch.Before, ch.After, ch.Used, r.Generation})
+			data = append(data, changeRow{r.Provider.UUID, r.Provider.Name, outcome, ch.Class, ch.Before, ch.After, ch.Used, r.Generation, body})
 		}
 		if len(r.Changes) == 0 {
 			rows.Rows = append(rows.Rows, []string{r.Provider.UUID, r.Provider.Name, string(outcome), "", "", "", "", itoa(r.Generation)})
@@ -354,6 +374,12 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 	if len(rows.Rows) > 0 || len(errs) == 0 {
 		if err := f.Write(rows, data); err != nil {
 			return err
+		}
+	}
+	if f.Format == output.Table || f.Format == "" {
+		// What --dry-run would send, the same request for both backends.
+		for _, r := range requests {
+			fmt.Fprintln(f.IO.Out, r)
 		}
 	}
 	if o.Aggregate {
@@ -416,11 +442,7 @@ func NewCmdUsage(f *Factory) *cobra.Command {
 		Long:  "Show the sum of allocations of every class the provider has inventory of.\n\n" + storeExitCodes,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
-				p, err := inventory.Resolve(ctx, st, args[0])
-				if err != nil {
-					return err
-				}
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 				_, u, err := st.Usages(ctx, p.UUID)
 				if err != nil {
 					return err

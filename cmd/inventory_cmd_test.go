@@ -7,10 +7,9 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd"
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/iostreams"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // storeBackend is one way the provider/inventory commands reach Placement.
@@ -27,22 +26,8 @@ type storeBackend struct {
 var storeBackends = []storeBackend{{name: "database", open: openDatabaseBackend}}
 
 func openDatabaseBackend(t *testing.T) ([]string, string) {
-	t.Helper()
-	ctx := context.Background()
-	my := testdb.NewMySQL(t)
-	tg, err := dsn.Parse(my.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	return []string{"--placement-db", my.URL}, testdb.PlacementAPI(t, my.URL)
+	p := placementtest.New(t)
+	return []string{"--placement-db", p.URL}, p.Base
 }
 
 // run is rpctl with stdin text and stdin-is-a-terminal.
@@ -87,7 +72,8 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"provider", "list", "-f", "value"}, out: []string{tU1 + " cn1 0 " + tU1 + " None", tU2 + " cn1_numa0 0 " + tU1 + " " + tU1}},
 				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=4096", "MEMORY_MB:reserved=512"},
 					out: []string{"| changed | VCPU"}},
-				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run"}, out: []string{"would change", "reserved=0", "reserved=2"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run"}, out: []string{"would change", "reserved=0", "reserved=2",
+					"PUT /resource_providers/" + tU1 + `/inventories {"resource_provider_generation":1,"inventories":{"MEMORY_MB":{"total":4096,"reserved":512,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":1.0},"VCPU":{"total":16,"reserved":2,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":4.0}}}`}},
 				{args: []string{"inventory", "show", "cn1", "VCPU", "-f", "json"}, out: []string{`"reserved": 0`, `"capacity": 64`}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"| changed", "| 2          |"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"unchanged"}},
@@ -194,5 +180,39 @@ func TestStoreCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStoreCommandsEmbedded runs the common edits on the embedded SQLite
+// file (no placement-api reads it; the MariaDB scenario above is compared
+// with the real API).
+func TestStoreCommandsEmbedded(t *testing.T) {
+	db := t.TempDir() + "/cloud.db"
+	if _, errOut, code := run(t, "", false, "--db", db, "init"); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, errOut)
+	}
+	for i, st := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"provider", "create", "cn1", "--uuid", tU1}, 0, tU1},
+		{[]string{"provider", "create", "numa0", "--parent", "cn1", "--uuid", tU2}, 0, tU2},
+		{[]string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=1024"}, 0, "changed"},
+		{[]string{"inventory", "set", "cn1", "VCPU:reserved=4", "--amend"}, 0, "reserved=4"},
+		{[]string{"inventory", "list", "cn1", "-f", "value"}, 0, "VCPU 4.0 1 2147483647 4 1 16 0 48 48"},
+		{[]string{"inventory", "delete", "cn1", "MEMORY_MB"}, 0, "MEMORY_MB"},
+		{[]string{"provider", "list", "--resources", "VCPU:48", "-f", "value"}, 0, tU1},
+		{[]string{"provider", "trait", "set", "cn1", "HW_CPU_X86_AVX2"}, 0, "HW_CPU_X86_AVX2"},
+		{[]string{"provider", "aggregate", "add", "numa0", tAgg}, 0, tAgg},
+		{[]string{"provider", "list", "--member-of", tAgg, "-f", "value"}, 0, tU2},
+		{[]string{"provider", "delete", "cn1"}, 2, ""},
+		{[]string{"provider", "delete", "numa0"}, 0, ""},
+		{[]string{"provider", "delete", "cn1"}, 0, ""},
+	} {
+		out, errOut, code := run(t, "", false, append([]string{"--db", db}, st.args...)...)
+		if code != st.code || !strings.Contains(out, st.out) {
+			t.Fatalf("step %d rpctl %s: exit %d (want %d), stdout lacks %q?\n%s\n%s", i, strings.Join(st.args, " "), code, st.code, st.out, out, errOut)
+		}
 	}
 }

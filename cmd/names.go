@@ -42,12 +42,9 @@ func newCmdProviderNames(f *Factory, kind string) *cobra.Command {
 		Long:  storeExitCodes,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
-				p, err := inventory.Resolve(ctx, st, args[0])
-				if err != nil {
-					return err
-				}
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 				var names []string
+				var err error
 				if kind == "trait" {
 					_, names, err = st.ProviderTraits(ctx, p.UUID)
 				} else {
@@ -81,11 +78,7 @@ written with that generation; on a conflict it is re-read and the edit re-applie
 `, fmt.Sprintf(op.short, kind)) + storeExitCodes,
 			Args: cobra.MinimumNArgs(op.min),
 			RunE: func(c *cobra.Command, args []string) error {
-				return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
-					p, err := inventory.Resolve(ctx, st, args[0])
-					if err != nil {
-						return err
-					}
+				return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 					names, err := edit(&inventory.Editor{Store: st, Attempts: attempts}, ctx, p, op.edit(args[1:]))
 					if err != nil {
 						return err

@@ -26,6 +26,17 @@ func withStore(c *cobra.Command, f *Factory, fn func(ctx context.Context, st inv
 	return storeError(fn(ctx, st))
 }
 
+// withProvider is withStore for a command about provider ref (uuid or name).
+func withProvider(c *cobra.Command, f *Factory, ref string, fn func(ctx context.Context, st inventory.Store, p inventory.Provider) error) error {
+	return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
+		p, err := inventory.Resolve(ctx, st, ref)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, st, p)
+	})
+}
+
 // NewCmdProvider builds `rpctl provider`.
 func NewCmdProvider(f *Factory) *cobra.Command {
 	c := &cobra.Command{
@@ -134,11 +145,7 @@ func newCmdProviderShow(f *Factory) *cobra.Command {
 		Long:  "Show a resource provider by uuid or name.\n\n" + storeExitCodes,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
-				p, err := inventory.Resolve(ctx, st, args[0])
-				if err != nil {
-					return err
-				}
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 				rows := fieldRows(providerHeaders, providerRow(p))
 				if !allocs {
 					return f.Write(rows, toJSON(p))
@@ -224,11 +231,7 @@ has allocations or child providers.
 ` + storeExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
-				p, err := inventory.Resolve(ctx, st, args[0])
-				if err != nil {
-					return err
-				}
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 				return st.DeleteProvider(ctx, p.UUID)
 			})
 		},
@@ -252,11 +255,7 @@ class used/capacity. JSON/YAML give the same tree, nested under "children".
 ` + storeExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
-				p, err := inventory.Resolve(ctx, st, args[0])
-				if err != nil {
-					return err
-				}
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 				ps, err := st.ListProviders(ctx, inventory.ProviderFilter{InTree: p.UUID})
 				if err != nil {
 					return err
@@ -281,7 +280,7 @@ class used/capacity. JSON/YAML give the same tree, nested under "children".
 				if root == nil {
 					return fmt.Errorf("provider tree of %s has no root", inventory.Label(p))
 				}
-				if f.Format == output.Table || f.Format == "" {
+				if f.Format != output.JSON && f.Format != output.YAML {
 					drawTree(f.IO.Out, root, "", "")
 					return nil
 				}
@@ -298,12 +297,11 @@ func drawTree(w io.Writer, n *treeNode, first, rest string) {
 		lines = append(lines, fmt.Sprintf("%s %d/%d used, %d free", r.ResourceClass, r.Used, r.Capacity, r.Free))
 	}
 	kids := len(n.Children)
-	for i, l := range lines {
-		bar := "│ "
-		if kids == 0 {
-			bar = "  "
-		}
-		_ = i
+	bar := "│ "
+	if kids == 0 {
+		bar = "  "
+	}
+	for _, l := range lines {
 		fmt.Fprintf(w, "%s%s  %s\n", rest, bar, l)
 	}
 	for i, ch := range n.Children {

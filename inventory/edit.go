@@ -227,6 +227,9 @@ type Result struct {
 	Attempts   int      `json:"attempts"`
 	Warnings   []string `json:"warnings,omitempty"`
 	Err        error    `json:"-"`
+	// Want is what the provider's inventories were (or, with DryRun,
+	// would be) replaced with: the body of the PUT.
+	Want map[string]Inventory `json:"-"`
 }
 
 // InventoryEdit turns a provider's current inventories into the wanted
@@ -284,7 +287,7 @@ func (e *Editor) EditInventories(ctx context.Context, p Provider, edit Inventory
 		if err := Check(want); err != nil {
 			return r.fail(Errorf(ErrBadRequest, "", "%s: %v", Label(p), err))
 		}
-		r.Changes, r.Generation, r.Warnings = Diff(cur, want, usage), gen, nil
+		r.Changes, r.Generation, r.Warnings, r.Want = Diff(cur, want, usage), gen, nil, want
 		var inUse []string
 		for _, c := range r.Changes {
 			switch {

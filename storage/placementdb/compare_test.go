@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/storage"
@@ -18,31 +18,6 @@ import (
 )
 
 const mv = "1.39"
-
-// placementCopy is one Placement database with the real placement-api on it.
-type placementCopy struct {
-	db   *storage.DB
-	base string
-}
-
-func newCopy(t *testing.T) placementCopy {
-	t.Helper()
-	ctx := context.Background()
-	my := testdb.NewMySQL(t)
-	tg, err := dsn.Parse(my.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	return placementCopy{db: db, base: testdb.PlacementAPI(t, my.URL)}
-}
 
 const (
 	cn1   = "11111111-1111-4111-8111-111111111111"
@@ -234,18 +209,18 @@ func reads(uuids []string) []string {
 // gives over both databases (generations included), and the rows.
 func TestEditsMatchPlacementAPI(t *testing.T) {
 	testdb.RequirePython(t, "placement")
-	ref, ours := newCopy(t), newCopy(t)
-	store := placementdb.New(ours.db)
+	ref, ours := placementtest.New(t), placementtest.New(t)
+	store := placementdb.New(ours.DB)
 	ctx := context.Background()
 	script := editScript()
 	for i, st := range script {
 		var want, got int
-		want, wantBody := testdb.PlacementDo(t, st.method, ref.base, st.path, mv, st.body)
+		want, wantBody := testdb.PlacementDo(t, st.method, ref.Base, st.path, mv, st.body)
 		if st.setup {
 			if want >= 300 {
 				t.Fatalf("setup step %d %s: %d %s", i, st.name, want, wantBody)
 			}
-			got, _ = testdb.PlacementDo(t, st.method, ours.base, st.path, mv, st.body)
+			got, _ = testdb.PlacementDo(t, st.method, ours.Base, st.path, mv, st.body)
 		} else {
 			err := st.store(ctx, store)
 			got = status(err)
@@ -266,7 +241,7 @@ func TestEditsMatchPlacementAPI(t *testing.T) {
 		if okStatus(want) != okStatus(got) {
 			t.Fatalf("step %d %s: status %d, placement-api answered %d: %s", i, st.name, got, want, wantBody)
 		}
-		if w, g := dumpRows(t, ref.db), dumpRows(t, ours.db); w != g {
+		if w, g := dumpRows(t, ref.DB), dumpRows(t, ours.DB); w != g {
 			t.Fatalf("after step %d %s: rows differ\n%s", i, st.name, lineDiff(w, g))
 		}
 		// The API's view of both databases: every few steps (each read is
@@ -275,8 +250,8 @@ func TestEditsMatchPlacementAPI(t *testing.T) {
 			continue
 		}
 		for _, path := range reads([]string{cn1, cn2, numa, "44444444-4444-4444-8444-444444444444"}) {
-			ws, wb := testdb.PlacementGet(t, ref.base, path, mv)
-			gs, gb := testdb.PlacementGet(t, ours.base, path, mv)
+			ws, wb := testdb.PlacementGet(t, ref.Base, path, mv)
+			gs, gb := testdb.PlacementGet(t, ours.Base, path, mv)
 			if ws != gs || !bytes.Equal(canonical(t, wb), canonical(t, gb)) {
 				t.Fatalf("after step %d %s: GET %s\nplacement-api edit: %d %s\nrpctl edit:         %d %s", i, st.name, path, ws, wb, gs, gb)
 			}
