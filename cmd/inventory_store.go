@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/storage"
@@ -46,10 +47,29 @@ const (
 	exitUnexpected = 255
 )
 
-const storeExitCodes = `Exit codes: 0 done, 1 not applied although valid (a generation conflict persisted
-through every retry, or the confirmation was declined), 2 invalid input or refused by
-Placement (not found, in use, already exists, bad request; nothing written), 255 unexpected
-error (configuration, unreachable database or API).`
+// storeExitCodes was the commands' exit-code paragraph; the table is now
+// declared once (storeExitCodeRows) and rendered into every --help by
+// finishCommandTree, like every command's.
+const storeExitCodes = ""
+
+// storeExitCodeRows are the exit codes of every provider, inventory, usage,
+// resource-class and trait command.
+var storeExitCodeRows = []ExitCodeRow{
+	{ExitOK, "done"},
+	{exitIncomplete, "not applied although valid (a generation conflict persisted through every retry, or the confirmation was declined; with --aggregate, some providers conflicted or failed)"},
+	{exitRefused, "invalid input or refused by Placement (not found, in use, already exists, bad request; nothing written)"},
+}
+
+// setStoreExitCodes declares storeExitCodeRows on every runnable command
+// under cmds.
+func setStoreExitCodes(cmds ...*cobra.Command) {
+	for _, c := range cmds {
+		if c.Runnable() {
+			SetExitCodes(c, storeExitCodeRows...)
+		}
+		setStoreExitCodes(c.Commands()...)
+	}
+}
 
 // storeError maps a Store or domain error to the exit code its kind means.
 func storeError(err error) error {

@@ -181,14 +181,17 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 	if err != nil {
 		return err
 	}
-	rows := output.Rows{Headers: []string{"Cell", "ID", "Provider", "UUID", "Action", "Resource Class", "Before", "After"}}
+	// One row per change, every column filled, so that -c, --sort-column
+	// and csv see whole rows.
+	rows := output.Rows{Headers: []string{"cell", "id", "provider", "uuid", "action", "resource_class", "before", "after"}}
+	none := output.Cell{} // shown empty, null in json
 	add := func(pn *migrate.PlannedNode) {
-		id := ""
+		var id any = none
 		if pn.NodeID != 0 {
-			id = fmt.Sprint(pn.NodeID)
+			id = pn.NodeID
 		}
 		if re := pn.RowError(); re != nil {
-			rows.Rows = append(rows.Rows, []string{pn.Cell, id, pn.Host, pn.UUID, "skip (bad row)", "", "", ""})
+			rows.Add(pn.Cell, id, pn.Host, pn.UUID, "skip (bad row)", none, none, none)
 			fmt.Fprintf(f.IO.ErrOut, "would skip %v\n", re)
 			return
 		}
@@ -197,16 +200,18 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 			if u == "" {
 				u = "(generated)"
 			}
-			extra := ""
+			action := ch.Action
 			if len(ch.AddTraits) > 0 {
-				extra += " +traits " + strings.Join(ch.AddTraits, ",")
+				action += " +traits " + strings.Join(ch.AddTraits, ",")
 			}
 			if len(ch.AddAggs) > 0 {
-				extra += " +aggregates " + strings.Join(ch.AddAggs, ",")
+				action += " +aggregates " + strings.Join(ch.AddAggs, ",")
 			}
-			rows.Rows = append(rows.Rows, []string{pn.Cell, id, ch.Name, u, ch.Action + extra, "", "", ""})
+			if len(ch.Inventories) == 0 {
+				rows.Add(pn.Cell, id, ch.Name, u, action, none, none, none)
+			}
 			for _, ic := range ch.Inventories {
-				rows.Rows = append(rows.Rows, []string{"", "", "", "", "", ic.ResourceClass, fmtInv(ic.Before), fmtInv(ic.After)})
+				rows.Add(pn.Cell, id, ch.Name, u, action, ic.ResourceClass, fmtInv(ic.Before), fmtInv(ic.After))
 			}
 		}
 	}
@@ -216,7 +221,7 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 	for _, pn := range plan.Nodes {
 		add(pn)
 	}
-	if err := f.Write(rows, plan); err != nil {
+	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d sharing providers; nothing written (--dry-run)\n",

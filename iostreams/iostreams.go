@@ -46,6 +46,20 @@ func useColor(stdoutTTY bool, lookupEnv func(string) (string, bool)) bool {
 	return stdoutTTY && term != "dumb"
 }
 
+// TerminalWidth is the width of the terminal standard output goes to, 0
+// when it is not a terminal (tables are then never wrapped to fit).
+func (s *IOStreams) TerminalWidth() int {
+	f, ok := s.Out.(*os.File)
+	if !ok || !isTerminal(f) {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}
+
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // Test returns streams backed by buffers, not a terminal.
