@@ -36,15 +36,6 @@ func claimsExit(err error) error {
 	return &ExitError{Code: claims.ExitUnexpectedError, Err: err}
 }
 
-// badFlags makes flag parsing errors exit 127 (invalid input), as
-// nova-manage's commands do, instead of colliding with a result code.
-func badFlags(c *cobra.Command) *cobra.Command {
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: claims.ExitBadInput, Err: err}
-	})
-	return c
-}
-
 // NewCmdClaimsAudit builds `rpctl claims audit`.
 func NewCmdClaimsAudit(f *Factory) *cobra.Command {
 	o := &ClaimsAuditOptions{}
@@ -73,7 +64,7 @@ Exit codes (nova-manage placement audit's):
   1    a delete failed (the run stops after that provider, as Nova's does)
   3    orphaned allocations found
   4    orphaned allocations found and deleted
-  127  invalid input (unknown --provider, bad flag)
+  127  invalid input (unknown --provider, negative --expiry)
   255  unexpected error (configuration, database)`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -83,7 +74,7 @@ Exit codes (nova-manage placement audit's):
 	c.Flags().BoolVar(&o.Delete, "delete", false, "delete the orphaned allocations found")
 	c.Flags().DurationVar(&o.Expiry, "expiry", 300*time.Second, "an allocation whose consumer is younger than this is never an orphan")
 	c.Flags().StringVar(&o.Provider, "provider", "", "audit only this resource provider (uuid)")
-	return badFlags(c)
+	return c
 }
 
 func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {

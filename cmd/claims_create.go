@@ -62,22 +62,16 @@ Exit codes:
 	fl.StringVar(&o.Flavor, "flavor", "", "claim what Nova requests for this flavor (name or flavorid, from the API database)")
 	fl.StringVar(&o.Host, "host", "", "claim on this compute node (host or hypervisor_hostname)")
 	fl.IntVar(&o.Attempts, "attempts", 10, "how often to pick again when a concurrent claim took the room")
-	return badFlags(c)
+	return c
 }
 
 func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) error {
+	// Configuration and database problems come before the flags' (255).
+	if _, err := f.Options(); err != nil {
+		return err
+	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{claims.ErrBadInput}, args...)...)
-	}
-	switch {
-	case o.Consumer == "" || o.Project == "" || o.User == "":
-		return bad("--consumer, --project and --user are required")
-	case !candidates.UUIDLike(o.Consumer):
-		return bad("--consumer %q is not a uuid", o.Consumer)
-	case (o.Resources == "") == (o.Flavor == ""):
-		return bad("give exactly one of --resources and --flavor")
-	case o.Attempts < 1:
-		return bad("--attempts must be at least 1")
 	}
 	api := f.UsePlacementAPI()
 	var need storage.Need
@@ -95,6 +89,16 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 		return err
 	}
 	defer dbs.Close()
+	switch {
+	case o.Consumer == "" || o.Project == "" || o.User == "":
+		return bad("--consumer, --project and --user are required")
+	case !candidates.UUIDLike(o.Consumer):
+		return bad("--consumer %q is not a uuid", o.Consumer)
+	case (o.Resources == "") == (o.Flavor == ""):
+		return bad("give exactly one of --resources and --flavor")
+	case o.Attempts < 1:
+		return bad("--attempts must be at least 1")
+	}
 	req := claims.CreateRequest{Consumer: o.Consumer, Project: o.Project, User: o.User, Host: o.Host}
 	if o.Flavor != "" {
 		list, err := storage.ListFlavors(ctx, dbs.API, o.Flavor)

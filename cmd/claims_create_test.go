@@ -56,7 +56,6 @@ func TestClaimsCreateRelease(t *testing.T) {
 		{"--consumer", cu(5), "--resources", "VCPU:1", "--flavor", "m1.small"},
 		{"--consumer", cu(5), "--flavor", "m9.none"},
 		{"--consumer", cu(5), "--resources", "VCPU:1", "--host", "host9"},
-		{"--consumer", cu(5), "--resources", "VCPU:1", "--bogus"},
 	} {
 		if _, errOut, code := create(bad...); code != 127 {
 			t.Errorf("create %v: exit %d, want 127: %s", bad, code, errOut)

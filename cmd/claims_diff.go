@@ -34,7 +34,7 @@ file), 255 unexpected error (configuration, database).`,
 			return claimsExit(runClaimsDiff(c, f, args[0]))
 		},
 	}
-	return badFlags(c)
+	return c
 }
 
 func runClaimsDiff(c *cobra.Command, f *Factory, file string) error {

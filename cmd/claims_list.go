@@ -43,7 +43,7 @@ Exit codes: 0 listed (also when nothing matches), 127 invalid input, 255 unexpec
 	fl.StringArrayVar(&o.Projects, "project", nil, "only consumers of this project (repeatable)")
 	fl.BoolVar(&o.Orphans, "orphans", false, "only allocations claims audit would call orphaned")
 	fl.DurationVar(&o.Expiry, "expiry", 300*time.Second, "with --orphans: consumers younger than this are never orphans")
-	return badFlags(c)
+	return c
 }
 
 func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {

@@ -30,7 +30,7 @@ Exit codes:
 			return claimsExit(runClaimsRelease(c, f, args[0]))
 		},
 	}
-	return badFlags(c)
+	return c
 }
 
 func runClaimsRelease(c *cobra.Command, f *Factory, consumer string) error {

@@ -34,16 +34,20 @@ Exit codes: 0 written, 127 invalid input, 255 unexpected error (configuration, d
 		},
 	}
 	c.Flags().StringVar(&out, "out", "", "claim store file to write (replaced if it exists)")
-	return badFlags(c)
+	return c
 }
 
 func runClaimsSnapshot(c *cobra.Command, f *Factory, out string) error {
-	if out == "" {
-		return fmt.Errorf("%w: --out FILE is required", claims.ErrBadInput)
+	// Configuration and database problems come before the flags' (255).
+	if _, err := f.Options(); err != nil {
+		return err
 	}
 	ctx := c.Context()
 	var snap []claimstore.Claim
 	err := withClaimsView(ctx, f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+		if out == "" {
+			return fmt.Errorf("%w: --out FILE is required", claims.ErrBadInput)
+		}
 		snap, err = claims.Snapshot(ctx, ledger, cells)
 		return err
 	})

@@ -150,7 +150,8 @@ func TestClaimsAuditExpiryAndCodes(t *testing.T) {
 	if _, errOut, code := run("--provider", "c0000000-0000-4000-8000-0000000000ff"); code != 127 || !strings.Contains(errOut, "does not exist") {
 		t.Fatalf("unknown provider: exit %d, %s", code, errOut)
 	}
-	if _, errOut, code := run("--expiry", "soon"); code != 127 {
+	// A flag cobra cannot parse is a usage error: 255, the central contract.
+	if _, errOut, code := run("--expiry", "soon"); code != 255 {
 		t.Fatalf("bad --expiry: exit %d, %s", code, errOut)
 	}
 	if _, errOut, code := run("--expiry", "-5s"); code != 127 {
