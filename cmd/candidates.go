@@ -40,6 +40,7 @@ type CandidatesOptions struct {
 	MaxCandidates int
 	Strategy      string
 	Explain       bool
+	Compare       bool
 	// --flavor: the request Nova builds for a flavor replaces --query's
 	// start; --show-request prints it and stops.
 	FlavorOptions
@@ -78,7 +79,7 @@ API database, or a JSON/YAML file: 'openstack flavor show -f json' output, or {"
 for the image: resources, granular groups, traits, group_policy, hw:cpu_policy (PCPU),
 memory encryption, vPMEM, vTPM, secure boot, and the root traits of Nova's request filters
 (!COMPUTE_STATUS_DISABLED, ...), at microversion 1.36 with limit=1000 unless told otherwise.
---show-request prints that request; its last line is the query string Nova sends.`,
+--show-request prints that request; its last line is the query string Nova sends.` + compareHelp,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
@@ -92,6 +93,9 @@ memory encryption, vPMEM, vTPM, secure boot, and the root traits of Nova's reque
 			o.SeedSet = c.Flags().Changed("seed")
 			if o.Flavor != "" && !c.Flags().Changed("microversion") {
 				o.Microversion = "1.36" // what Nova 26 asks at
+			}
+			if o.Compare {
+				return runCandidatesCompare(c, f, o)
 			}
 			return runCandidates(c, f, o)
 		},
@@ -120,6 +124,7 @@ memory encryption, vPMEM, vTPM, secure boot, and the root traits of Nova's reque
 	fl.StringVar(&o.Flavor, "flavor", "", "ask what Nova 26's scheduler asks for this flavor: a name or id in the API database, or a JSON/YAML file")
 	fl.BoolVar(&o.ShowRequest, "show-request", false, "with --flavor: print the request Nova builds (last line: its query string) and exit")
 	addImageFlags(fl, &o.FlavorOptions)
+	fl.BoolVar(&o.Compare, "compare", false, "ask the live Placement API (--os-cloud/--os-endpoint) the same and print the differences")
 	return c
 }
 

@@ -35,7 +35,7 @@ const (
 type step struct {
 	name               string
 	method, path, body string
-	store              func(ctx context.Context, s *placementdb.Store) error
+	store              func(ctx context.Context, s inventory.Store) error
 	setup              bool
 }
 
@@ -44,8 +44,8 @@ func inv(total, reserved, minU, maxU, step int64, ratio float64) inventory.Inven
 }
 
 func editScript() []step {
-	ctx := func(f func(s *placementdb.Store) error) func(context.Context, *placementdb.Store) error {
-		return func(_ context.Context, s *placementdb.Store) error { return f(s) }
+	ctx := func(f func(s inventory.Store) error) func(context.Context, inventory.Store) error {
+		return func(_ context.Context, s inventory.Store) error { return f(s) }
 	}
 	bg := context.Background()
 	create := func(name, uuid, parent string) step {
@@ -54,7 +54,7 @@ func editScript() []step {
 			body = fmt.Sprintf(`{"name": %q, "uuid": %q, "parent_provider_uuid": %q}`, name, uuid, parent)
 		}
 		return step{name: "create " + name, method: "POST", path: "/resource_providers", body: body,
-			store: ctx(func(s *placementdb.Store) error {
+			store: ctx(func(s inventory.Store) error {
 				_, err := s.CreateProvider(bg, inventory.ProviderSpec{Name: name, UUID: uuid, ParentUUID: parent})
 				return err
 			})}
@@ -62,7 +62,7 @@ func editScript() []step {
 	putInv := func(name, uuid string, gen int64, body string, m map[string]inventory.Inventory) step {
 		return step{name: name, method: "PUT", path: "/resource_providers/" + uuid + "/inventories",
 			body:  fmt.Sprintf(`{"resource_provider_generation": %d, "inventories": %s}`, gen, body),
-			store: ctx(func(s *placementdb.Store) error { _, err := s.ReplaceInventories(bg, uuid, gen, m); return err })}
+			store: ctx(func(s inventory.Store) error { _, err := s.ReplaceInventories(bg, uuid, gen, m); return err })}
 	}
 	putTraits := func(name, uuid string, gen int64, traits ...string) step {
 		b, _ := json.Marshal(traits)
@@ -71,7 +71,7 @@ func editScript() []step {
 		}
 		return step{name: name, method: "PUT", path: "/resource_providers/" + uuid + "/traits",
 			body:  fmt.Sprintf(`{"resource_provider_generation": %d, "traits": %s}`, gen, b),
-			store: ctx(func(s *placementdb.Store) error { _, err := s.SetProviderTraits(bg, uuid, gen, traits); return err })}
+			store: ctx(func(s inventory.Store) error { _, err := s.SetProviderTraits(bg, uuid, gen, traits); return err })}
 	}
 	putAggs := func(name, uuid string, gen int64, aggs ...string) step {
 		b, _ := json.Marshal(aggs)
@@ -80,7 +80,7 @@ func editScript() []step {
 		}
 		return step{name: name, method: "PUT", path: "/resource_providers/" + uuid + "/aggregates",
 			body:  fmt.Sprintf(`{"resource_provider_generation": %d, "aggregates": %s}`, gen, b),
-			store: ctx(func(s *placementdb.Store) error { _, err := s.SetProviderAggregates(bg, uuid, gen, aggs); return err })}
+			store: ctx(func(s inventory.Store) error { _, err := s.SetProviderAggregates(bg, uuid, gen, aggs); return err })}
 	}
 	std := func(total int64) inventory.Inventory { return inv(total, 0, 1, inventory.MaxInt, 1, 1.0) }
 	return []step{
@@ -89,13 +89,13 @@ func editScript() []step {
 		create("cn1_numa0", numa, cn1),
 		create("dup name", "44444444-4444-4444-8444-444444444444", ""), // 409 below via name reuse
 		{name: "create duplicate name", method: "POST", path: "/resource_providers", body: `{"name": "cn1"}`,
-			store: ctx(func(s *placementdb.Store) error {
+			store: ctx(func(s inventory.Store) error {
 				_, err := s.CreateProvider(bg, inventory.ProviderSpec{Name: "cn1"})
 				return err
 			})},
 		{name: "create with unknown parent", method: "POST", path: "/resource_providers",
 			body: `{"name": "orphan", "uuid": "55555555-5555-4555-8555-555555555555", "parent_provider_uuid": "66666666-6666-4666-8666-666666666666"}`,
-			store: ctx(func(s *placementdb.Store) error {
+			store: ctx(func(s inventory.Store) error {
 				_, err := s.CreateProvider(bg, inventory.ProviderSpec{Name: "orphan", UUID: "55555555-5555-4555-8555-555555555555", ParentUUID: "66666666-6666-4666-8666-666666666666"})
 				return err
 			})},
@@ -116,43 +116,43 @@ func editScript() []step {
 		putInv("same again bumps generation", cn1, 3, `{"VCPU": {"total": 4}, "MEMORY_MB": {"total": 65536, "reserved": 512, "allocation_ratio": 1.5}}`,
 			map[string]inventory.Inventory{"VCPU": std(4), "MEMORY_MB": inv(65536, 512, 1, inventory.MaxInt, 1, 1.5)}),
 		{name: "create custom class", method: "PUT", path: "/resource_classes/CUSTOM_GPU",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
 		{name: "create custom class again", method: "PUT", path: "/resource_classes/CUSTOM_GPU",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
 		{name: "create non-custom class", method: "PUT", path: "/resource_classes/GPU",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "GPU"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateResourceClass(bg, "GPU"); return err })},
 		{name: "create second custom class", method: "PUT", path: "/resource_classes/CUSTOM_FPGA",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_FPGA"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_FPGA"); return err })},
 		putInv("custom class on numa", numa, 0, `{"CUSTOM_GPU": {"total": 2}}`, map[string]inventory.Inventory{"CUSTOM_GPU": std(2)}),
 		{name: "delete class with inventory", method: "DELETE", path: "/resource_classes/CUSTOM_GPU",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_GPU") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_GPU") })},
 		{name: "delete standard class", method: "DELETE", path: "/resource_classes/VCPU",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "VCPU") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteResourceClass(bg, "VCPU") })},
 		{name: "delete unknown class", method: "DELETE", path: "/resource_classes/CUSTOM_NONE",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_NONE") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_NONE") })},
 		{name: "delete custom class", method: "DELETE", path: "/resource_classes/CUSTOM_FPGA",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_FPGA") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_FPGA") })},
 		{name: "create trait", method: "PUT", path: "/traits/CUSTOM_FAST",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
 		{name: "create trait again", method: "PUT", path: "/traits/CUSTOM_FAST",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
 		{name: "create bad trait", method: "PUT", path: "/traits/FAST",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "FAST"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateTrait(bg, "FAST"); return err })},
 		{name: "create second trait", method: "PUT", path: "/traits/CUSTOM_SLOW",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_SLOW"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_SLOW"); return err })},
 		putTraits("set traits", cn2, 2, "CUSTOM_FAST", "HW_CPU_X86_AVX2"),
 		putTraits("set same traits keeps generation", cn2, 3, "HW_CPU_X86_AVX2", "CUSTOM_FAST"),
 		putTraits("stale traits generation", cn2, 2, "CUSTOM_FAST"),
 		putTraits("unknown trait", cn2, 3, "CUSTOM_NOPE"),
 		putTraits("drop a trait", cn2, 3, "CUSTOM_FAST"),
 		{name: "delete trait in use", method: "DELETE", path: "/traits/CUSTOM_FAST",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "CUSTOM_FAST") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteTrait(bg, "CUSTOM_FAST") })},
 		{name: "delete standard trait", method: "DELETE", path: "/traits/HW_CPU_X86_AVX2",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "HW_CPU_X86_AVX2") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteTrait(bg, "HW_CPU_X86_AVX2") })},
 		{name: "delete unknown trait", method: "DELETE", path: "/traits/CUSTOM_NONE",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "CUSTOM_NONE") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteTrait(bg, "CUSTOM_NONE") })},
 		{name: "delete trait", method: "DELETE", path: "/traits/CUSTOM_SLOW",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "CUSTOM_SLOW") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteTrait(bg, "CUSTOM_SLOW") })},
 		putAggs("set aggregates", cn1, 4, agg1, agg2),
 		putAggs("same aggregates bump generation", cn1, 5, agg2, agg1),
 		putAggs("stale aggregates generation", cn1, 4, agg1),
@@ -160,15 +160,15 @@ func editScript() []step {
 		putAggs("drop an aggregate", cn1, 6, agg2),
 		putAggs("aggregate on cn2", cn2, 4, agg1),
 		{name: "delete provider with children", method: "DELETE", path: "/resource_providers/" + cn1,
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, cn1) })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, cn1) })},
 		{name: "delete unknown provider", method: "DELETE", path: "/resource_providers/77777777-7777-4777-8777-777777777777",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, "77777777-7777-4777-8777-777777777777") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, "77777777-7777-4777-8777-777777777777") })},
 		{name: "delete child", method: "DELETE", path: "/resource_providers/" + numa,
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, numa) })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, numa) })},
 		{name: "delete provider with allocations", method: "DELETE", path: "/resource_providers/" + cn1,
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, cn1) })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, cn1) })},
 		{name: "delete provider with inventory, traits and aggregates", method: "DELETE", path: "/resource_providers/" + cn2,
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, cn2) })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, cn2) })},
 	}
 }
 
@@ -208,9 +208,16 @@ func reads(uuids []string) []string {
 // and after every step compares the statuses, every GET body the real API
 // gives over both databases (generations included), and the rows.
 func TestEditsMatchPlacementAPI(t *testing.T) {
+	runEditScript(t, func(c placementtest.Placement) inventory.Store { return placementdb.New(c.DB) })
+}
+
+// runEditScript runs the script through the real placement-api on one copy
+// and through the store newStore makes over the other copy, comparing after
+// every step.
+func runEditScript(t *testing.T, newStore func(placementtest.Placement) inventory.Store) {
 	testdb.RequirePython(t, "placement")
 	ref, ours := placementtest.New(t), placementtest.New(t)
-	store := placementdb.New(ours.DB)
+	store := newStore(ours)
 	ctx := context.Background()
 	script := editScript()
 	for i, st := range script {
