@@ -130,7 +130,6 @@ func newHealCloud() *healCloud {
 	return c
 }
 
-func ptrS(s string) *string { return &s }
 
 // healSide is one copy of the cloud: Nova's cell, API and Placement
 // databases and a placement-api on the latter.

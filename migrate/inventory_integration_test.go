@@ -245,7 +245,7 @@ func buildRpctl(t *testing.T) string { return testdb.BuildRpctl(t) }
 // TestInventoryCrashConverges kills the migration with SIGKILL at random
 // moments, re-runs it, and compares the Placement tables with a clean run's.
 func TestInventoryCrashConverges(t *testing.T) {
-	bin := buildRpctl(t)
+	bin := testdb.BuildRpctl(t)
 	o := samplecloud.Options{Nodes: 400, Cells: 1, Seed: 3}
 	args := func(cellM, placeM *testdb.MySQL) []string {
 		return []string{"--cell-db", cellM.DSN, "--placement-db", placeM.DSN, "migrate", "inventory", "--layout", "nested", "--shared-storage", "pool=cmp1-000*"}
@@ -294,7 +294,7 @@ func TestInventoryCrashConverges(t *testing.T) {
 // replaced when one is.
 func TestRatioSurvivesRerun(t *testing.T) {
 	testdb.RequirePython(t, "placement")
-	bin := buildRpctl(t)
+	bin := testdb.BuildRpctl(t)
 	_, placement, cellM, placeM, _ := sampleCloud(t, samplecloud.Options{Nodes: 5, Seed: 11})
 	run := func(extra ...string) {
 		t.Helper()
