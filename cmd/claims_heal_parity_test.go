@@ -130,7 +130,6 @@ func newHealCloud() *healCloud {
 	return c
 }
 
-
 // healSide is one copy of the cloud: Nova's cell, API and Placement
 // databases and a placement-api on the latter.
 type healSide struct {
