@@ -8,7 +8,6 @@ import (
 	"syscall"
 )
 
-
 // signalExit maps the cause of a cancelled command context (what
 // signal.NotifyContext sets: "interrupt signal received", "terminated
 // signal received") to its exit code and name; ok is false when no signal
