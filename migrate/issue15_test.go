@@ -35,8 +35,9 @@ func runRpctl(t *testing.T, bin string, args ...string) (int, Summary, string) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
+	// -f json prints the summary table's rows.
 	var sum Summary
-	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+	if err := json.Unmarshal(out.Bytes(), &sum.Rows); err != nil {
 		t.Fatalf("rpctl %v: exit %d, no JSON summary: %v\n%s\n%s", args, code, err, out.String(), errOut.String())
 	}
 	return code, sum, errOut.String()

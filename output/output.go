@@ -169,7 +169,12 @@ func sanitizeRows(rows [][]string) [][]string {
 	var out [][]string
 	for k, row := range rows {
 		for i, c := range row {
-			if s := sanitize.String(c); s != c {
+			// A newline is a table's own line break (wrapped cells): kept.
+			parts := strings.Split(c, "\n")
+			for i, p := range parts {
+				parts[i] = sanitize.String(p)
+			}
+			if s := strings.Join(parts, "\n"); s != c {
 				if out == nil {
 					out = slices.Clone(rows)
 				}
