@@ -10,8 +10,14 @@ MARIADB_PORT ?= 33308
 
 .PHONY: build test unit demo bench lint clean fuzz
 
+# rpctl --version: release (git describe), commit and build date.
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE  ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS     := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
+
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/rpctl
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rpctl
 
 # Unit and integration tests. Integration tests run against a real MariaDB and
 # the real placement-api / Nova tools; under `make test` a missing service is a
@@ -30,13 +36,13 @@ unit:
 # built-in Placement core answering (and explaining) a placement question.
 demo: build
 	@mkdir -p $(dir $(DEMO_DB)); rm -f $(DEMO_DB)*
-	$(BIN) --db $(DEMO_DB) sample-cloud --nodes 60 --cells 2 --seed 42
+	$(BIN) --db $(DEMO_DB) sample-cloud --nodes 60 --seed 42
 	$(BIN) --db $(DEMO_DB) compute-node list
 	$(BIN) --db $(DEMO_DB) status || echo "(status exit $$?: warnings, as expected before the migration)"
 	$(BIN) --db $(DEMO_DB) migrate all
 	$(BIN) --db $(DEMO_DB) status
 	$(BIN) --db $(DEMO_DB) candidates --resources VCPU:4,MEMORY_MB:8192,DISK_GB:40 --limit 3
-	$(BIN) --db $(DEMO_DB) candidates --resources VCPU:64,MEMORY_MB:8192 --required HW_CPU_X86_AVX2 --limit 3 --explain
+	$(BIN) --db $(DEMO_DB) candidates --resources VCPU:32,MEMORY_MB:98304,DISK_GB:300,NUMA_SOCKET:1 --limit 3 --explain
 
 bench:
 	@scripts/bench.sh

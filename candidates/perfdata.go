@@ -233,3 +233,58 @@ func ScaleInput(n int) *ModelInput {
 	}
 	return b.in
 }
+
+// CapacityInput is a cloud of n hosts as `migrate inventory` leaves them
+// (VCPU at ratio 16, MEMORY_MB at 1.5 with 512 reserved, DISK_GB), with
+// usage, ten aggregates, some hosts disabled (COMPUTE_STATUS_DISABLED), some
+// with dedicated CPUs (PCPU) or GPUs (CUSTOM_GPU in steps of 2, max_unit 2),
+// and every fifth host's disk on a sharing storage pool of its aggregate
+// instead of local.
+func CapacityInput(n int) *ModelInput {
+	b := newInputBuilder()
+	ratio := func(r float64) { b.in.Inventories[len(b.in.Inventories)-1].AllocationRatio = r }
+	use := func(p int64, rc string, used int64) {
+		if used > 0 {
+			b.in.Usages = append(b.in.Usages, UsageRow{ProviderID: p, ResourceClassID: b.rc(rc), Used: used})
+		}
+	}
+	const nAggs = 10
+	for a := 0; a < nAggs; a++ {
+		s := b.provider(SyntheticUUID(8, a), fmt.Sprintf("shared-storage-%d", a), 0)
+		b.inv(s, "DISK_GB", 20000, 100, 0, 0, 0)
+		b.traitsOf(s, "MISC_SHARES_VIA_AGGREGATE")
+		b.aggsOf(s, SyntheticUUID(9, a))
+	}
+	for i := 0; i < n; i++ {
+		cn := b.provider(SyntheticUUID(10, i), fmt.Sprintf("compute-%05d", i), 0)
+		vcpus := int64(16 << (i % 3)) // 16, 32, 64
+		b.inv(cn, "VCPU", vcpus, 0, 0, vcpus, 0)
+		ratio(16)
+		use(cn, "VCPU", int64(i*7)%(vcpus*4))
+		mem := vcpus * 4096
+		b.inv(cn, "MEMORY_MB", mem, 512, 0, mem, 0)
+		ratio(1.5)
+		use(cn, "MEMORY_MB", int64(i*2048)%(mem/2))
+		if i%5 != 0 {
+			b.inv(cn, "DISK_GB", 1000+int64(i%4)*500, 1, 0, 0, 0)
+			use(cn, "DISK_GB", int64(i*20)%800)
+		}
+		if i%4 == 1 {
+			b.inv(cn, "PCPU", 8, 0, 0, 8, 0)
+			use(cn, "PCPU", int64(i%3)*2)
+		}
+		if i%10 == 3 {
+			b.inv(cn, "CUSTOM_GPU", 4, 0, 1, 2, 2)
+			b.traitsOf(cn, "CUSTOM_GPU_A100")
+		}
+		b.traitsOf(cn, "COMPUTE_NODE")
+		if i%17 == 5 {
+			b.traitsOf(cn, "COMPUTE_STATUS_DISABLED")
+		}
+		if i%3 == 0 {
+			b.traitsOf(cn, "HW_CPU_X86_AVX2")
+		}
+		b.aggsOf(cn, SyntheticUUID(9, i%nAggs))
+	}
+	return b.in
+}

@@ -40,6 +40,7 @@ type CandidatesOptions struct {
 	MaxCandidates int
 	Strategy      string
 	Explain       bool
+	Compare       bool
 	// --flavor: the request Nova builds for a flavor replaces --query's
 	// start; --show-request prints it and stops.
 	FlavorOptions
@@ -78,10 +79,7 @@ API database, or a JSON/YAML file: 'openstack flavor show -f json' output, or {"
 for the image: resources, granular groups, traits, group_policy, hw:cpu_policy (PCPU),
 memory encryption, vPMEM, vTPM, secure boot, and the root traits of Nova's request filters
 (!COMPUTE_STATUS_DISABLED, ...), at microversion 1.36 with limit=1000 unless told otherwise.
---show-request prints that request; its last line is the query string Nova sends.
-
-Exit codes: 0 answered (also when there is no candidate), 1 error (database), 2 invalid
-request (Placement's 400 message, a flavor Nova refuses, a bad flavor file).`,
+--show-request prints that request; its last line is the query string Nova sends.` + compareHelp,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
@@ -96,9 +94,16 @@ request (Placement's 400 message, a flavor Nova refuses, a bad flavor file).`,
 			if o.Flavor != "" && !c.Flags().Changed("microversion") {
 				o.Microversion = "1.36" // what Nova 26 asks at
 			}
+			if o.Compare {
+				return runCandidatesCompare(c, f, o)
+			}
 			return runCandidates(c, f, o)
 		},
 	}
+	SetExitCodes(c,
+		ExitCodeRow{ExitOK, "answered (also when there is no candidate)"},
+		ExitCodeRow{ExitFailed, "invalid request (Placement's 400 message, a flavor Nova refuses, a bad flavor file, or a bad --strategy/--max-candidates)"},
+	)
 	fl := c.Flags()
 	fl.StringVar(&o.Query, "query", "", "a raw Placement query string, e.g. 'resources=VCPU:1&required=HW_CPU_X86_AVX2'")
 	fl.StringVar(&o.Resources, "resources", "", "resources of the unsuffixed group, e.g. VCPU:2,MEMORY_MB:2048")
@@ -119,20 +124,17 @@ request (Placement's 400 message, a flavor Nova refuses, a bad flavor file).`,
 	fl.StringVar(&o.Flavor, "flavor", "", "ask what Nova 26's scheduler asks for this flavor: a name or id in the API database, or a JSON/YAML file")
 	fl.BoolVar(&o.ShowRequest, "show-request", false, "with --flavor: print the request Nova builds (last line: its query string) and exit")
 	addImageFlags(fl, &o.FlavorOptions)
+	fl.BoolVar(&o.Compare, "compare", false, "ask the live Placement API (--os-cloud/--os-endpoint) the same and print the differences")
 	return c
 }
 
-// usageError is invalid input: exit 2 with a one-line message.
+// usageError is a request rpctl (or Placement) refuses: exit 2 with a
+// one-line message.
 func usageError(format string, args ...any) error {
-	return &ExitError{Code: 2, Err: fmt.Errorf(format, args...)}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf(format, args...)}
 }
 
 func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
-	switch f.Format {
-	case output.Table, output.JSON, "":
-	default:
-		return usageError("candidates prints -f table or -f json, not %q", f.Format)
-	}
 	if o.Strategy != "depth-first" && o.Strategy != "breadth-first" {
 		return usageError("invalid --strategy %q: choose depth-first or breadth-first", o.Strategy)
 	}
@@ -213,22 +215,31 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	if o.Explain {
 		why = model.Explain(req)
 	}
-	if f.Format == output.JSON {
+	switch f.Format {
+	case output.JSON, output.YAML:
 		body, err := res.MarshalPlacement(mv)
 		if err != nil {
 			return err
 		}
-		if !o.Explain {
-			_, err = fmt.Fprintf(f.IO.Out, "%s\n", body)
-			return err
+		if o.Explain {
+			// --explain wraps Placement's body unchanged beside the reasons.
+			ex, err := explanationsJSON(why)
+			if err != nil {
+				return err
+			}
+			body = []byte(fmt.Sprintf("{\"allocation_candidates\": %s, \"explanations\": %s}", body, ex))
 		}
-		// --explain wraps Placement's body unchanged beside the reasons.
-		ex, err := explanationsJSON(why)
-		if err != nil {
-			return err
+		if f.Format == output.YAML {
+			return f.Output.WriteDocument(f.IO.Out, body)
 		}
-		_, err = fmt.Fprintf(f.IO.Out, "{\"allocation_candidates\": %s, \"explanations\": %s}\n", body, ex)
+		_, err = fmt.Fprintf(f.IO.Out, "%s\n", body)
 		return err
+	case output.CSV, output.Value:
+		// One table: the explanations when asked for, else the candidates.
+		if o.Explain {
+			return f.Write(explanationRows(why), nil)
+		}
+		return f.Write(candidateRows(res, false), nil)
 	}
 	return writeCandidatesTable(f, res, why, o.Explain, req)
 }
@@ -255,7 +266,7 @@ func placementError(f *Factory, err error, mv candidates.Microversion) error {
 		msg = head
 	}
 	msg = strings.ReplaceAll(msg, "\n", " ")
-	return &ExitError{Code: 2, Err: fmt.Errorf("invalid request, Placement would answer %d: %s", ae.Status, msg)}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("invalid request, Placement would answer %d: %s", ae.Status, msg)}
 }
 
 // resolveProvider turns an --in-tree / in_tree value into a provider UUID.
@@ -411,31 +422,13 @@ func writeCandidatesTable(f *Factory, res *candidates.Result, why []candidates.E
 	out := f.IO.Out
 	views := res.Views()
 	hosts := map[string]bool{}
-	rows := output.Rows{Headers: []string{"#", "Host", "Provider", "Groups", "Resource", "Amount", "Used / Capacity after"}}
-	for i, v := range views {
+	for _, v := range views {
 		hosts[v.RootUUID] = true
-		for k, p := range v.Parts {
-			num, host := "", ""
-			if k == 0 {
-				num, host = strconv.Itoa(i+1), v.RootName
-			}
-			var groups []string
-			for suffix, names := range v.Mappings {
-				for _, n := range names {
-					if n == p.ProviderName {
-						groups = append(groups, groupName(suffix))
-					}
-				}
-			}
-			sort.Strings(groups)
-			rows.Rows = append(rows.Rows, []string{num, host, p.ProviderName, strings.Join(groups, ","), p.ResourceClass,
-				strconv.FormatInt(p.Amount, 10), fmt.Sprintf("%d / %d", p.UsedAfter, p.Capacity)})
-		}
 	}
 	if len(views) == 0 {
 		fmt.Fprintln(out, "No allocation candidates.")
 	} else {
-		if err := output.RenderTable(out, rows); err != nil {
+		if err := f.Write(candidateRows(res, true), nil); err != nil {
 			return err
 		}
 		note := ""
@@ -451,6 +444,33 @@ func writeCandidatesTable(f *Factory, res *candidates.Result, why []candidates.E
 		return nil
 	}
 	return writeExplanations(f, why)
+}
+
+// candidateRows are every provider and class each candidate takes, with the
+// request groups the provider serves and its used/capacity once the
+// allocation is made. grouped (the table) names the candidate and host on
+// its first row only.
+func candidateRows(res *candidates.Result, grouped bool) output.Rows {
+	rows := output.Rows{Headers: []string{"candidate", "host", "provider", "groups", "resource_class", "amount", "used_after", "capacity"}}
+	for i, v := range res.Views() {
+		for k, p := range v.Parts {
+			var num, host any = i + 1, v.RootName
+			if grouped && k > 0 {
+				num, host = "", ""
+			}
+			var groups []string
+			for suffix, names := range v.Mappings {
+				for _, n := range names {
+					if n == p.ProviderName {
+						groups = append(groups, groupName(suffix))
+					}
+				}
+			}
+			sort.Strings(groups)
+			rows.Add(num, host, p.ProviderName, strings.Join(groups, ","), p.ResourceClass, p.Amount, p.UsedAfter, p.Capacity)
+		}
+	}
+	return rows
 }
 
 func plural(n int) string {
@@ -490,10 +510,15 @@ func writeExplanations(f *Factory, why []candidates.Explanation) error {
 	for _, k := range order {
 		fmt.Fprintf(out, "  %6d  %s\n", counts[k], k)
 	}
-	rows := output.Rows{Headers: []string{"Host", "Group", "Reason", "Detail"}}
+	return f.Write(explanationRows(why), nil)
+}
+
+// explanationRows are the hosts without a candidate and why.
+func explanationRows(why []candidates.Explanation) output.Rows {
+	rows := output.Rows{Headers: []string{"host", "group", "reason", "detail"}}
 	for _, e := range why {
 		// Group reasons come prefixed with the group's label, which the
-		// Group column already shows.
+		// group column already shows.
 		g, msg := "", e.Message
 		for _, label := range []string{"unsuffixed group: ", fmt.Sprintf("group %q: ", e.Group)} {
 			if rest, ok := strings.CutPrefix(msg, label); ok {
@@ -501,9 +526,9 @@ func writeExplanations(f *Factory, why []candidates.Explanation) error {
 				break
 			}
 		}
-		rows.Rows = append(rows.Rows, []string{e.RootName, g, reasonTitle(e.Kind), msg})
+		rows.Add(e.RootName, g, reasonTitle(e.Kind), msg)
 	}
-	return output.RenderTable(out, rows)
+	return rows
 }
 
 type explanationJSON struct {

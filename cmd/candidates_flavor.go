@@ -131,6 +131,9 @@ func flavorQuery(ctx context.Context, f *Factory, o *CandidatesOptions) (query s
 		return "", false, err
 	}
 	if !o.ShowRequest {
+		if r.CPUPinningRequested {
+			fmt.Fprintf(f.IO.ErrOut, "flavor %s asks for pinned CPUs (PCPU): Nova also asks, for hosts not yet reporting PCPU, the same with VCPU (see --show-request); this answer is the PCPU query's\n", fl.Name)
+		}
 		return r.QueryString(), false, nil
 	}
 	var fallback *flavors.Request

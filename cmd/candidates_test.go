@@ -77,7 +77,7 @@ func TestCandidatesCommand(t *testing.T) {
 			jsonLike: "resources=DISK_GB:10&resources_NET=SRIOV_NET_VF:1&required_NET=CUSTOM_PHYSNET1&resources_C=VCPU:1,MEMORY_MB:64&required_C=HW_NUMA_ROOT&group_policy=none&same_subtree=_NET,_C&limit=5", mv: 39},
 		{name: "table",
 			args:   []string{"--resources", "VCPU:1,DISK_GB:10", "--limit", "2"},
-			stdout: []string{"Host", "Used / Capacity after", "compute-0", "2 allocation candidates on 1 host (--limit 2)."}},
+			stdout: []string{"host", "used_after", "compute-0", "2 allocation candidates on 1 host (--limit 2)."}},
 		{name: "in-tree by name",
 			args:   []string{"--resources", "SRIOV_NET_VF:1", "--in-tree", "compute-3"},
 			stdout: []string{"compute-3-pf", "1 allocation candidate on 1 host."}},
@@ -104,7 +104,7 @@ func TestCandidatesCommand(t *testing.T) {
 			stdout: []string{"No allocation candidates.", "--explain"}},
 		{name: "explain",
 			args:   []string{"--resources", "VCPU:20", "--required", "CUSTOM_RACK_A", "--explain"},
-			stdout: []string{"hosts without a candidate", "missing trait", "not enough free", "Reason"}},
+			stdout: []string{"hosts without a candidate", "missing trait", "not enough free", "reason"}},
 		{name: "bad strategy",
 			args: []string{"--resources", "VCPU:1", "--strategy", "sideways"}, code: 2,
 			stderr: `invalid --strategy "sideways"`},
@@ -143,11 +143,11 @@ func TestCandidatesCommand(t *testing.T) {
 
 func TestCandidatesNoDatabase(t *testing.T) {
 	_, errOut, code := rpctl(t, "candidates", "--resources", "VCPU:1")
-	if code != 1 || !strings.Contains(errOut, "no database configured for Placement") {
+	if code != 255 || !strings.Contains(errOut, "no database configured for Placement") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	_, errOut, code = rpctl(t, "--placement-db", "mysql+pymysql://u:secret@127.0.0.1:1/placement", "candidates", "--resources", "VCPU:1")
-	if code != 1 || strings.Contains(errOut, "secret") || strings.Count(errOut, "\n") != 1 {
+	if code != 255 || strings.Contains(errOut, "secret") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("dead database: exit %d: %q", code, errOut)
 	}
 }

@@ -65,18 +65,8 @@ instance is looked at; with it, nova-manage's batch rules apply (a batch may hea
 --cell takes a cell name (or its uuid); --instance finds the cell through the API
 database's instance_mappings. --verbose prints nova-manage's progress lines on stderr.
 
-Exit codes (nova-manage heal_allocations'):
-  0    allocations were created or updated
-  1    --max-count was reached and more instances may need healing
-       (also after exactly 50 healed in a run without --max-count, as nova-manage)
-  2    an instance's compute node record was not found
-  3    an allocation could not be written (capacity, unknown provider or class, conflict)
-  4    completed, nothing healed (also every --dry-run)
-  8    an instance has a vGPU or Cyborg device profile request (not healable)
-  127  invalid input: --max-count not a positive integer, --cell with --instance,
-       --force without --instance, an unmapped instance, an unknown cell
-  255  unexpected error (database unreachable, unreadable flavor, ...)
-(5, 6, 7 are nova-manage's Neutron port failures; rpctl does not touch ports.)`
+Exit codes are nova-manage heal_allocations' (5, 6, 7 are its Neutron port failures;
+rpctl does not touch ports).`
 
 // NewCmdClaimsHeal builds `rpctl claims heal`.
 func NewCmdClaimsHeal(f *Factory) *cobra.Command {
@@ -93,6 +83,15 @@ func NewCmdClaimsHeal(f *Factory) *cobra.Command {
 			return runClaimsHeal(c.Context(), f, o)
 		},
 	}
+	SetExitCodes(c,
+		ExitCodeRow{claims.ExitHealed, "allocations were created or updated"},
+		ExitCodeRow{claims.ExitMaxCount, "--max-count was reached and more instances may need healing (also after exactly 50 healed in a run without --max-count, as nova-manage)"},
+		ExitCodeRow{claims.ExitNoComputeNode, "an instance's compute node record was not found"},
+		ExitCodeRow{claims.ExitWriteFailed, "an allocation could not be written (capacity, unknown provider or class, conflict)"},
+		ExitCodeRow{claims.ExitNothingToDo, "completed, nothing healed (also every --dry-run)"},
+		ExitCodeRow{claims.ExitUnsupported, "an instance has a vGPU or Cyborg device profile request (not healable)"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input: --max-count not a positive integer, --cell with --instance, --force without --instance, an unmapped instance, an unknown cell"},
+	)
 	fl := c.Flags()
 	fl.BoolVar(&o.DryRun, "dry-run", false, "print what would be written and write nothing (exit code 4)")
 	fl.StringVar(&o.MaxCount, "max-count", "", "heal at most this many instances (default: all, in batches)")

@@ -1,12 +1,11 @@
 package cmd
 
 import (
-	"strconv"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/migrate"
-	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -22,23 +21,21 @@ func NewCmdComputeNode(f *Factory) *cobra.Command {
 	return c
 }
 
-// computeNodeRow is one compute node in JSON/YAML output.
-type computeNodeRow struct {
-	Cell string `json:"cell"`
-	nova.ComputeNode
-}
+// computeNodeColumns are compute-node list's columns; --long adds every
+// other column of compute_nodes, by its name.
+var computeNodeColumns = []string{"cell", "id", "uuid", "host", "hypervisor_hostname", "vcpus", "memory_mb", "local_gb",
+	"cpu_allocation_ratio", "ram_allocation_ratio", "disk_allocation_ratio", "deleted"}
 
 func newCmdComputeNodeList(f *Factory) *cobra.Command {
 	var cell string
-	var all bool
+	var all, long bool
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List compute nodes with their capacity and allocation ratios",
 		Long: `List the compute_nodes rows of every cell (or of --cell NAME), live ones only unless
---all. A NULL uuid shows as "-", a NULL allocation ratio as "NULL" (Nova treats NULL
-and 0.0 alike as "unset"; they are shown apart). JSON and YAML carry every column.
-
-Exit codes: 0 listed, 1 error.`,
+--all. A NULL uuid shows as "-", a NULL allocation ratio as "NULL" in tables (null in
+json; Nova treats NULL and 0.0 alike as "unset"; they are shown apart). --long adds every
+other column of compute_nodes (pci_stats, numa_topology, ...), in every format.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
@@ -52,27 +49,37 @@ Exit codes: 0 listed, 1 error.`,
 					return err
 				}
 			}
-			rows := output.Rows{Headers: []string{"Cell", "ID", "UUID", "Host", "Hypervisor Hostname", "vCPUs", "Memory MB", "Local GB",
-				"CPU Ratio", "RAM Ratio", "Disk Ratio", "Deleted"}, Align: output.AlignLeft}
-			data := []computeNodeRow{}
+			rows := output.Rows{Headers: computeNodeColumns, Align: output.AlignLeft}
 			for _, db := range dbs.Cells {
 				nodes, err := storage.ListComputeNodes(ctx, db, all)
 				if err != nil {
 					return err
 				}
 				for _, n := range nodes {
-					rows.Rows = append(rows.Rows, []string{db.Name, strconv.FormatInt(n.ID, 10), strOr(n.UUID, "-"), strOr(n.Host, "-"),
-						strOr(n.HypervisorHostname, "-"), strconv.FormatInt(n.VCPUs, 10), strconv.FormatInt(n.MemoryMB, 10),
-						strconv.FormatInt(n.LocalGB, 10), migrate.FormatRatio(n.CPUAllocationRatio), migrate.FormatRatio(n.RAMAllocationRatio),
-						migrate.FormatRatio(n.DiskAllocationRatio), strconv.FormatBool(n.IsDeleted())})
-					data = append(data, computeNodeRow{Cell: db.Name, ComputeNode: n})
+					ratio := func(v *float64) output.Cell { return output.Cell{Text: migrate.FormatRatio(v), Value: v} }
+					cells := []any{db.Name, n.ID, output.Cell{Text: strOr(n.UUID, "-"), Value: n.UUID}, output.Cell{Text: strOr(n.Host, "-"), Value: n.Host},
+						output.Cell{Text: strOr(n.HypervisorHostname, "-"), Value: n.HypervisorHostname}, n.VCPUs, n.MemoryMB, n.LocalGB,
+						ratio(n.CPUAllocationRatio), ratio(n.RAMAllocationRatio), ratio(n.DiskAllocationRatio), n.IsDeleted()}
+					if long {
+						names, vals := output.Fields(n)
+						for i, name := range names {
+							if !slices.Contains(computeNodeColumns, name) {
+								if len(rows.Rows) == 0 {
+									rows.Headers = append(rows.Headers, name)
+								}
+								cells = append(cells, vals[i])
+							}
+						}
+					}
+					rows.Add(cells...)
 				}
 			}
-			return f.Write(rows, data)
+			return f.Write(rows, nil)
 		},
 	}
 	c.Flags().StringVar(&cell, "cell", "", "only this cell (its cell mapping name, or the --cell-db database name)")
 	c.Flags().BoolVar(&all, "all", false, "include soft-deleted rows")
+	c.Flags().BoolVar(&long, "long", false, "add every other column of compute_nodes")
 	return c
 }
 

@@ -7,8 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"strings"
 
 	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/dsn"
 	"github.com/rpctl/rpctl/iostreams"
 	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/placementclient"
@@ -22,12 +26,26 @@ type Factory struct {
 
 	// Global flags.
 	ConfigFiles []string
+	ConfigDirs  []string
+	// CreateFiles lets SQLite database files that do not exist be created
+	// (init and sample-cloud); every other command refuses them.
+	CreateFiles bool
 	Embedded    string
 	CellDBs     []string
 	APIDB       string
 	PlacementDB string
 	Format      string
 	Verbose     bool
+	// Output holds -f and cliff's output options (set before every command
+	// runs); Write applies them.
+	Output output.Options
+	// Logging flags (--debug, --log-file, -q).
+	Debug   bool
+	LogFile string
+	Quiet   bool
+
+	closeLog func() error
+	args     []string // the command line, for the log
 	// API names a live Placement API (placementapi.go).
 	API APIFlags
 
@@ -41,16 +59,37 @@ type Factory struct {
 // NewFactory returns a Factory over the given streams.
 func NewFactory(io *iostreams.IOStreams) *Factory { return &Factory{IO: io} }
 
-// Options returns the options from --config-file files, read once.
+// Options returns the options from the config files, read once: the
+// --config-file files (or, with neither them nor a database flag, the
+// default files that exist), then every *.conf of each --config-dir.
 func (f *Factory) Options() (config.Options, error) {
 	if f.opts == nil && f.optsErr == nil {
-		o, err := config.LoadFiles(f.ConfigFiles)
+		o, err := f.loadOptions()
 		f.opts, f.optsErr = &o, err
 	}
 	if f.optsErr != nil {
 		return config.Options{}, f.optsErr
 	}
 	return *f.opts, nil
+}
+
+func (f *Factory) loadOptions() (config.Options, error) {
+	files := f.ConfigFiles
+	if len(files) == 0 && f.Embedded == "" && len(f.CellDBs) == 0 && f.APIDB == "" && f.PlacementDB == "" {
+		files = config.ExistingDefaultFiles()
+	}
+	files, err := config.WithDirs(files, f.ConfigDirs)
+	if err != nil {
+		return config.Options{}, err
+	}
+	if f.IO.Verbose {
+		if len(files) == 0 {
+			fmt.Fprintln(f.IO.ErrOut, "config: no config file read")
+		} else {
+			fmt.Fprintf(f.IO.ErrOut, "config: read %s\n", strings.Join(files, ", "))
+		}
+	}
+	return config.LoadFiles(files)
 }
 
 // Sources combines flags and config files; flags win.
@@ -72,6 +111,11 @@ func (f *Factory) Sources() (storage.Sources, error) {
 	if f.PlacementDB != "" {
 		s.PlacementDB = storage.Source{URL: f.PlacementDB, Origin: "--placement-db"}
 	}
+	if !f.CreateFiles {
+		if err := sqliteFilesExist(s); err != nil {
+			return storage.Sources{}, err
+		}
+	}
 	return s, nil
 }
 
@@ -85,38 +129,40 @@ func (f *Factory) Databases(ctx context.Context, need, want storage.Need) (*stor
 	return storage.Connect(ctx, s, need, want)
 }
 
-// Write prints rows or data in the --format the user chose.
+// Write prints rows in the --format the user chose, with cliff's output
+// options (-c, --sort-column, --quote, --noindent, --max-width,
+// --fit-width, --print-empty). Column names are snake_case, the same in
+// every format. A non-nil data replaces the rows in json and yaml: only for
+// documents that are not lists of rows (Placement's bodies, say).
 func (f *Factory) Write(r output.Rows, data any) error {
-	return output.Write(f.IO.Out, f.Format, r, data)
+	o := f.Output
+	o.Format = f.Format
+	return o.Write(f.IO.Out, r, data)
 }
 
-// ExitError ends rpctl with a specific exit code. A nil Err prints nothing.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
+// sqliteFilesExist refuses SQLite database files that do not exist: SQLite
+// would create an empty one and the command fail later with "no such table".
+func sqliteFilesExist(s storage.Sources) error {
+	check := func(path, origin string) error {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: the database file %s does not exist (rpctl init or rpctl sample-cloud creates it)", origin, path)
+		}
+		return nil
 	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// Exit returns an error that makes rpctl exit with code, printing nothing.
-func Exit(code int) error { return &ExitError{Code: code} }
-
-// ExitCode maps an error to the process exit code: ExitError's own code,
-// else 1.
-func ExitCode(err error) int {
-	if err == nil {
-		return 0
+	if s.Embedded != "" {
+		if err := check(s.Embedded, "--db"); err != nil {
+			return err
+		}
 	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
+	for _, src := range append(append([]storage.Source(nil), s.CellDBs...), s.ConfigCell, s.APIDB, s.PlacementDB) {
+		if src.URL == "" {
+			continue
+		}
+		if t, err := dsn.Parse(src.URL); err == nil && t.Driver == dsn.SQLite && t.Database != ":memory:" {
+			if err := check(t.Database, src.Origin); err != nil {
+				return err
+			}
+		}
 	}
-	return 1
+	return nil
 }

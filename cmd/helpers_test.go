@@ -2,6 +2,7 @@ package cmd_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd"
@@ -15,4 +16,12 @@ func rpctl(t *testing.T, args ...string) (string, string, int) {
 	ios, _, out, errOut := iostreams.Test()
 	code := cmd.Run(context.Background(), ios, "test", args)
 	return out.String(), errOut.String(), code
+}
+
+// TestMain keeps the machine's /etc/nova/nova.conf and
+// /etc/placement/placement.conf out of the tests; tests that want default
+// files set RPCTL_DEFAULT_CONFIG_FILES themselves.
+func TestMain(m *testing.M) {
+	os.Setenv("RPCTL_DEFAULT_CONFIG_FILES", "")
+	os.Exit(m.Run())
 }

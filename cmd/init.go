@@ -17,12 +17,11 @@ func NewCmdInit(f *Factory) *cobra.Command {
 		Long: `Create the schemas rpctl uses, exactly as Nova's and Placement's db sync create them,
 in the embedded file (--db) or in empty MySQL/MariaDB databases (--cell-db, --api-db,
 --placement-db). Databases whose schema is already complete are left alone; Placement's
-standard resource classes and traits are synced.
-
-Exit codes: 0 done, 1 error.`,
+standard resource classes and traits are synced.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			f.CreateFiles = true // this command may create the SQLite files it is given
 			// The API schema comes first: the cells are found through its
 			// cell_mappings, a table a new API database does not have yet.
 			dbs, err := f.Databases(ctx, 0, storage.NeedAPI|storage.NeedPlacement)
@@ -30,7 +29,7 @@ Exit codes: 0 done, 1 error.`,
 				return err
 			}
 			defer dbs.Close()
-			var rows [][]string
+			rows := output.Rows{Headers: []string{"schema", "database", "state", "tables"}}
 			do := func(db *storage.DB, part storage.Part) error {
 				res, err := storage.Init(ctx, db, part)
 				for _, r := range res {
@@ -38,7 +37,7 @@ Exit codes: 0 done, 1 error.`,
 					if len(r.Created) == 0 {
 						state = "already present"
 					}
-					rows = append(rows, []string{string(r.Part), db.Label(), state, fmt.Sprint(len(r.Created) + len(r.Present))})
+					rows.Add(string(r.Part), db.Label(), state, len(r.Created)+len(r.Present))
 				}
 				return err
 			}
@@ -66,10 +65,10 @@ Exit codes: 0 done, 1 error.`,
 					return err
 				}
 			}
-			if len(rows) == 0 {
+			if len(rows.Rows) == 0 {
 				return fmt.Errorf("%w: give --db FILE, or --cell-db/--api-db/--placement-db URLs, or --config-file", storage.ErrNoDatabase)
 			}
-			return f.Write(output.Rows{Headers: []string{"Schema", "Database", "State", "Tables"}, Rows: rows}, nil)
+			return f.Write(rows, nil)
 		},
 	}
 }

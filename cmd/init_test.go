@@ -58,7 +58,7 @@ func TestWrongPassword(t *testing.T) {
 	}
 	url := "mysql+pymysql://" + cfg.User + ":hunter2-wrong@" + cfg.Addr + "/" + my.Name
 	_, errOut, code := rpctl(t, "--placement-db", url, "init")
-	if code != 1 || !strings.Contains(errOut, "Access denied") || strings.Contains(errOut, "hunter2") {
+	if code != 255 || !strings.Contains(errOut, "Access denied") || strings.Contains(errOut, "hunter2") {
 		t.Errorf("exit %d stderr %q", code, errOut)
 	}
 }

@@ -56,10 +56,7 @@ func NewCmdMigrate(f *Factory) *cobra.Command {
 		Short: "Run rpctl's online data migrations (like nova-manage db online_data_migrations)",
 		Long: `Online data migrations, run the way nova-manage db online_data_migrations runs Nova's:
 idempotent, in batches until complete (--batch-size, default 1000; nova-manage uses 50),
-or one batch of --max-count records.
-
-Exit codes (as nova-manage): 0 nothing left to migrate, 1 some records migrated and more may
-remain (--max-count), 2 a migration failed or skipped bad rows, 127 invalid --max-count.`,
+or one batch of --max-count records. Exit codes are nova-manage's.`,
 	}
 	all := &cobra.Command{
 		Use:   "all",
@@ -98,7 +95,16 @@ remain (--max-count), 2 a migration failed or skipped bad rows, 127 invalid --ma
 	return parent
 }
 
+// migrateExitCodes are nova-manage db online_data_migrations' codes.
+var migrateExitCodes = []ExitCodeRow{
+	{ExitOK, "done: nothing left to migrate"},
+	{ExitMore, "some records migrated and more may remain (--max-count): run again"},
+	{ExitFailed, "a migration failed or skipped bad rows (named on standard error)"},
+	{ExitBadMaxCount, "invalid --max-count (not a positive integer)"},
+}
+
 func addCommonMigrateFlags(c *cobra.Command, o *MigrateOptions) {
+	SetExitCodes(c, migrateExitCodes...)
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "print what would change and write nothing")
 	c.Flags().IntVar(&o.MaxCount, "max-count", 0, "migrate at most this many records in one batch (default: batches of --batch-size until complete)")
 	c.Flags().IntVar(&o.BatchSize, "batch-size", migrate.DefaultBatch, "records per batch when --max-count is not given (nova-manage uses 50)")
@@ -111,7 +117,7 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	}
 	if o.MaxCountSet && o.MaxCount < 1 {
 		fmt.Fprintln(f.IO.ErrOut, migrate.ErrMaxCount)
-		return Exit(127)
+		return Exit(ExitBadMaxCount)
 	}
 	var need storage.Need
 	for _, s := range specs {
@@ -147,11 +153,12 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	if err != nil {
 		return err
 	}
-	rows := output.Rows{Headers: []string{"Migration", "Total Needed", "Completed"}, Align: output.AlignCenter}
+	// nova-manage's table, with rpctl's column names.
+	rows := output.Rows{Headers: []string{"migration", "total_needed", "completed"}, Align: output.AlignCenter}
 	for _, r := range sum.Rows {
-		rows.Rows = append(rows.Rows, []string{r.Migration, fmt.Sprint(r.TotalNeeded), fmt.Sprint(r.Completed)})
+		rows.Add(r.Migration, r.TotalNeeded, r.Completed)
 	}
-	if err := f.Write(rows, sum); err != nil {
+	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
 	if len(sum.Errors) > 0 {

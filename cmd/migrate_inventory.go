@@ -105,13 +105,20 @@ type progress struct {
 	start time.Time
 	last  time.Time
 	drawn bool
+	// what and unit label the lines: "inventory: 3/10 nodes".
+	what, unit string
 }
 
 // newProgress starts the clock when the migration is built, so the rate
 // covers planning too and is defined even when one group finishes the run.
 func newProgress(w io.Writer, tty bool) *progress {
+	return newProgressOf(w, tty, "inventory", "nodes")
+}
+
+// newProgressOf is a progress report of other things than nodes.
+func newProgressOf(w io.Writer, tty bool, what, unit string) *progress {
 	now := time.Now()
-	return &progress{w: w, tty: tty, start: now, last: now}
+	return &progress{w: w, tty: tty, start: now, last: now, what: what, unit: unit}
 }
 
 func (p *progress) update(done, total int) {
@@ -136,7 +143,7 @@ func (p *progress) update(done, total int) {
 		eta = (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second).String()
 	}
 	if !p.tty {
-		fmt.Fprintf(p.w, "inventory: %d/%d nodes, %.0f nodes/s, ETA %s\n", done, total, rate, eta)
+		fmt.Fprintf(p.w, "%s: %d/%d %s, %.0f %s/s, ETA %s\n", p.what, done, total, p.unit, rate, p.unit, eta)
 		return
 	}
 	const width = 30
@@ -144,7 +151,7 @@ func (p *progress) update(done, total int) {
 	if total > 0 {
 		fill = done * width / total
 	}
-	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d nodes  %.0f/s  ETA %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, rate, eta)
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d %s  %.0f/s  ETA %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, p.unit, rate, eta)
 	p.drawn = true
 }
 
@@ -174,14 +181,17 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 	if err != nil {
 		return err
 	}
-	rows := output.Rows{Headers: []string{"Cell", "ID", "Provider", "UUID", "Action", "Resource Class", "Before", "After"}}
+	// One row per change, every column filled, so that -c, --sort-column
+	// and csv see whole rows.
+	rows := output.Rows{Headers: []string{"cell", "id", "provider", "uuid", "action", "resource_class", "before", "after"}}
+	none := output.Cell{} // shown empty, null in json
 	add := func(pn *migrate.PlannedNode) {
-		id := ""
+		var id any = none
 		if pn.NodeID != 0 {
-			id = fmt.Sprint(pn.NodeID)
+			id = pn.NodeID
 		}
 		if re := pn.RowError(); re != nil {
-			rows.Rows = append(rows.Rows, []string{pn.Cell, id, pn.Host, pn.UUID, "skip (bad row)", "", "", ""})
+			rows.Add(pn.Cell, id, pn.Host, pn.UUID, "skip (bad row)", none, none, none)
 			fmt.Fprintf(f.IO.ErrOut, "would skip %v\n", re)
 			return
 		}
@@ -190,16 +200,18 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 			if u == "" {
 				u = "(generated)"
 			}
-			extra := ""
+			action := ch.Action
 			if len(ch.AddTraits) > 0 {
-				extra += " +traits " + strings.Join(ch.AddTraits, ",")
+				action += " +traits " + strings.Join(ch.AddTraits, ",")
 			}
 			if len(ch.AddAggs) > 0 {
-				extra += " +aggregates " + strings.Join(ch.AddAggs, ",")
+				action += " +aggregates " + strings.Join(ch.AddAggs, ",")
 			}
-			rows.Rows = append(rows.Rows, []string{pn.Cell, id, ch.Name, u, ch.Action + extra, "", "", ""})
+			if len(ch.Inventories) == 0 {
+				rows.Add(pn.Cell, id, ch.Name, u, action, none, none, none)
+			}
 			for _, ic := range ch.Inventories {
-				rows.Rows = append(rows.Rows, []string{"", "", "", "", "", ic.ResourceClass, fmtInv(ic.Before), fmtInv(ic.After)})
+				rows.Add(pn.Cell, id, ch.Name, u, action, ic.ResourceClass, fmtInv(ic.Before), fmtInv(ic.After))
 			}
 		}
 	}
@@ -209,7 +221,7 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 	for _, pn := range plan.Nodes {
 		add(pn)
 	}
-	if err := f.Write(rows, plan); err != nil {
+	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d sharing providers; nothing written (--dry-run)\n",

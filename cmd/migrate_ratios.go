@@ -136,15 +136,11 @@ func dryRunRatios(ctx context.Context, f *Factory, dbs *storage.Databases, o *Mi
 	if err != nil {
 		return err
 	}
-	rows := output.Rows{Headers: []string{"Cell", "ID", "Hypervisor Hostname", "Ratio", "Old", "New", "From"}}
+	rows := output.Rows{Headers: []string{"cell", "id", "hypervisor_hostname", "ratio", "old", "new", "option"}}
 	for _, c := range changes {
-		rows.Rows = append(rows.Rows, []string{c.Cell, fmt.Sprint(c.ID), c.Node, c.Ratio,
-			migrate.FormatRatio(c.Old), migrate.FormatRatio(&c.New), c.Option})
+		rows.Add(c.Cell, c.ID, c.Node, c.Ratio, output.Cell{Text: migrate.FormatRatio(c.Old), Value: c.Old}, c.New, c.Option)
 	}
-	if changes == nil {
-		changes = []migrate.RatioChange{}
-	}
-	if err := f.Write(rows, changes); err != nil {
+	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
 	for _, s := range skipped {

@@ -102,7 +102,7 @@ func TestMigrateRatiosBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, errOut, code := rpctl(t, append([]string{"--db", path}, tt.args...)...)
-			if code != 1 || !strings.Contains(errOut, tt.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || out != "" {
+			if code != 255 || !strings.Contains(errOut, tt.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || out != "" {
 				t.Errorf("code %d\nstdout %q\nstderr %q\nwant one line containing %q", code, out, errOut, tt.want)
 			}
 			if after := ratiosDump(t, path); after != before {
@@ -120,7 +120,7 @@ func TestMigrateRatiosDryRunAndRun(t *testing.T) {
 		t.Fatalf("dry run: %d %s", code, errOut)
 	}
 	want := `+-------+----+---------------------+-----------------------+------+------+-------------------------------+
-| Cell  | ID | Hypervisor Hostname |         Ratio         | Old  | New  |             From              |
+| cell  | id | hypervisor_hostname | ratio                 | old  | new  | option                        |
 +-------+----+---------------------+-----------------------+------+------+-------------------------------+
 | cell1 | 1  | compute001          | cpu_allocation_ratio  | 0.0  | 16.0 | initial_cpu_allocation_ratio  |
 | cell1 | 1  | compute001          | ram_allocation_ratio  | NULL | 1.25 | ram_allocation_ratio          |
@@ -156,7 +156,7 @@ func TestMigrateRatiosDryRunAndRun(t *testing.T) {
 func TestMigrateRatiosUnknownCell(t *testing.T) {
 	path := ratiosEmbedded(t)
 	_, errOut, code := rpctl(t, "--db", path, "migrate", "ratios", "--cell", "nope")
-	if code != 1 || !strings.Contains(errOut, `--cell "nope": no such cell`) {
+	if code != 255 || !strings.Contains(errOut, `--cell "nope": no such cell`) {
 		t.Errorf("%d %s", code, errOut)
 	}
 }

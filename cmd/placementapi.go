@@ -2,11 +2,11 @@ package cmd
 
 import (
 	"context"
-	"log/slog"
 	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpctl/rpctl/logging"
 	"github.com/rpctl/rpctl/placementclient"
 )
 
@@ -19,7 +19,6 @@ type APIFlags struct {
 	Endpoint     string
 	Token        string
 	Microversion string
-	Debug        bool
 }
 
 func addAPIFlags(pf *pflag.FlagSet, a *APIFlags) {
@@ -29,7 +28,6 @@ func addAPIFlags(pf *pflag.FlagSet, a *APIFlags) {
 	pf.StringVar(&a.Endpoint, "os-endpoint", "", "Placement API URL, bypassing the service catalog (Env: OS_ENDPOINT)")
 	pf.StringVar(&a.Token, "os-token", "", "token for --os-endpoint, skipping Keystone (noauth2 services take any value; Env: OS_TOKEN)")
 	pf.StringVar(&a.Microversion, "os-placement-api-version", "", "Placement microversion to send (default: the highest both sides know, up to 1.39; Env: OS_PLACEMENT_API_VERSION)")
-	pf.BoolVar(&a.Debug, "debug", false, "log every HTTP request to the Placement API on standard error")
 }
 
 // UsePlacementAPI reports whether the command should work through the
@@ -64,8 +62,9 @@ func (f *Factory) PlacementClient(ctx context.Context) (*placementclient.Client,
 		Cloud: a.Cloud, RegionName: a.RegionName, Interface: a.Interface,
 		Endpoint: a.Endpoint, Token: a.Token, Microversion: a.Microversion,
 	}
-	if a.Debug {
-		o.Logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if logging.Debug() {
+		// --debug: every request through rpctl's logger (redacted records).
+		o.Logger = logging.Logger()
 	}
 	f.placement, f.placementErr = placementclient.Connect(ctx, o)
 	return f.placement, f.placementErr

@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"github.com/spf13/cobra"
-
-	"github.com/rpctl/rpctl/output"
 )
 
 // NewCmdRoot builds the rpctl command tree.
@@ -17,6 +15,8 @@ Point it at the databases in one of three ways:
   --db FILE                 the embedded SQLite file (cell, API and Placement in one)
   --cell-db/--api-db/--placement-db URL   SQLAlchemy URLs or go-sql-driver DSNs
   --config-file nova.conf   [database], [api_database], [placement_database] connection
+                            (default: /etc/nova/nova.conf, /etc/placement/placement.conf;
+                            --config-dir DIR adds every DIR/*.conf; $option substitution)
 
 Commands that read or edit Placement can use its REST API instead:
   --os-cloud NAME           a clouds.yaml entry (or the OS_* variables), Keystone auth
@@ -25,18 +25,26 @@ Commands that read or edit Placement can use its REST API instead:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			f.IO.Verbose = f.Verbose
-			return output.ValidateFormat(f.Format)
+			f.IO.Verbose = f.Verbose && !f.Quiet
+			if err := setupLogging(f); err != nil {
+				return err
+			}
+			return validateOutputFlags(f)
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringArrayVar(&f.ConfigFiles, "config-file", nil, "oslo.config file to read (repeatable; later files win), e.g. /etc/nova/nova.conf")
+	pf.StringArrayVar(&f.ConfigFiles, "config-file", nil, "oslo.config file to read (repeatable; later files win; default: /etc/nova/nova.conf and /etc/placement/placement.conf when they exist and no database flag is given)")
+	pf.StringArrayVar(&f.ConfigDirs, "config-dir", nil, "read every *.conf in this directory, in name order, after the --config-file files (repeatable)")
 	pf.StringVar(&f.Embedded, "db", "", "embedded SQLite database file holding the cell, API and Placement schemas")
 	pf.StringArrayVar(&f.CellDBs, "cell-db", nil, "Nova cell database URL (repeatable: exactly these cells)")
 	pf.StringVar(&f.APIDB, "api-db", "", "Nova API database URL")
 	pf.StringVar(&f.PlacementDB, "placement-db", "", "Placement database URL")
-	pf.StringVarP(&f.Format, "format", "f", output.Table, "output format: table, json, yaml or value")
 	pf.BoolVar(&f.Verbose, "verbose", false, "print more detail on standard error")
+	pf.BoolVar(&f.Debug, "debug", false, "log every SQL statement (shape and timing) and HTTP request on standard error (or --log-file), passwords redacted")
+	pf.StringVar(&f.LogFile, "log-file", "", "append log records to this file instead of standard error")
+	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on standard error but errors")
+	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
+	addOutputFlags(root, f)
 	addAPIFlags(pf, &f.API)
 
 	root.AddCommand(
@@ -47,7 +55,26 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdStatus(f),
 		NewCmdUpgrade(f),
 		NewCmdCandidates(f),
+		NewCmdCapacity(f),
 		NewCmdClaims(f),
 	)
+	// Ad hoc edits of Placement (issue #10): database or API backend.
+	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f)}
+	setStoreExitCodes(adhoc...)
+	root.AddCommand(adhoc...)
+	for _, attach := range extraCommands {
+		attach(root, f)
+	}
+	b := Build
+	if b.Version == "" {
+		b.Version = version
+	}
+	root.SetVersionTemplate(versionString(b))
+	finishCommandTree(root)
+	registerCompletions(root, f)
 	return root
 }
+
+// extraCommands attach subcommands under parents another file may own
+// (e.g. `provider apply` under `provider`), after every command exists.
+var extraCommands []func(root *cobra.Command, f *Factory)

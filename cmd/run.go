@@ -2,23 +2,40 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rpctl/rpctl/iostreams"
+	"github.com/rpctl/rpctl/logging"
 )
 
 // Run executes rpctl with args on ios and returns the process exit code.
 // Errors are printed once, as one line on standard error; an ExitError
 // without an error (a warning result, say) prints nothing.
 func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []string) int {
-	root := NewCmdRoot(NewFactory(ios), version)
-	root.SetArgs(args)
+	f := NewFactory(ios)
+	f.args = args
+	root := NewCmdRoot(f, version)
+	root.SetArgs(providerApplyArgs(args))
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
+	// -q silences ios.ErrOut for the run; errors still reach standard error.
+	errOut := ios.ErrOut
 	err := root.ExecuteContext(ctx)
+	if err != nil && f.LogFile != "" {
+		// The log file tells the whole story; standard error keeps its line.
+		logging.Logger().Error("rpctl: "+err.Error(), "exit", ExitCode(err))
+	}
+	if f.closeLog != nil {
+		if cerr := f.closeLog(); cerr != nil && err == nil {
+			err = fmt.Errorf("--log-file: %w", cerr)
+		}
+	}
+	ios.ErrOut = errOut
 	if err != nil {
-		if ee, ok := err.(*ExitError); !ok || ee.Err != nil {
-			fmt.Fprintln(ios.ErrOut, "rpctl: "+err.Error())
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Err != nil {
+			fmt.Fprintln(errOut, "rpctl: "+err.Error())
 		}
 	}
 	return ExitCode(err)

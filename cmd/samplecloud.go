@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/output"
@@ -28,17 +26,21 @@ and set uuids, 0.0/NULL/valid allocation ratios, pci_stats and numa_topology in 
 format Nova has stored, soft-deleted rows, services, instances with flavors and
 in-progress migrations. The same --seed always gives the same cloud.
 
-With --db FILE the file's schemas are created if it is empty, and every cell's nodes go
-into its one cell database, mapped to cell "cell1". With MySQL/MariaDB databases each
-cell database gets one cell (--cells defaults to their number); empty databases get the
+With --db FILE the file's schemas are created if it is empty and the nodes go into its
+one cell database, mapped to cell "cell1" (more cells need one --cell-db per cell). With
+MySQL/MariaDB databases each cell database gets one cell (--cells defaults to their number); empty databases get the
 schema first. The API database, when configured, gets cell0 and cell mappings (unless it
 has some), host mappings and flavors. A cell database that already has compute nodes is
-refused unless --force, which deletes the rows of the tables sample-cloud writes first.
-
-Exit codes: 0 written, 1 error.`,
+refused unless --force, which deletes the rows of the tables sample-cloud writes first.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			f.CreateFiles = true // this command may create the SQLite files it is given
+			if f.Embedded != "" && o.cells > 1 {
+				// One file is one cell database: spreading nodes over
+				// "cells" that all land in it would only pretend.
+				return badCommandLine("--cells %d: the embedded file (--db) holds one cell; give one --cell-db per cell (and --api-db) for more", o.cells)
+			}
 			// Placement stays closed: a pre-migration cloud has no providers.
 			dbs, err := f.Databases(ctx, storage.NeedCells, storage.NeedAPI)
 			if err != nil {
@@ -63,21 +65,21 @@ Exit codes: 0 written, 1 error.`,
 			if err != nil {
 				return err
 			}
-			rows := output.Rows{Headers: []string{"Cell", "Database", "Compute nodes", "Deleted", "Bad", "Services", "Instances", "Migrations"}}
+			rows := output.Rows{Headers: []string{"cell", "database", "compute_nodes", "deleted_compute_nodes", "bad_compute_nodes",
+				"services", "instances", "migrations", "host_mappings", "flavors"}}
+			none := output.Cell{}
 			for _, cs := range sum.Cells {
-				rows.Rows = append(rows.Rows, []string{cs.Cell, cs.Database, fmt.Sprint(cs.ComputeNodes), fmt.Sprint(cs.Deleted),
-					fmt.Sprint(cs.Bad), fmt.Sprint(cs.Services), fmt.Sprint(cs.Instances), fmt.Sprint(cs.Migrations)})
+				rows.Add(cs.Cell, cs.Database, cs.ComputeNodes, cs.Deleted, cs.Bad, cs.Services, cs.Instances, cs.Migrations, none, none)
 			}
 			if sum.API != "" {
-				rows.Rows = append(rows.Rows, []string{"(API)", sum.API, "", "", "", "",
-					fmt.Sprintf("%d host mappings", sum.HostMappings), fmt.Sprintf("%d flavors", sum.Flavors)})
+				rows.Add("(API)", sum.API, none, none, none, none, none, none, sum.HostMappings, sum.Flavors)
 			}
-			return f.Write(rows, sum)
+			return f.Write(rows, nil)
 		},
 	}
 	fl := c.Flags()
 	fl.IntVar(&o.nodes, "nodes", samplecloud.DefaultNodes, "live, valid compute nodes to generate (about 5% more soft-deleted rows are added)")
-	fl.IntVar(&o.cells, "cells", 0, "cells to spread the nodes over (default: 1 with --db, else the number of cell databases)")
+	fl.IntVar(&o.cells, "cells", 0, "cells to spread the nodes over (default: the number of cell databases; --db has one)")
 	fl.Int64Var(&o.seed, "seed", 1, "random seed; the same seed gives the same cloud")
 	fl.IntVar(&o.badRows, "bad-rows", 0, "malformed compute nodes to add to cell1, for testing error handling")
 	fl.IntVar(&o.instances, "max-instances-per-node", samplecloud.DefaultMaxInstancesPerNode, "instances per live node are drawn from 0..this")

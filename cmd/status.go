@@ -25,9 +25,9 @@ Checks: Compute Node UUIDs, Resource Providers, Inventory Drift, Allocation Rati
 Over-committed Providers, Missing Root Provider IDs, Incomplete Consumers (Placement's
 own two), Orphaned Providers, Service Versions.
 
-Exit codes: 0 all succeeded, 1 at least one warning, 2 at least one failure (a database
-that cannot be read fails the checks that need it), 255 a check crashed or the command
-line or config files are wrong.`
+A check that crashes, or cannot read its database (not configured, unreachable, a
+table missing), shows as a Failure naming the database; the other checks still run and
+rpctl exits 255, as nova-status does, since no verdict could be reached.`
 
 // NewCmdStatus builds `rpctl status`.
 func NewCmdStatus(f *Factory) *cobra.Command {
@@ -68,17 +68,13 @@ func addStatusFlags(c *cobra.Command, o *StatusOptions) {
 	c.Flags().StringArrayVar(&o.Checks, "check", nil, `run only this check (repeatable; name as in the table, any case, or e.g. "compute-node-uuids")`)
 	c.Flags().Int64Var(&o.MinServiceVersion, "min-service-version", status.DefaultMinServiceVersion,
 		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
-	// A usage error must not exit 1 or 2, which CI reads as a warning or a
-	// failure of the cloud.
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &ExitError{Code: status.ExitCrashed, Err: err} })
-	c.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		if root := c.Root(); root.PersistentPreRunE != nil {
-			if err := root.PersistentPreRunE(c, args); err != nil {
-				return &ExitError{Code: status.ExitCrashed, Err: err}
-			}
-		}
-		return nil
-	}
+	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
+	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
+	SetExitCodes(c,
+		ExitCodeRow{ExitOK, "all checks succeeded"},
+		ExitCodeRow{ExitMore, "at least one check warns"},
+		ExitCodeRow{ExitFailed, "at least one check failed"},
+	)
 }
 
 func runStatus(c *cobra.Command, f *Factory, o *StatusOptions) error {
@@ -132,7 +128,19 @@ func runStatus(c *cobra.Command, f *Factory, o *StatusOptions) error {
 	if err != nil {
 		return usage(err)
 	}
-	if code := rep.Exit(); code != 0 {
+	code := rep.Exit()
+	if code == status.ExitCrashed {
+		// The table says which; this line tells a CI log why there is no
+		// verdict.
+		n := 0
+		for _, r := range rep.Results {
+			if r.Crashed || r.Unreadable {
+				n++
+			}
+		}
+		return &ExitError{Code: code, Err: fmt.Errorf("%d of %d checks could not run (a check crashed or its database cannot be read; see the table): no verdict", n, len(rep.Results))}
+	}
+	if code != 0 {
 		return Exit(code)
 	}
 	return nil

@@ -20,6 +20,7 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	errTTY       bool
+	inTTY        bool
 	colorEnabled bool
 	// Verbose asks for extra detail on ErrOut (--verbose).
 	Verbose bool
@@ -30,6 +31,7 @@ func System() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		errTTY:       isTerminal(os.Stderr),
+		inTTY:        isTerminal(os.Stdin),
 		colorEnabled: useColor(isTerminal(os.Stdout), os.LookupEnv),
 	}
 }
@@ -44,6 +46,20 @@ func useColor(stdoutTTY bool, lookupEnv func(string) (string, bool)) bool {
 	return stdoutTTY && term != "dumb"
 }
 
+// TerminalWidth is the width of the terminal standard output goes to, 0
+// when it is not a terminal (tables are then never wrapped to fit).
+func (s *IOStreams) TerminalWidth() int {
+	f, ok := s.Out.(*os.File)
+	if !ok || !isTerminal(f) {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}
+
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // Test returns streams backed by buffers, not a terminal.
@@ -54,6 +70,12 @@ func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 
 // IsStderrTTY reports whether ErrOut is a terminal (progress bars go there).
 func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
+
+// IsStdinTTY reports whether In is a terminal (where rpctl may ask).
+func (s *IOStreams) IsStdinTTY() bool { return s.inTTY }
+
+// SetStdinTTY overrides terminal detection of In, for tests.
+func (s *IOStreams) SetStdinTTY(on bool) { s.inTTY = on }
 
 // SetColorEnabled overrides colour detection, for tests.
 func (s *IOStreams) SetColorEnabled(on bool) { s.colorEnabled = on }

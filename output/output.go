@@ -1,10 +1,10 @@
 // Package output renders command results in the formats OpenStack operators
-// know from python-openstackclient: table, json, yaml and value.
+// know from python-openstackclient (cliff): table, json, yaml, csv and value,
+// with cliff's options (-c, --sort-column, --quote, --noindent, --max-width,
+// --fit-width, --print-empty) handled here once for every command.
 package output
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -23,15 +23,18 @@ const (
 	JSON  = "json"
 	YAML  = "yaml"
 	Value = "value"
+	CSV   = "csv"
 )
+
+// Formats lists the formats -f accepts, for help and completion.
+var Formats = []string{CSV, JSON, Table, Value, YAML}
 
 // ValidateFormat rejects formats rpctl does not print.
 func ValidateFormat(f string) error {
-	switch f {
-	case Table, JSON, YAML, Value:
+	if slices.Contains(Formats, f) {
 		return nil
 	}
-	return fmt.Errorf("invalid --format %q: choose table, json, yaml or value", f)
+	return fmt.Errorf("invalid --format %q: choose %s", f, strings.Join(Formats, ", "))
 }
 
 // Align is a column alignment.
@@ -44,10 +47,18 @@ const (
 	AlignRight
 )
 
-// Rows are tabular data with named columns.
+// Rows are tabular data with named columns. Column names are lower-case
+// snake_case, the same in table headers and json/yaml/csv keys (Write
+// normalises others with ColumnName).
 type Rows struct {
 	Headers []string
-	Rows    [][]string
+	// Rows are the cells as text (table and value output).
+	Rows [][]string
+	// Values, when set (by Add), are the same cells as typed values (string,
+	// integers, float64, bool or nil) for json, yaml, csv and sorting, as
+	// cliff sees a command's Python values; without them every cell is a
+	// string.
+	Values [][]any
 	// Align applies to the data cells. Headers are always centred, with
 	// tablewriter's rule for an odd excess (the extra space on the right);
 	// prettytable aligns them like the data and centres even-width text
@@ -62,14 +73,16 @@ type Rows struct {
 func RenderTable(w io.Writer, r Rows) error {
 	align := map[Align]tw.Align{AlignLeft: tw.AlignLeft, AlignCenter: tw.AlignCenter, AlignRight: tw.AlignRight}[r.Align]
 	cells := r.Rows
+	// prettytable aligns headers like their column.
+	headerAlign := align
 	if r.Align == AlignCenter {
 		// Pre-padded to the column width, the cells print as they are.
-		cells, align = centre(r), tw.AlignLeft
+		cells, align, headerAlign = centre(r), tw.AlignLeft, tw.AlignCenter
 	}
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignCenter),
+		tablewriter.WithHeaderAlignment(headerAlign),
 		tablewriter.WithRowAlignment(align),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
@@ -125,81 +138,6 @@ func centre(r Rows) [][]string {
 		}
 	}
 	return out
-}
-
-// Write prints data in the chosen format. For table and value formats the
-// rows are printed; for json and yaml, data is marshalled (nil data means the
-// rows as a list of objects keyed by header, in header order).
-func Write(w io.Writer, format string, r Rows, data any) error {
-	switch format {
-	case Table, "":
-		return RenderTable(w, r)
-	case Value:
-		for _, row := range r.Rows {
-			if _, err := fmt.Fprintln(w, strings.Join(row, " ")); err != nil {
-				return err
-			}
-		}
-		return nil
-	case JSON:
-		if data == nil {
-			_, err := fmt.Fprintf(w, "%s\n", rowsJSON(r))
-			return err
-		}
-		b, err := json.MarshalIndent(data, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case YAML:
-		// Everything goes through JSON first, so YAML shows the same keys
-		// as -f json (the json tags; yaml.v3 would ignore them) and, decoded
-		// into a yaml.Node rather than a map, in the same order.
-		js := rowsJSON(r)
-		if data != nil {
-			var err error
-			if js, err = json.Marshal(data); err != nil {
-				return err
-			}
-		}
-		node := &yaml.Node{}
-		if err := yaml.Unmarshal(js, node); err != nil {
-			return err
-		}
-		blockStyle(node)
-		enc := yaml.NewEncoder(w)
-		enc.SetIndent(2)
-		defer enc.Close()
-		return enc.Encode(node)
-	}
-	return ValidateFormat(format)
-}
-
-// rowsJSON encodes rows as [{"Header": "cell", ...}] keeping column order.
-func rowsJSON(r Rows) []byte {
-	var buf bytes.Buffer
-	buf.WriteString("[")
-	for i, row := range r.Rows {
-		if i > 0 {
-			buf.WriteString(",")
-		}
-		buf.WriteString("\n  {")
-		for j, h := range r.Headers {
-			if j > 0 {
-				buf.WriteString(",")
-			}
-			k, _ := json.Marshal(h)
-			v, _ := json.Marshal(cell(row, j))
-			fmt.Fprintf(&buf, "\n    %s: %s", k, v)
-		}
-		buf.WriteString("\n  }")
-	}
-	if len(r.Rows) > 0 {
-		buf.WriteString("\n")
-	}
-	buf.WriteString("]")
-	return buf.Bytes()
 }
 
 func cell(row []string, i int) string {

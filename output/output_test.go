@@ -19,7 +19,7 @@ func TestWriteFormats(t *testing.T) {
 	}
 	tests := []struct{ format, want string }{
 		{Table, `+------------------------+--------------+-----------+
-|       Migration        | Total Needed | Completed |
+|       migration        | total_needed | completed |
 +------------------------+--------------+-----------+
 |  migrate_empty_ratio   |      2       |     2     |
 | compute_node_inventory |      10      |     7     |
@@ -28,23 +28,27 @@ func TestWriteFormats(t *testing.T) {
 		{Value, "migrate_empty_ratio 2 2\ncompute_node_inventory 10 7\n"},
 		{JSON, `[
   {
-    "Migration": "migrate_empty_ratio",
-    "Total Needed": "2",
-    "Completed": "2"
+    "migration": "migrate_empty_ratio",
+    "total_needed": "2",
+    "completed": "2"
   },
   {
-    "Migration": "compute_node_inventory",
-    "Total Needed": "10",
-    "Completed": "7"
+    "migration": "compute_node_inventory",
+    "total_needed": "10",
+    "completed": "7"
   }
 ]
 `},
-		{YAML, `- Migration: migrate_empty_ratio
-  Total Needed: "2"
-  Completed: "2"
-- Migration: compute_node_inventory
-  Total Needed: "10"
-  Completed: "7"
+		{YAML, `- migration: migrate_empty_ratio
+  total_needed: "2"
+  completed: "2"
+- migration: compute_node_inventory
+  total_needed: "10"
+  completed: "7"
+`},
+		{CSV, `"migration","total_needed","completed"
+"migrate_empty_ratio","2","2"
+"compute_node_inventory","10","7"
 `},
 	}
 	for _, tc := range tests {

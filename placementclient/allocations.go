@@ -3,6 +3,7 @@ package placementclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 )
@@ -140,5 +141,16 @@ func (c *Client) AllocationCandidates(ctx context.Context, rawQuery string) (jso
 	if err := c.need(10, "GET /allocation_candidates"); err != nil {
 		return nil, err
 	}
-	return c.doRaw(ctx, http.MethodGet, "/allocation_candidates", rawQuery, nil, nil)
+	_, body, err := c.doRaw(ctx, http.MethodGet, "/allocation_candidates", rawQuery, nil, nil)
+	return body, err
+}
+
+// AllocationCandidatesAt asks at microversion mv (which may differ from the
+// client's) and returns Placement's status and body also when it refuses
+// the query: a 4xx is then both the body and an *Error.
+func (c *Client) AllocationCandidatesAt(ctx context.Context, mv Version, rawQuery string) (int, []byte, error) {
+	if mv.Less(c.server[0]) || c.server[1].Less(mv) {
+		return 0, nil, fmt.Errorf("microversion %s: the Placement service at %s supports %s to %s", mv, c.base, c.server[0], c.server[1])
+	}
+	return c.doRaw(ctx, http.MethodGet, "/allocation_candidates", rawQuery, nil, nil, &mv)
 }

@@ -203,17 +203,17 @@ var noVersion = &Version{}
 // do sends one request and decodes a JSON answer into out (if not nil).
 // in, if not nil, is sent as JSON; mv overrides the client's microversion.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any, mv ...*Version) error {
-	_, err := c.doRaw(ctx, method, path, query.Encode(), in, out, mv...)
+	_, _, err := c.doRaw(ctx, method, path, query.Encode(), in, out, mv...)
 	return err
 }
 
-// doRaw is do that also returns the raw answer body.
-func (c *Client) doRaw(ctx context.Context, method, path, rawQuery string, in, out any, mv ...*Version) ([]byte, error) {
+// doRaw is do that also returns the status and the raw answer body.
+func (c *Client) doRaw(ctx context.Context, method, path, rawQuery string, in, out any, mv ...*Version) (int, []byte, error) {
 	var body []byte
 	if in != nil {
 		var err error
 		if body, err = json.Marshal(in); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 	}
 	u := *c.base
@@ -234,13 +234,13 @@ func (c *Client) doRaw(ctx context.Context, method, path, rawQuery string, in, o
 				case <-time.After(time.Duration(attempt+1) * 200 * time.Millisecond):
 					continue
 				case <-ctx.Done():
-					return nil, ctx.Err()
+					return 0, nil, ctx.Err()
 				}
 			}
 			if !idempotent(method) && !neverSent(err) {
-				return nil, &OutcomeUnknownError{Method: method, URL: u.String(), Err: err}
+				return 0, nil, &OutcomeUnknownError{Method: method, URL: u.String(), Err: err}
 			}
-			return nil, fmt.Errorf("%s %s: %w", method, u.String(), err)
+			return 0, nil, fmt.Errorf("%s %s: %w", method, u.String(), err)
 		}
 		if status == http.StatusUnauthorized && !reauthed {
 			reauthed = true
@@ -249,14 +249,14 @@ func (c *Client) doRaw(ctx context.Context, method, path, rawQuery string, in, o
 			}
 		}
 		if status >= 400 {
-			return respBody, newAPIError(method, u.Path, status, reqID, respBody)
+			return status, respBody, newAPIError(method, u.Path, status, reqID, respBody)
 		}
 		if out != nil && len(respBody) > 0 {
 			if err := json.Unmarshal(respBody, out); err != nil {
-				return respBody, fmt.Errorf("%s %s: unreadable answer: %v", method, u.Path, err)
+				return status, respBody, fmt.Errorf("%s %s: unreadable answer: %v", method, u.Path, err)
 			}
 		}
-		return respBody, nil
+		return status, respBody, nil
 	}
 }
 

@@ -71,7 +71,10 @@ func TestClientAgainstPlacement(t *testing.T) {
 	_, err = c.CreateProvider(ctx, placementclient.NewProvider{Name: "cn1"})
 	wantErr(t, "duplicate name", err, placementclient.ErrConflict, "Conflicting resource provider name: cn1 already exists")
 	_, err = c.CreateProvider(ctx, placementclient.NewProvider{Name: "x", UUID: "not-a-uuid"})
-	wantErr(t, "bad uuid", err, placementclient.ErrBadRequest, "JSON does not validate")
+	wantErr(t, "bad uuid", err, placementclient.ErrBadRequest, "JSON does not validate: 'not-a-uuid' is not a 'uuid'")
+	if pe := (*placementclient.Error)(nil); errors.As(err, &pe) && strings.Contains(pe.Message, "Failed validating") {
+		t.Fatalf("the schema dump is not part of the message: %q", pe.Message)
+	}
 	_, err = c.CreateProvider(ctx, placementclient.NewProvider{Name: "y", ParentProviderUUID: "11111111-1111-4111-8111-111111111111"})
 	wantErr(t, "unknown parent", err, placementclient.ErrBadRequest, "parent provider UUID does not exist")
 
@@ -211,8 +214,13 @@ func TestClientAgainstPlacement(t *testing.T) {
 	wantErr(t, "bad candidates query", err, placementclient.ErrBadRequest, "expected positive integer amount")
 
 	// Traits.
-	wantErr(t, "create trait", c.CreateTrait(ctx, "CUSTOM_GOLD"), nil, "")
-	wantErr(t, "create trait twice", c.CreateTrait(ctx, "CUSTOM_GOLD"), nil, "")
+	created, err := c.EnsureTrait(ctx, "CUSTOM_GOLD")
+	wantErr(t, "create trait", err, nil, "")
+	again, err := c.EnsureTrait(ctx, "CUSTOM_GOLD")
+	wantErr(t, "create trait twice", err, nil, "")
+	if !created || again {
+		t.Fatalf("trait created %v, then %v", created, again)
+	}
 	wantErr(t, "create non-custom trait", c.CreateTrait(ctx, "GOLD"), placementclient.ErrBadRequest, "The trait is invalid")
 	traits, err := c.ListTraits(ctx, "startswith:CUSTOM_", nil)
 	wantErr(t, "list traits", err, nil, "")
@@ -247,8 +255,12 @@ func TestClientAgainstPlacement(t *testing.T) {
 	wantErr(t, "delete missing trait", c.DeleteTrait(ctx, "CUSTOM_GOLD"), placementclient.ErrNotFound, "No such trait(s): CUSTOM_GOLD")
 
 	// Resource classes.
-	wantErr(t, "create class", c.CreateResourceClass(ctx, "CUSTOM_FPGA"), nil, "")
+	created, err = c.EnsureResourceClass(ctx, "CUSTOM_FPGA")
+	wantErr(t, "create class", err, nil, "")
 	wantErr(t, "create class twice", c.CreateResourceClass(ctx, "CUSTOM_FPGA"), nil, "")
+	if !created {
+		t.Fatal("class not reported created")
+	}
 	wantErr(t, "create non-custom class", c.CreateResourceClass(ctx, "FPGA"), placementclient.ErrBadRequest, "")
 	classes, err := c.ListResourceClasses(ctx)
 	wantErr(t, "list classes", err, nil, "")

@@ -95,6 +95,11 @@ func newAPIError(method, path string, status int, reqID string, body []byte) *Er
 			e.RequestID = d.RequestID
 		}
 		e.Message = lastLine(d.Detail)
+		// A JSON-schema failure goes on with the whole schema and instance;
+		// its first sentence is the message.
+		if i := strings.Index(e.Message, "  Failed validating"); i > 0 {
+			e.Message = strings.TrimSpace(e.Message[:i])
+		}
 	} else {
 		e.Message = lastLine(string(body))
 	}

@@ -4,8 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/rpctl/rpctl/dsn"
-	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -13,26 +12,21 @@ import (
 // livePlacement starts the real placement-api (noauth2) on a fresh database
 // with Placement's schema and returns a client at the given microversion
 // ("" negotiates) and the API's base URL.
-func livePlacement(t *testing.T, mv string) (*placementclient.Client, string) {
+func livePlacement(t testing.TB, mv string) (*placementclient.Client, string) {
+	t.Helper()
+	c, base, _ := livePlacementDB(t, mv)
+	return c, base
+}
+
+// livePlacementDB is livePlacement that also returns the database, open.
+func livePlacementDB(t testing.TB, mv string) (*placementclient.Client, string, *storage.DB) {
 	t.Helper()
 	ctx := context.Background()
-	my := testdb.NewMySQL(t)
-	tg, err := dsn.Parse(my.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	base := testdb.PlacementAPI(t, my.URL)
+	pl := placementtest.New(t)
+	base, db := pl.Base, pl.DB
 	c, err := placementclient.New(ctx, placementclient.Config{Endpoint: base, Auth: placementclient.StaticToken("admin"), Microversion: mv})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, base
+	return c, base, db
 }

@@ -36,10 +36,18 @@ func (c *Client) ListTraits(ctx context.Context, name string, associated *bool) 
 // CreateTrait is PUT /traits/{name}; only CUSTOM_ names are accepted, and an
 // existing trait is left as it is.
 func (c *Client) CreateTrait(ctx context.Context, name string) error {
+	_, err := c.EnsureTrait(ctx, name)
+	return err
+}
+
+// EnsureTrait is CreateTrait that also says whether the trait was new
+// (Placement's 201) or already there (204).
+func (c *Client) EnsureTrait(ctx context.Context, name string) (bool, error) {
 	if err := c.need(6, "traits"); err != nil {
-		return err
+		return false, err
 	}
-	return c.do(ctx, http.MethodPut, "/traits/"+escape(name), nil, nil, nil)
+	status, _, err := c.doRaw(ctx, http.MethodPut, "/traits/"+escape(name), "", nil, nil)
+	return status == http.StatusCreated, err
 }
 
 // DeleteTrait is DELETE /traits/{name}: 409 while a provider has it, 400
@@ -127,13 +135,22 @@ func (c *Client) GetResourceClass(ctx context.Context, name string) error {
 // CreateResourceClass creates a CUSTOM_ class: PUT /resource_classes/{name}
 // from 1.7 (an existing class is fine), POST before (409 if it exists).
 func (c *Client) CreateResourceClass(ctx context.Context, name string) error {
+	_, err := c.EnsureResourceClass(ctx, name)
+	return err
+}
+
+// EnsureResourceClass is CreateResourceClass that also says whether the
+// class was new (201) or already there (204, from 1.7).
+func (c *Client) EnsureResourceClass(ctx context.Context, name string) (bool, error) {
 	if err := c.need(2, "resource classes"); err != nil {
-		return err
+		return false, err
 	}
 	if c.mv.AtLeast(7) {
-		return c.do(ctx, http.MethodPut, "/resource_classes/"+escape(name), nil, nil, nil)
+		status, _, err := c.doRaw(ctx, http.MethodPut, "/resource_classes/"+escape(name), "", nil, nil)
+		return status == http.StatusCreated, err
 	}
-	return c.do(ctx, http.MethodPost, "/resource_classes", nil, map[string]string{"name": name}, nil)
+	err := c.do(ctx, http.MethodPost, "/resource_classes", nil, map[string]string{"name": name}, nil)
+	return err == nil, err
 }
 
 // DeleteResourceClass is DELETE /resource_classes/{name}: 409 while an

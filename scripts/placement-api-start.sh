@@ -2,24 +2,29 @@
 # Start the real OpenStack Placement API (Debian python3-placement) on
 # 127.0.0.1 against a given database, with noauth2, for tests and benchmarks.
 #
-#   scripts/placement-api-start.sh DIR PORT SQLALCHEMY_URL
+#   scripts/placement-api-start.sh DIR PORT SQLALCHEMY_URL [EXTRA_CONF]
 #
+# EXTRA_CONF, if given, is a file appended to placement.conf (e.g. an [api]
+# auth_strategy = keystone with its [keystone_authtoken] section).
 # Writes DIR/placement.conf, starts placement-api in the background, waits
 # until GET / answers, and prints PLACEMENT_URL=... and PLACEMENT_PID=...
 # Requests need "X-Auth-Token: admin" and "OpenStack-API-Version: placement 1.39".
 set -euo pipefail
-dir=$1 port=$2 url=$3
+dir=$1 port=$2 url=$3 extra=${4:-}
 mkdir -p "$dir"
+auth=noauth2
+if [ -n "$extra" ]; then auth=keystone; fi
 cat >"$dir/placement.conf" <<CONF
 [DEFAULT]
 debug = false
 [api]
-auth_strategy = noauth2
+auth_strategy = $auth
 [placement_database]
 connection = $url
 [placement]
 randomize_allocation_candidates = false
 CONF
+if [ -n "$extra" ]; then cat "$extra" >>"$dir/placement.conf"; fi
 command -v placement-api >/dev/null || { echo "placement-api-start: placement-api not found; apt-get install python3-placement" >&2; exit 1; }
 OS_PLACEMENT_CONFIG_DIR="$dir" nohup placement-api --host 127.0.0.1 --port "$port" >"$dir/api.log" 2>&1 &
 pid=$!

@@ -124,17 +124,29 @@ func Checks(e *Env) []Check {
 	}
 }
 
-// unavailable is the Failure of a check whose database cannot be read; the
-// error already names the database and what is missing.
+// unavailable is the Failure of a check whose database cannot be read
+// (the error already names the database and what is missing): the check has
+// no verdict, so the run exits 255 as nova-status does when its database is
+// down, never 2, which CI reads as a verdict on the cloud.
 func unavailable(errs ...error) (Code, string, error) {
+	return Failure, "", &unreadableError{unavailableDetails(errs)}
+}
+
+func unavailableDetails(errs []error) string {
 	var msgs []string
 	for _, err := range errs {
 		if err != nil {
 			msgs = append(msgs, err.Error())
 		}
 	}
-	return Failure, "Cannot run the check: " + strings.Join(msgs, "; "), nil
+	return "Cannot run the check: " + strings.Join(msgs, "; ")
 }
+
+// unreadableError is a check's database that cannot be read; its message is
+// the check's details.
+type unreadableError struct{ details string }
+
+func (e *unreadableError) Error() string { return e.details }
 
 // forEachCell calls fn for every cell; read errors are collected so that
 // one broken cell does not hide what the others show.
@@ -226,11 +238,11 @@ func (e *Env) withErrors(code Code, details string, errs []error) (Code, string,
 	if len(errs) == 0 {
 		return code, details, nil
 	}
-	_, msg, _ := unavailable(errs...)
+	msg := unavailableDetails(errs)
 	if details != "" && len(e.Cells) > 0 {
 		msg += " Readable cells: " + details
 	}
-	return Failure, msg, nil
+	return Failure, "", &unreadableError{msg}
 }
 
 func (e *Env) checkUUIDs(ctx context.Context) (Code, string, error) {

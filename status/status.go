@@ -5,6 +5,7 @@ package status
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -42,6 +43,10 @@ type Result struct {
 	// Crashed is set when Run returned an error or panicked; Code is then
 	// Failure and Details say what broke.
 	Crashed bool
+	// Unreadable is set when the check could not read its database (not
+	// configured, unreachable, a table missing): Code is Failure, Details
+	// name the database, and the run exits 255, as for a crash.
+	Unreadable bool
 	// Elapsed is how long the check took (for --verbose and benchmarks).
 	Elapsed time.Duration
 }
@@ -55,7 +60,7 @@ type Report struct {
 func (r Report) Exit() int {
 	worst := Success
 	for _, res := range r.Results {
-		if res.Crashed {
+		if res.Crashed || res.Unreadable {
 			return ExitCrashed
 		}
 		worst = max(worst, res.Code)
@@ -97,6 +102,10 @@ func runOne(ctx context.Context, c Check) (res Result) {
 		}
 	}()
 	code, details, err := c.Run(ctx)
+	var unreadable *unreadableError
+	if errors.As(err, &unreadable) {
+		return Result{Check: c.Name, Code: Failure, Details: unreadable.Error(), Unreadable: true}
+	}
 	if err != nil {
 		return Result{Check: c.Name, Code: Failure, Details: "Error: " + err.Error(), Crashed: true}
 	}

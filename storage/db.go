@@ -7,6 +7,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 
 	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/logging"
 )
 
 // Role says which of Nova's and Placement's databases a handle is, so that
@@ -78,6 +80,23 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 	x, err := sqlx.Open(t.Driver, driverDSN)
 	if err != nil {
 		return nil, fmt.Errorf("%s database (%s): %v", role, t.Redacted, err)
+	}
+	if logging.Debug() {
+		// The same driver behind a connector that logs every statement;
+		// sqlx keeps the driver's name for its bind style.
+		d := x.Driver()
+		x.Close()
+		var conn driver.Connector = dsnConnector{d, driverDSN}
+		if dc, ok := d.(driver.DriverContext); ok {
+			if conn, err = dc.OpenConnector(driverDSN); err != nil {
+				return nil, fmt.Errorf("%s database (%s): %v", role, t.Redacted, err)
+			}
+		}
+		label := string(role) + " " + t.Redacted
+		if name != "" {
+			label = fmt.Sprintf("cell %q %s", name, t.Redacted)
+		}
+		x = sqlx.NewDb(sql.OpenDB(loggingConnector{conn, label}), t.Driver)
 	}
 	db := &DB{DB: x, Role: role, Name: name, Target: t}
 	if t.Driver == dsn.SQLite {

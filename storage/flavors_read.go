@@ -89,3 +89,32 @@ func (db *DB) quoteKey() string {
 	}
 	return `"key"`
 }
+
+// AggregateNames maps Nova host aggregate UUIDs (which Nova mirrors as
+// Placement aggregates) to their names, from the API database's
+// aggregates table; an API database without that table (rpctl's embedded
+// schema has none) gives an empty map.
+func AggregateNames(ctx context.Context, api *DB) (map[string]string, error) {
+	out := map[string]string{}
+	ok, err := api.tableExists(ctx, "aggregates")
+	if err != nil || !ok {
+		return out, err
+	}
+	rows, err := api.QueryContext(ctx, "SELECT uuid, name FROM aggregates WHERE uuid IS NOT NULL")
+	if err != nil {
+		return nil, api.Errorf("read aggregates: %w", CleanError(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var u string
+		var n sql.NullString
+		if err := rows.Scan(&u, &n); err != nil {
+			return nil, api.Errorf("read aggregates: %w", CleanError(err))
+		}
+		out[u] = n.String
+	}
+	if err := rows.Err(); err != nil {
+		return nil, api.Errorf("read aggregates: %w", CleanError(err))
+	}
+	return out, nil
+}

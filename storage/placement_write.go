@@ -13,24 +13,13 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
+
+	"github.com/rpctl/rpctl/inventory"
 )
 
-// PInventory is one inventory record of a resource provider.
-type PInventory struct {
-	Total           int64   `json:"total"`
-	Reserved        int64   `json:"reserved"`
-	MinUnit         int64   `json:"min_unit"`
-	MaxUnit         int64   `json:"max_unit"`
-	StepSize        int64   `json:"step_size"`
-	AllocationRatio float64 `json:"allocation_ratio"`
-}
-
-// Equal compares two inventories the way they are stored: allocation_ratio
-// is a single-precision FLOAT column.
-func (a PInventory) Equal(b PInventory) bool {
-	return a.Total == b.Total && a.Reserved == b.Reserved && a.MinUnit == b.MinUnit && a.MaxUnit == b.MaxUnit &&
-		a.StepSize == b.StepSize && float32(a.AllocationRatio) == float32(b.AllocationRatio)
-}
+// PInventory is one inventory record of a resource provider: the inventory
+// domain's record (with its stored-precision Equal).
+type PInventory = inventory.Inventory
 
 // PProvider is a resource provider as stored in the Placement database.
 type PProvider struct {

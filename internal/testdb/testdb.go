@@ -207,12 +207,27 @@ func FreePort(t testing.TB) int {
 // test ends.
 func PlacementAPI(t testing.TB, sqlalchemyURL string) string {
 	t.Helper()
+	return PlacementAPIConf(t, sqlalchemyURL, FreePort(t), "")
+}
+
+// PlacementAPIConf is PlacementAPI on a given port with extra placement.conf
+// text; any extra text switches [api] auth_strategy to keystone, so it
+// carries the [keystone_authtoken] section.
+func PlacementAPIConf(t testing.TB, sqlalchemyURL string, port int, extraConf string) string {
+	t.Helper()
 	if _, err := exec.LookPath("placement-api"); err != nil {
 		unavailable(t, "placement-api not installed (apt-get install python3-placement)")
 	}
 	dir := t.TempDir()
-	port := FreePort(t)
-	out, err := exec.Command(filepath.Join(RepoRoot(), "scripts", "placement-api-start.sh"), dir, fmt.Sprint(port), sqlalchemyURL).CombinedOutput()
+	args := []string{dir, fmt.Sprint(port), sqlalchemyURL}
+	if extraConf != "" {
+		extra := filepath.Join(dir, "extra.conf")
+		if err := os.WriteFile(extra, []byte(extraConf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, extra)
+	}
+	out, err := exec.Command(filepath.Join(RepoRoot(), "scripts", "placement-api-start.sh"), args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("start placement-api: %v\n%s", err, out)
 	}
@@ -220,15 +235,7 @@ func PlacementAPI(t testing.TB, sqlalchemyURL string) string {
 	placementLogs.Store(vars["PLACEMENT_URL"], filepath.Join(dir, "api.log"))
 	var pid int
 	fmt.Sscan(vars["PLACEMENT_PID"], &pid)
-	t.Cleanup(func() {
-		if pid > 0 {
-			syscall.Kill(pid, syscall.SIGTERM)
-			for i := 0; i < 50 && syscall.Kill(pid, 0) == nil; i++ {
-				time.Sleep(20 * time.Millisecond)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	})
+	t.Cleanup(func() { stop(pid) })
 	return vars["PLACEMENT_URL"]
 }
 
@@ -243,6 +250,37 @@ func PlacementLog(base string) []byte {
 	}
 	b, _ := os.ReadFile(p.(string))
 	return b
+}
+
+func stop(pid int) {
+	if pid > 0 {
+		syscall.Kill(pid, syscall.SIGTERM)
+		for i := 0; i < 50 && syscall.Kill(pid, 0) == nil; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// Keystone starts the real Keystone (Debian's keystone package, SQLite)
+// on 127.0.0.1 with an admin user (password adminPassword, project admin,
+// domain Default) and a catalog naming Placement at placementURL; it
+// returns the v3 auth URL and is stopped when the test ends.
+func Keystone(t testing.TB, adminPassword, placementURL string) string {
+	t.Helper()
+	if _, err := exec.LookPath("keystone-manage"); err != nil {
+		unavailable(t, "keystone-manage not installed (apt-get install keystone)")
+	}
+	dir := t.TempDir()
+	out, err := exec.Command(filepath.Join(RepoRoot(), "scripts", "keystone-start.sh"), dir, fmt.Sprint(FreePort(t)), adminPassword, placementURL).CombinedOutput()
+	if err != nil {
+		t.Fatalf("start keystone: %v\n%s", err, out)
+	}
+	vars := parseAssignments(string(out))
+	var pid int
+	fmt.Sscan(vars["KEYSTONE_PID"], &pid)
+	t.Cleanup(func() { stop(pid) })
+	return vars["KEYSTONE_URL"]
 }
 
 // PlacementGet performs a GET against the real Placement at microversion mv

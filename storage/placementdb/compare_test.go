@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/storage"
@@ -17,31 +18,6 @@ import (
 )
 
 const mv = "1.39"
-
-// placementCopy is one Placement database with the real placement-api on it.
-type placementCopy struct {
-	db   *storage.DB
-	base string
-}
-
-func newCopy(t *testing.T) placementCopy {
-	t.Helper()
-	ctx := context.Background()
-	my := testdb.NewMySQL(t)
-	tg, err := dsn.Parse(my.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	return placementCopy{db: db, base: testdb.PlacementAPI(t, my.URL)}
-}
 
 const (
 	cn1   = "11111111-1111-4111-8111-111111111111"
@@ -59,7 +35,7 @@ const (
 type step struct {
 	name               string
 	method, path, body string
-	store              func(ctx context.Context, s *placementdb.Store) error
+	store              func(ctx context.Context, s inventory.Store) error
 	setup              bool
 }
 
@@ -68,8 +44,8 @@ func inv(total, reserved, minU, maxU, step int64, ratio float64) inventory.Inven
 }
 
 func editScript() []step {
-	ctx := func(f func(s *placementdb.Store) error) func(context.Context, *placementdb.Store) error {
-		return func(_ context.Context, s *placementdb.Store) error { return f(s) }
+	ctx := func(f func(s inventory.Store) error) func(context.Context, inventory.Store) error {
+		return func(_ context.Context, s inventory.Store) error { return f(s) }
 	}
 	bg := context.Background()
 	create := func(name, uuid, parent string) step {
@@ -78,7 +54,7 @@ func editScript() []step {
 			body = fmt.Sprintf(`{"name": %q, "uuid": %q, "parent_provider_uuid": %q}`, name, uuid, parent)
 		}
 		return step{name: "create " + name, method: "POST", path: "/resource_providers", body: body,
-			store: ctx(func(s *placementdb.Store) error {
+			store: ctx(func(s inventory.Store) error {
 				_, err := s.CreateProvider(bg, inventory.ProviderSpec{Name: name, UUID: uuid, ParentUUID: parent})
 				return err
 			})}
@@ -86,7 +62,7 @@ func editScript() []step {
 	putInv := func(name, uuid string, gen int64, body string, m map[string]inventory.Inventory) step {
 		return step{name: name, method: "PUT", path: "/resource_providers/" + uuid + "/inventories",
 			body:  fmt.Sprintf(`{"resource_provider_generation": %d, "inventories": %s}`, gen, body),
-			store: ctx(func(s *placementdb.Store) error { _, err := s.ReplaceInventories(bg, uuid, gen, m); return err })}
+			store: ctx(func(s inventory.Store) error { _, err := s.ReplaceInventories(bg, uuid, gen, m); return err })}
 	}
 	putTraits := func(name, uuid string, gen int64, traits ...string) step {
 		b, _ := json.Marshal(traits)
@@ -95,7 +71,7 @@ func editScript() []step {
 		}
 		return step{name: name, method: "PUT", path: "/resource_providers/" + uuid + "/traits",
 			body:  fmt.Sprintf(`{"resource_provider_generation": %d, "traits": %s}`, gen, b),
-			store: ctx(func(s *placementdb.Store) error { _, err := s.SetProviderTraits(bg, uuid, gen, traits); return err })}
+			store: ctx(func(s inventory.Store) error { _, err := s.SetProviderTraits(bg, uuid, gen, traits); return err })}
 	}
 	putAggs := func(name, uuid string, gen int64, aggs ...string) step {
 		b, _ := json.Marshal(aggs)
@@ -104,7 +80,7 @@ func editScript() []step {
 		}
 		return step{name: name, method: "PUT", path: "/resource_providers/" + uuid + "/aggregates",
 			body:  fmt.Sprintf(`{"resource_provider_generation": %d, "aggregates": %s}`, gen, b),
-			store: ctx(func(s *placementdb.Store) error { _, err := s.SetProviderAggregates(bg, uuid, gen, aggs); return err })}
+			store: ctx(func(s inventory.Store) error { _, err := s.SetProviderAggregates(bg, uuid, gen, aggs); return err })}
 	}
 	std := func(total int64) inventory.Inventory { return inv(total, 0, 1, inventory.MaxInt, 1, 1.0) }
 	return []step{
@@ -113,13 +89,13 @@ func editScript() []step {
 		create("cn1_numa0", numa, cn1),
 		create("dup name", "44444444-4444-4444-8444-444444444444", ""), // 409 below via name reuse
 		{name: "create duplicate name", method: "POST", path: "/resource_providers", body: `{"name": "cn1"}`,
-			store: ctx(func(s *placementdb.Store) error {
+			store: ctx(func(s inventory.Store) error {
 				_, err := s.CreateProvider(bg, inventory.ProviderSpec{Name: "cn1"})
 				return err
 			})},
 		{name: "create with unknown parent", method: "POST", path: "/resource_providers",
 			body: `{"name": "orphan", "uuid": "55555555-5555-4555-8555-555555555555", "parent_provider_uuid": "66666666-6666-4666-8666-666666666666"}`,
-			store: ctx(func(s *placementdb.Store) error {
+			store: ctx(func(s inventory.Store) error {
 				_, err := s.CreateProvider(bg, inventory.ProviderSpec{Name: "orphan", UUID: "55555555-5555-4555-8555-555555555555", ParentUUID: "66666666-6666-4666-8666-666666666666"})
 				return err
 			})},
@@ -133,50 +109,50 @@ func editScript() []step {
 		putInv("ratio 1.1 float", cn2, 1, `{"VCPU": {"total": 10, "allocation_ratio": 1.1}, "MEMORY_MB": {"total": 2048, "min_unit": 2, "step_size": 2}}`,
 			map[string]inventory.Inventory{"VCPU": inv(10, 0, 1, inventory.MaxInt, 1, 1.1), "MEMORY_MB": inv(2048, 0, 2, inventory.MaxInt, 2, 1)}),
 		{name: "allocate on cn1", setup: true, method: "PUT", path: "/allocations/" + cons1,
-			body: fmt.Sprintf(`{"allocations": {%q: {"resources": {"VCPU": 8, "MEMORY_MB": 4096}}}, "project_id": %q, "user_id": %q, "consumer_generation": null}`, cn1, proj, proj)},
+			body: fmt.Sprintf(`{"allocations": {%q: {"resources": {"VCPU": 8, "MEMORY_MB": 4096}}}, "project_id": %q, "user_id": %q, "consumer_generation": null, "consumer_type": "INSTANCE"}`, cn1, proj, proj)},
 		putInv("delete class in use", cn1, 2, `{"DISK_GB": {"total": 1000}}`, map[string]inventory.Inventory{"DISK_GB": std(1000)}),
 		putInv("lower capacity below usage", cn1, 2, `{"VCPU": {"total": 4}, "MEMORY_MB": {"total": 65536, "reserved": 512, "allocation_ratio": 1.5}}`,
 			map[string]inventory.Inventory{"VCPU": std(4), "MEMORY_MB": inv(65536, 512, 1, inventory.MaxInt, 1, 1.5)}),
 		putInv("same again bumps generation", cn1, 3, `{"VCPU": {"total": 4}, "MEMORY_MB": {"total": 65536, "reserved": 512, "allocation_ratio": 1.5}}`,
 			map[string]inventory.Inventory{"VCPU": std(4), "MEMORY_MB": inv(65536, 512, 1, inventory.MaxInt, 1, 1.5)}),
 		{name: "create custom class", method: "PUT", path: "/resource_classes/CUSTOM_GPU",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
 		{name: "create custom class again", method: "PUT", path: "/resource_classes/CUSTOM_GPU",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_GPU"); return err })},
 		{name: "create non-custom class", method: "PUT", path: "/resource_classes/GPU",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "GPU"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateResourceClass(bg, "GPU"); return err })},
 		{name: "create second custom class", method: "PUT", path: "/resource_classes/CUSTOM_FPGA",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_FPGA"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateResourceClass(bg, "CUSTOM_FPGA"); return err })},
 		putInv("custom class on numa", numa, 0, `{"CUSTOM_GPU": {"total": 2}}`, map[string]inventory.Inventory{"CUSTOM_GPU": std(2)}),
 		{name: "delete class with inventory", method: "DELETE", path: "/resource_classes/CUSTOM_GPU",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_GPU") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_GPU") })},
 		{name: "delete standard class", method: "DELETE", path: "/resource_classes/VCPU",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "VCPU") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteResourceClass(bg, "VCPU") })},
 		{name: "delete unknown class", method: "DELETE", path: "/resource_classes/CUSTOM_NONE",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_NONE") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_NONE") })},
 		{name: "delete custom class", method: "DELETE", path: "/resource_classes/CUSTOM_FPGA",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_FPGA") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteResourceClass(bg, "CUSTOM_FPGA") })},
 		{name: "create trait", method: "PUT", path: "/traits/CUSTOM_FAST",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
 		{name: "create trait again", method: "PUT", path: "/traits/CUSTOM_FAST",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_FAST"); return err })},
 		{name: "create bad trait", method: "PUT", path: "/traits/FAST",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "FAST"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateTrait(bg, "FAST"); return err })},
 		{name: "create second trait", method: "PUT", path: "/traits/CUSTOM_SLOW",
-			store: ctx(func(s *placementdb.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_SLOW"); return err })},
+			store: ctx(func(s inventory.Store) error { _, err := s.CreateTrait(bg, "CUSTOM_SLOW"); return err })},
 		putTraits("set traits", cn2, 2, "CUSTOM_FAST", "HW_CPU_X86_AVX2"),
 		putTraits("set same traits keeps generation", cn2, 3, "HW_CPU_X86_AVX2", "CUSTOM_FAST"),
 		putTraits("stale traits generation", cn2, 2, "CUSTOM_FAST"),
 		putTraits("unknown trait", cn2, 3, "CUSTOM_NOPE"),
 		putTraits("drop a trait", cn2, 3, "CUSTOM_FAST"),
 		{name: "delete trait in use", method: "DELETE", path: "/traits/CUSTOM_FAST",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "CUSTOM_FAST") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteTrait(bg, "CUSTOM_FAST") })},
 		{name: "delete standard trait", method: "DELETE", path: "/traits/HW_CPU_X86_AVX2",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "HW_CPU_X86_AVX2") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteTrait(bg, "HW_CPU_X86_AVX2") })},
 		{name: "delete unknown trait", method: "DELETE", path: "/traits/CUSTOM_NONE",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "CUSTOM_NONE") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteTrait(bg, "CUSTOM_NONE") })},
 		{name: "delete trait", method: "DELETE", path: "/traits/CUSTOM_SLOW",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteTrait(bg, "CUSTOM_SLOW") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteTrait(bg, "CUSTOM_SLOW") })},
 		putAggs("set aggregates", cn1, 4, agg1, agg2),
 		putAggs("same aggregates bump generation", cn1, 5, agg2, agg1),
 		putAggs("stale aggregates generation", cn1, 4, agg1),
@@ -184,15 +160,15 @@ func editScript() []step {
 		putAggs("drop an aggregate", cn1, 6, agg2),
 		putAggs("aggregate on cn2", cn2, 4, agg1),
 		{name: "delete provider with children", method: "DELETE", path: "/resource_providers/" + cn1,
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, cn1) })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, cn1) })},
 		{name: "delete unknown provider", method: "DELETE", path: "/resource_providers/77777777-7777-4777-8777-777777777777",
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, "77777777-7777-4777-8777-777777777777") })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, "77777777-7777-4777-8777-777777777777") })},
 		{name: "delete child", method: "DELETE", path: "/resource_providers/" + numa,
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, numa) })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, numa) })},
 		{name: "delete provider with allocations", method: "DELETE", path: "/resource_providers/" + cn1,
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, cn1) })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, cn1) })},
 		{name: "delete provider with inventory, traits and aggregates", method: "DELETE", path: "/resource_providers/" + cn2,
-			store: ctx(func(s *placementdb.Store) error { return s.DeleteProvider(bg, cn2) })},
+			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, cn2) })},
 	}
 }
 
@@ -232,15 +208,26 @@ func reads(uuids []string) []string {
 // and after every step compares the statuses, every GET body the real API
 // gives over both databases (generations included), and the rows.
 func TestEditsMatchPlacementAPI(t *testing.T) {
+	runEditScript(t, func(c placementtest.Placement) inventory.Store { return placementdb.New(c.DB) })
+}
+
+// runEditScript runs the script through the real placement-api on one copy
+// and through the store newStore makes over the other copy, comparing after
+// every step.
+func runEditScript(t *testing.T, newStore func(placementtest.Placement) inventory.Store) {
 	testdb.RequirePython(t, "placement")
-	ref, ours := newCopy(t), newCopy(t)
-	store := placementdb.New(ours.db)
+	ref, ours := placementtest.New(t), placementtest.New(t)
+	store := newStore(ours)
 	ctx := context.Background()
-	for i, st := range editScript() {
+	script := editScript()
+	for i, st := range script {
 		var want, got int
-		want, wantBody := testdb.PlacementDo(t, st.method, ref.base, st.path, mv, st.body)
+		want, wantBody := testdb.PlacementDo(t, st.method, ref.Base, st.path, mv, st.body)
 		if st.setup {
-			got, _ = testdb.PlacementDo(t, st.method, ours.base, st.path, mv, st.body)
+			if want >= 300 {
+				t.Fatalf("setup step %d %s: %d %s", i, st.name, want, wantBody)
+			}
+			got, _ = testdb.PlacementDo(t, st.method, ours.Base, st.path, mv, st.body)
 		} else {
 			err := st.store(ctx, store)
 			got = status(err)
@@ -261,17 +248,39 @@ func TestEditsMatchPlacementAPI(t *testing.T) {
 		if okStatus(want) != okStatus(got) {
 			t.Fatalf("step %d %s: status %d, placement-api answered %d: %s", i, st.name, got, want, wantBody)
 		}
+		if w, g := dumpRows(t, ref.DB), dumpRows(t, ours.DB); w != g {
+			t.Fatalf("after step %d %s: rows differ\n%s", i, st.name, lineDiff(w, g))
+		}
+		// The API's view of both databases: every few steps (each read is
+		// a round trip to two placement-api processes) and at the end.
+		if i%4 != 3 && i != len(script)-1 {
+			continue
+		}
 		for _, path := range reads([]string{cn1, cn2, numa, "44444444-4444-4444-8444-444444444444"}) {
-			ws, wb := testdb.PlacementGet(t, ref.base, path, mv)
-			gs, gb := testdb.PlacementGet(t, ours.base, path, mv)
+			ws, wb := testdb.PlacementGet(t, ref.Base, path, mv)
+			gs, gb := testdb.PlacementGet(t, ours.Base, path, mv)
 			if ws != gs || !bytes.Equal(canonical(t, wb), canonical(t, gb)) {
 				t.Fatalf("after step %d %s: GET %s\nplacement-api edit: %d %s\nrpctl edit:         %d %s", i, st.name, path, ws, wb, gs, gb)
 			}
 		}
-		if w, g := dumpRows(t, ref.db), dumpRows(t, ours.db); w != g {
-			t.Fatalf("after step %d %s: rows differ\nplacement-api edit:\n%s\nrpctl edit:\n%s", i, st.name, w, g)
+	}
+}
+
+// lineDiff shows the lines only one side has.
+func lineDiff(want, got string) string {
+	var b strings.Builder
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for _, l := range w {
+		if !slices.Contains(g, l) {
+			fmt.Fprintf(&b, "placement-api edit only: %s\n", l)
 		}
 	}
+	for _, l := range g {
+		if !slices.Contains(w, l) {
+			fmt.Fprintf(&b, "rpctl edit only:         %s\n", l)
+		}
+	}
+	return b.String()
 }
 
 // canonical re-encodes a JSON body with sorted keys; aggregate and trait
@@ -329,8 +338,11 @@ func dumpRows(t *testing.T, db *storage.DB) string {
 		`SELECT id, name, created_at IS NULL, updated_at IS NULL FROM resource_classes WHERE id >= 10000 ORDER BY id`,
 		`SELECT id, name, created_at IS NULL, updated_at IS NULL FROM traits WHERE name LIKE 'CUSTOM%' ORDER BY id`,
 		`SELECT resource_provider_id, trait_id, created_at IS NULL, updated_at IS NULL FROM resource_provider_traits ORDER BY resource_provider_id, trait_id`,
-		`SELECT id, uuid, created_at IS NULL, updated_at IS NULL FROM placement_aggregates ORDER BY id`,
-		`SELECT resource_provider_id, aggregate_id, created_at IS NULL, updated_at IS NULL FROM resource_provider_aggregates ORDER BY resource_provider_id, aggregate_id`,
+		// Placement creates new aggregates in Python set order (string
+		// hashes, random per process), so their ids are not comparable:
+		// aggregates are compared by uuid.
+		`SELECT uuid, created_at IS NULL, updated_at IS NULL FROM placement_aggregates ORDER BY uuid`,
+		`SELECT a.resource_provider_id, pa.uuid, a.created_at IS NULL, a.updated_at IS NULL FROM resource_provider_aggregates a JOIN placement_aggregates pa ON pa.id = a.aggregate_id ORDER BY a.resource_provider_id, pa.uuid`,
 	} {
 		rows, err := db.Query(q)
 		if err != nil {

@@ -18,6 +18,17 @@ import (
 
 var customName = regexp.MustCompile(`^CUSTOM_[A-Z0-9_]+$`)
 
+// nameID reads the id of the row of table (resource_classes, traits) with
+// name; a missing row is notFound, or id 0 when notFound is nil.
+func (s *Store) nameID(ctx context.Context, tx *sqlx.Tx, table, name string, notFound error) (int64, error) {
+	var id int64
+	err := tx.GetContext(ctx, &id, s.db.Rebind(`SELECT id FROM `+table+` WHERE name = ?`), name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, notFound
+	}
+	return id, err
+}
+
 // ListResourceClasses is GET /resource_classes.
 func (s *Store) ListResourceClasses(ctx context.Context) ([]string, error) {
 	var out []string
@@ -34,12 +45,7 @@ func (s *Store) CreateResourceClass(ctx context.Context, name string) (bool, err
 	}
 	created := false
 	err := s.writeTx(ctx, "create resource class", func(tx *sqlx.Tx) error {
-		var id int64
-		err := tx.GetContext(ctx, &id, s.db.Rebind(`SELECT id FROM resource_classes WHERE name = ?`), name)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
+		if id, err := s.nameID(ctx, tx, "resource_classes", name, nil); err != nil || id != 0 {
 			return err
 		}
 		// ResourceClass._get_next_id: max(id)+1, at least 10000.
@@ -64,11 +70,7 @@ func (s *Store) CreateResourceClass(ctx context.Context, name string) (bool, err
 // DeleteResourceClass is DELETE /resource_classes/{name}.
 func (s *Store) DeleteResourceClass(ctx context.Context, name string) error {
 	return s.writeTx(ctx, "delete resource class", func(tx *sqlx.Tx) error {
-		var id int64
-		err := tx.GetContext(ctx, &id, s.db.Rebind(`SELECT id FROM resource_classes WHERE name = ?`), name)
-		if errors.Is(err, sql.ErrNoRows) {
-			return inventory.Errorf(inventory.ErrNotFound, "", "No such resource class %s.", name)
-		}
+		id, err := s.nameID(ctx, tx, "resource_classes", name, inventory.Errorf(inventory.ErrNotFound, "", "No such resource class %s.", name))
 		if err != nil {
 			return err
 		}
@@ -134,12 +136,8 @@ func (s *Store) CreateTrait(ctx context.Context, name string) (bool, error) {
 	}
 	created := false
 	err := s.writeTx(ctx, "create trait", func(tx *sqlx.Tx) error {
-		var n int
-		if err := tx.GetContext(ctx, &n, s.db.Rebind(`SELECT COUNT(*) FROM traits WHERE name = ?`), name); err != nil {
+		if id, err := s.nameID(ctx, tx, "traits", name, nil); err != nil || id != 0 {
 			return err
-		}
-		if n > 0 {
-			return nil
 		}
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO traits (name, created_at) VALUES (?, ?)`), name, s.db.Now()); err != nil {
 			if storage.IsDuplicate(err) {
@@ -156,11 +154,7 @@ func (s *Store) CreateTrait(ctx context.Context, name string) (bool, error) {
 // DeleteTrait is DELETE /traits/{name}.
 func (s *Store) DeleteTrait(ctx context.Context, name string) error {
 	return s.writeTx(ctx, "delete trait", func(tx *sqlx.Tx) error {
-		var id int64
-		err := tx.GetContext(ctx, &id, s.db.Rebind(`SELECT id FROM traits WHERE name = ?`), name)
-		if errors.Is(err, sql.ErrNoRows) {
-			return inventory.Errorf(inventory.ErrNotFound, "", "No such trait(s): %s.", name)
-		}
+		id, err := s.nameID(ctx, tx, "traits", name, inventory.Errorf(inventory.ErrNotFound, "", "No such trait(s): %s.", name))
 		if err != nil {
 			return err
 		}

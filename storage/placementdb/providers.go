@@ -143,7 +143,7 @@ func (s *Store) ListProviders(ctx context.Context, f inventory.ProviderFilter) (
 					LEFT JOIN (SELECT resource_provider_id, SUM(used) AS used FROM allocations WHERE resource_class_id = ? GROUP BY resource_provider_id) u
 					ON u.resource_provider_id = i.resource_provider_id
 					WHERE i.resource_class_id = ? AND COALESCE(u.used, 0) + ? <= (i.total - i.reserved) * i.allocation_ratio
-					AND i.min_unit <= ? AND i.max_unit >= ? AND MOD(?, i.step_size) = 0`),
+					AND i.min_unit <= ? AND i.max_unit >= ? AND (? % i.step_size) = 0`),
 					ids[r.class], ids[r.class], r.amount, r.amount, r.amount, r.amount)
 				if err != nil {
 					return err

@@ -1,0 +1,404 @@
+// Package capacity answers "how many more of each flavor fit?" per host, per
+// aggregate and in total, by claiming through the built-in Placement core
+// (package candidates) — its capacity rules (allocation ratios, reserved,
+// min/max_unit, step_size, traits, nested trees, sharing providers) decide,
+// not a formula.
+//
+// The count is the scheduler's greedy one: claim the first candidate the
+// core returns, again and again, until none is left. Two facts make that
+// cheap: the core's order of candidates does not depend on usage, and more
+// usage only ever removes candidates. So the first candidate stays first
+// for exactly as many claims as it has Room for, and after it the next one
+// in the original answer is the first again: one search per flavor, then a
+// walk over each host's candidates.
+package capacity
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/flavors"
+	"github.com/rpctl/rpctl/nova"
+)
+
+// Flavor is one flavor's Placement request(s): Nova asks Request and, for
+// pinned CPUs, also Fallback (VCPU instead of PCPU), merging the answers
+// with Request's first.
+type Flavor struct {
+	Name     string
+	Request  *candidates.Request
+	Fallback *candidates.Request
+}
+
+// Mode is how flavors share the cloud.
+type Mode string
+
+// The modes.
+const (
+	// Independent counts each flavor alone on the cloud as it is.
+	Independent Mode = "independent"
+	// Pack fills the cloud greedily with a mix of flavors.
+	Pack Mode = "pack"
+)
+
+// Options select what is counted.
+type Options struct {
+	Mode Mode
+	// Mix weighs the flavors for Pack (index-aligned with the flavors;
+	// nil: one of each). A weight of 0 leaves a flavor out of the mix.
+	Mix []int
+	// Aggregate, when not "", keeps only the hosts in that aggregate UUID.
+	Aggregate string
+}
+
+// Host is one host's free slots per flavor.
+type Host struct {
+	UUID       string
+	Name       string
+	Aggregates []string
+	// Free[i] is flavor i: in Independent mode how many fit on this host
+	// alone; in Pack mode how many the cloud-wide fill put here.
+	Free []int64
+}
+
+// Aggregate is the free slots of the hosts of one aggregate, filled
+// together (sharing providers are then shared, not counted per host).
+type Aggregate struct {
+	UUID string
+	// Name is the Nova host aggregate's name, when the caller knows it.
+	Name  string
+	Hosts int
+	Free  []int64
+}
+
+// Result is the answer for every flavor.
+type Result struct {
+	Mode       Mode
+	Flavors    []string
+	Hosts      []Host
+	Aggregates []Aggregate
+	Total      []int64
+	// Notes say why a flavor fits nowhere when Placement itself would
+	// refuse its query on this cloud (an unknown trait or class).
+	Notes []string
+}
+
+// plan is one flavor's candidates, per host in the core's order.
+type plan struct {
+	primary  map[int32][]*candidates.Candidate
+	fallback map[int32][]*candidates.Candidate
+	// order is every candidate, primary before fallback, in the core's
+	// order (anchors ascending): what Pack walks.
+	order []*candidates.Candidate
+}
+
+// search answers req unlimited. A request Placement refuses on this cloud
+// only (a trait or class nobody defined) fits nowhere: note says why.
+func search(m *candidates.Model, req *candidates.Request) (cs []candidates.Candidate, note string, err error) {
+	if req == nil {
+		return nil, "", nil
+	}
+	r, err := m.Candidates(req, candidates.Options{})
+	var ae *candidates.APIError
+	if errors.As(err, &ae) {
+		return nil, fmt.Sprintf("Placement answers 400 (%s), so it fits nowhere", ae.Message), nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return r.Candidates, "", nil
+}
+
+func makePlan(m *candidates.Model, f *Flavor, notes *[]string) (*plan, error) {
+	p := &plan{primary: map[int32][]*candidates.Candidate{}, fallback: map[int32][]*candidates.Candidate{}}
+	prim, note, err := search(m, f.Request)
+	if err != nil {
+		return nil, fmt.Errorf("flavor %s: %w", f.Name, err)
+	}
+	if note != "" {
+		*notes = append(*notes, fmt.Sprintf("flavor %s: %s", f.Name, note))
+	}
+	fb, note, err := search(m, f.Fallback)
+	if err != nil {
+		return nil, fmt.Errorf("flavor %s (VCPU fallback): %w", f.Name, err)
+	}
+	if note != "" {
+		*notes = append(*notes, fmt.Sprintf("flavor %s (VCPU fallback query): %s", f.Name, note))
+	}
+	for i := range prim {
+		c := &prim[i]
+		p.primary[c.Anchor] = append(p.primary[c.Anchor], c)
+		p.order = append(p.order, c)
+	}
+	for i := range fb {
+		c := &fb[i]
+		p.fallback[c.Anchor] = append(p.fallback[c.Anchor], c)
+		p.order = append(p.order, c)
+	}
+	return p, nil
+}
+
+// claim is one Claim made, to undo.
+type claim struct {
+	c *candidates.Candidate
+	k int64
+}
+
+// fill claims every candidate of list to exhaustion, in order, and returns
+// how many instances that made.
+func fill(m *candidates.Model, list []*candidates.Candidate, log *[]claim) int64 {
+	var n int64
+	for _, c := range list {
+		if k := m.Room(c); k > 0 {
+			m.Claim(c, k)
+			*log = append(*log, claim{c, k})
+			n += k
+		}
+	}
+	return n
+}
+
+func undo(m *candidates.Model, log []claim) {
+	for _, cl := range log {
+		m.Claim(cl.c, -cl.k)
+	}
+}
+
+// fillHosts is the greedy scheduler over a set of hosts: every primary
+// candidate first (hosts in the core's order), then the fallback ones, as
+// Nova merges the two answers. perHost, when not nil, gets each host's
+// share.
+func fillHosts(m *candidates.Model, p *plan, hosts []int32, perHost map[int32]int64, log *[]claim) int64 {
+	var total int64
+	for _, lists := range []map[int32][]*candidates.Candidate{p.primary, p.fallback} {
+		for _, h := range hosts {
+			n := fill(m, lists[h], log)
+			total += n
+			if perHost != nil {
+				perHost[h] += n
+			}
+		}
+	}
+	return total
+}
+
+// Count answers for every flavor on a copy of m (m itself is not changed).
+func Count(m *candidates.Model, fl []Flavor, o Options) (*Result, error) {
+	if o.Mode == "" {
+		o.Mode = Independent
+	}
+	if o.Mode != Independent && o.Mode != Pack {
+		return nil, fmt.Errorf("unknown mode %q: choose independent or pack", o.Mode)
+	}
+	res := &Result{Mode: o.Mode}
+	hosts, aggHosts := selectHosts(m, o.Aggregate)
+	for _, f := range fl {
+		res.Flavors = append(res.Flavors, f.Name)
+	}
+	res.Hosts = make([]Host, len(hosts))
+	for i, h := range hosts {
+		p := m.Provider(h)
+		res.Hosts[i] = Host{UUID: p.UUID, Name: p.Name, Free: make([]int64, len(fl))}
+		for _, a := range p.Aggregates {
+			res.Hosts[i].Aggregates = append(res.Hosts[i].Aggregates, m.AggregateUUID(a))
+		}
+	}
+	aggUUIDs := make([]string, 0, len(aggHosts))
+	for u := range aggHosts {
+		aggUUIDs = append(aggUUIDs, u)
+	}
+	slices.Sort(aggUUIDs)
+	for _, u := range aggUUIDs {
+		res.Aggregates = append(res.Aggregates, Aggregate{UUID: u, Hosts: len(aggHosts[u]), Free: make([]int64, len(fl))})
+	}
+	res.Total = make([]int64, len(fl))
+
+	// The searches only read the model, and in independent mode every
+	// flavor claims on its own copy: both spread over the CPUs.
+	plans := make([]*plan, len(fl))
+	notes := make([][]string, len(fl))
+	if err := parallel(len(fl), func(i int) error {
+		var err error
+		plans[i], err = makePlan(m, &fl[i], &notes[i])
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	for _, n := range notes {
+		res.Notes = append(res.Notes, n...)
+	}
+	if o.Mode == Independent {
+		err := parallel(len(fl), func(i int) error {
+			work := m.Clone()
+			p := plans[i]
+			var log []claim
+			for hi, h := range hosts {
+				log = log[:0]
+				res.Hosts[hi].Free[i] = fillHosts(work, p, []int32{h}, nil, &log)
+				undo(work, log)
+			}
+			for ai, u := range aggUUIDs {
+				log = log[:0]
+				res.Aggregates[ai].Free[i] = fillHosts(work, p, aggHosts[u], nil, &log)
+				undo(work, log)
+			}
+			res.Total[i] = fillHosts(work, p, hosts, nil, &log)
+			return nil
+		})
+		return res, err
+	}
+	work := m.Clone()
+	mix := o.Mix
+	if mix == nil {
+		mix = make([]int, len(fl))
+		for i := range mix {
+			mix[i] = 1
+		}
+	}
+	if len(mix) != len(fl) {
+		return nil, fmt.Errorf("the mix names %d flavors, %d given", len(mix), len(fl))
+	}
+	index := map[int32]int{}
+	for i, h := range hosts {
+		index[h] = i
+	}
+	var log []claim
+	placed := pack(work, plans, mix, hostSet(hosts), &log, func(fi int, anchor int32) {
+		if hi, ok := index[anchor]; ok {
+			res.Hosts[hi].Free[fi]++
+		}
+	})
+	copy(res.Total, placed)
+	undo(work, log)
+	for ai, u := range aggUUIDs {
+		log = log[:0]
+		res.Aggregates[ai].Free = pack(work, plans, mix, hostSet(aggHosts[u]), &log, nil)
+		undo(work, log)
+	}
+	return res, nil
+}
+
+// parallel runs f(0..n-1) on GOMAXPROCS goroutines and returns the first
+// error.
+func parallel(n int, f func(i int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				errs[i] = f(i)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func hostSet(hosts []int32) map[int32]bool {
+	s := make(map[int32]bool, len(hosts))
+	for _, h := range hosts {
+		s[h] = true
+	}
+	return s
+}
+
+// pack places the mix round after round (weight w: w instances of that
+// flavor per round, in flavor order), each on the first candidate the
+// core would return among the allowed hosts, until no flavor of the mix
+// fits any more. A flavor that no longer fits leaves the mix; the others
+// go on.
+func pack(m *candidates.Model, plans []*plan, mix []int, allowed map[int32]bool, log *[]claim, placedOn func(fi int, anchor int32)) []int64 {
+	placed := make([]int64, len(plans))
+	next := make([]int, len(plans)) // first candidate not yet known full
+	alive := 0
+	live := make([]bool, len(plans))
+	for i, w := range mix {
+		if w > 0 {
+			live[i] = true
+			alive++
+		}
+	}
+	for alive > 0 {
+		for i, w := range mix {
+			for k := 0; k < w && live[i]; k++ {
+				p := plans[i]
+				for next[i] < len(p.order) && (!allowed[p.order[next[i]].Anchor] || m.Room(p.order[next[i]]) == 0) {
+					next[i]++
+				}
+				if next[i] == len(p.order) {
+					live[i] = false
+					alive--
+					break
+				}
+				c := p.order[next[i]]
+				m.Claim(c, 1)
+				*log = append(*log, claim{c, 1})
+				placed[i]++
+				if placedOn != nil {
+					placedOn(i, c.Anchor)
+				}
+			}
+		}
+	}
+	return placed
+}
+
+// selectHosts returns the hosts (non-sharing roots) to count, ascending,
+// and the hosts of each aggregate they belong to.
+func selectHosts(m *candidates.Model, only string) ([]int32, map[string][]int32) {
+	var hosts []int32
+	aggs := map[string][]int32{}
+	for _, r := range m.Roots() {
+		p := m.Provider(r)
+		in := only == ""
+		for _, a := range p.Aggregates {
+			if m.AggregateUUID(a) == only {
+				in = true
+			}
+		}
+		if !in {
+			continue
+		}
+		hosts = append(hosts, r)
+		for _, a := range p.Aggregates {
+			u := m.AggregateUUID(a)
+			aggs[u] = append(aggs[u], r)
+		}
+	}
+	return hosts, aggs
+}
+
+// NewFlavor builds what Nova's scheduler asks Placement for one flavor,
+// without a limit (every candidate counts): its query and, for pinned CPUs,
+// the VCPU fallback query. The warnings are the extra specs Nova ignores.
+// Errors are *flavors.NovaError for a flavor Nova refuses, or
+// *candidates.APIError (with the query) for one Placement would refuse.
+func NewFlavor(fl *nova.Flavor, img *flavors.Image, opt flavors.Options) (Flavor, []string, error) {
+	opt.Limit = 0
+	f := Flavor{Name: fl.Name}
+	r, err := flavors.Build(fl, img, opt)
+	if err != nil {
+		return f, nil, err
+	}
+	if f.Request, err = r.Candidates(); err != nil {
+		return f, r.Warnings, fmt.Errorf("%s: %w", r.QueryString(), err)
+	}
+	if r.CPUPinningRequested {
+		opt.NoPinningTranslate = true
+		fb, err := flavors.Build(fl, img, opt)
+		if err != nil {
+			return f, r.Warnings, err
+		}
+		if f.Fallback, err = fb.Candidates(); err != nil {
+			return f, r.Warnings, fmt.Errorf("%s: %w", fb.QueryString(), err)
+		}
+	}
+	return f, r.Warnings, nil
+}

@@ -1,0 +1,223 @@
+package capacity
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/flavors"
+	"github.com/rpctl/rpctl/nova"
+)
+
+// testFlavors are built the way `rpctl capacity` builds them: Nova's
+// request, and its VCPU fallback for pinned CPUs.
+func testFlavors(t testing.TB) []Flavor {
+	t.Helper()
+	defs := []nova.Flavor{
+		{Name: "m1.small", VCPUs: 1, MemoryMB: 2048, RootGB: 20},
+		{Name: "m1.large", VCPUs: 4, MemoryMB: 8192, RootGB: 80},
+		{Name: "m1.xlarge", VCPUs: 8, MemoryMB: 16384, RootGB: 160, EphemeralGB: 40, Swap: 2048},
+		{Name: "c1.pinned", VCPUs: 2, MemoryMB: 4096, RootGB: 20, ExtraSpecs: map[string]string{"hw:cpu_policy": "dedicated"}},
+		{Name: "g1.gpu", VCPUs: 4, MemoryMB: 8192, RootGB: 40, ExtraSpecs: map[string]string{"resources1:CUSTOM_GPU": "2", "trait1:CUSTOM_GPU_A100": "required"}},
+		{Name: "a1.avx2", VCPUs: 2, MemoryMB: 4096, RootGB: 40, ExtraSpecs: map[string]string{"trait:HW_CPU_X86_AVX2": "required"}},
+		{Name: "n1.granular", VCPUs: 2, MemoryMB: 4096, RootGB: 10, ExtraSpecs: map[string]string{"resources1:VCPU": "2", "resources1:MEMORY_MB": "4096"}},
+		{Name: "x1.unknown-trait", VCPUs: 1, MemoryMB: 512, ExtraSpecs: map[string]string{"trait:CUSTOM_NOWHERE": "required"}},
+	}
+	var out []Flavor
+	for i := range defs {
+		f, _, err := NewFlavor(&defs[i], nil, flavors.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// testClouds: flat hosts with ratios, reserved, disabled hosts, PCPU, GPUs
+// in steps, sharing storage; and nested NUMA trees with sharing providers.
+func testClouds(t testing.TB) map[string]*candidates.Model {
+	t.Helper()
+	out := map[string]*candidates.Model{}
+	for name, in := range map[string]*candidates.ModelInput{
+		"flat":   candidates.CapacityInput(30),
+		"nested": candidates.ScaleInput(90),
+	} {
+		m, err := candidates.NewModel(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = m
+	}
+	return out
+}
+
+// firstOf is one claim of the brute force: the first candidate the core
+// returns on hosts in allowed, from Nova's query, else from its fallback.
+func firstOf(t testing.TB, m *candidates.Model, f *Flavor, allowed map[int32]bool) *candidates.Candidate {
+	for _, req := range []*candidates.Request{f.Request, f.Fallback} {
+		if req == nil {
+			continue
+		}
+		r, err := m.Candidates(req, candidates.Options{})
+		if err != nil {
+			return nil // Placement refuses the query: nothing fits
+		}
+		for i := range r.Candidates {
+			if allowed[r.Candidates[i].Anchor] {
+				return &r.Candidates[i]
+			}
+		}
+	}
+	return nil
+}
+
+// bruteForce claims one instance at a time through the core until none
+// fits on the allowed hosts.
+func bruteForce(t testing.TB, m *candidates.Model, f *Flavor, allowed map[int32]bool) int64 {
+	work := m.Clone()
+	var n int64
+	for c := firstOf(t, work, f, allowed); c != nil; c = firstOf(t, work, f, allowed) {
+		work.Claim(c, 1)
+		n++
+	}
+	return n
+}
+
+func TestIndependentEqualsBruteForce(t *testing.T) {
+	fl := testFlavors(t)
+	for name, m := range testClouds(t) {
+		res, err := Count(m, fl, Options{Mode: Independent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts, aggs := selectHosts(m, "")
+		var nonzero int64
+		for fi := range fl {
+			for hi, h := range hosts {
+				want := bruteForce(t, m, &fl[fi], map[int32]bool{h: true})
+				if got := res.Hosts[hi].Free[fi]; got != want {
+					t.Errorf("%s: host %s, %s: %d, brute force %d", name, res.Hosts[hi].Name, fl[fi].Name, got, want)
+				}
+				nonzero += want
+			}
+			for ai, a := range res.Aggregates {
+				if want := bruteForce(t, m, &fl[fi], hostSet(aggs[a.UUID])); a.Free[fi] != want {
+					t.Errorf("%s: aggregate %s, %s: %d, brute force %d", name, a.UUID, fl[fi].Name, res.Aggregates[ai].Free[fi], want)
+				}
+			}
+			if want := bruteForce(t, m, &fl[fi], hostSet(hosts)); res.Total[fi] != want {
+				t.Errorf("%s: total %s: %d, brute force %d", name, fl[fi].Name, res.Total[fi], want)
+			}
+		}
+		if nonzero == 0 {
+			t.Errorf("%s: nothing fits anywhere; the test proves nothing", name)
+		}
+	}
+}
+
+// bruteForcePack is the pack mode one claim at a time: the mix in rounds,
+// a flavor leaving the mix once it fits nowhere.
+func bruteForcePack(t testing.TB, m *candidates.Model, fl []Flavor, mix []int, allowed map[int32]bool) []int64 {
+	work := m.Clone()
+	placed := make([]int64, len(fl))
+	live := make([]bool, len(fl))
+	for i, w := range mix {
+		live[i] = w > 0
+	}
+	for any := true; any; {
+		any = false
+		for i, w := range mix {
+			for k := 0; k < w && live[i]; k++ {
+				c := firstOf(t, work, &fl[i], allowed)
+				if c == nil {
+					live[i] = false
+					break
+				}
+				work.Claim(c, 1)
+				placed[i]++
+				any = true
+			}
+		}
+	}
+	return placed
+}
+
+func TestPackEqualsBruteForce(t *testing.T) {
+	fl := testFlavors(t)[:4]
+	mix := []int{3, 1, 0, 2}
+	for name, m := range testClouds(t) {
+		res, err := Count(m, fl, Options{Mode: Pack, Mix: mix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts, aggs := selectHosts(m, "")
+		if want := bruteForcePack(t, m, fl, mix, hostSet(hosts)); !reflect.DeepEqual(res.Total, want) {
+			t.Errorf("%s: total %v, brute force %v", name, res.Total, want)
+		}
+		perHost := make([]int64, len(fl))
+		for _, h := range res.Hosts {
+			for i, n := range h.Free {
+				perHost[i] += n
+			}
+		}
+		if !reflect.DeepEqual(perHost, res.Total) {
+			t.Errorf("%s: hosts add up to %v, total %v", name, perHost, res.Total)
+		}
+		if res.Total[2] != 0 {
+			t.Errorf("%s: weight 0 placed %d", name, res.Total[2])
+		}
+		for _, a := range res.Aggregates[:3] {
+			if want := bruteForcePack(t, m, fl, mix, hostSet(aggs[a.UUID])); !reflect.DeepEqual(a.Free, want) {
+				t.Errorf("%s: aggregate %s %v, brute force %v", name, a.UUID, a.Free, want)
+			}
+		}
+	}
+}
+
+func TestCountLeavesModelAlone(t *testing.T) {
+	m := testClouds(t)["flat"]
+	fl := testFlavors(t)
+	before, _ := Count(m, fl, Options{})
+	if _, err := Count(m, fl, Options{Mode: Pack}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := Count(m, fl, Options{})
+	if !reflect.DeepEqual(before, after) {
+		t.Error("Count changed the model's usage")
+	}
+}
+
+func TestAggregateFilterAndNotes(t *testing.T) {
+	m := testClouds(t)["flat"]
+	fl := testFlavors(t)
+	agg := candidates.SyntheticUUID(9, 3)
+	res, err := Count(m, fl, Options{Aggregate: agg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hosts) != 3 || len(res.Aggregates) != 1 || res.Aggregates[0].UUID != agg {
+		t.Fatalf("hosts %d, aggregates %+v", len(res.Hosts), res.Aggregates)
+	}
+	if !reflect.DeepEqual(res.Aggregates[0].Free, res.Total) {
+		t.Errorf("the only aggregate %v differs from the total %v", res.Aggregates[0].Free, res.Total)
+	}
+	want := "flavor x1.unknown-trait: Placement answers 400 (No such trait(s): CUSTOM_NOWHERE.), so it fits nowhere"
+	if len(res.Notes) != 1 || res.Notes[0] != want {
+		t.Errorf("notes %q", res.Notes)
+	}
+	// Disabled hosts (every 17th from the 5th) count nothing.
+	all, _ := Count(m, fl, Options{})
+	for _, h := range all.Hosts {
+		var sum int64
+		for _, n := range h.Free {
+			sum += n
+		}
+		var i int
+		fmt.Sscanf(h.Name, "compute-%d", &i)
+		if (i%17 == 5) != (sum == 0) {
+			t.Errorf("host %s counts %v", h.Name, h.Free)
+		}
+	}
+}

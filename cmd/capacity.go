@@ -1,0 +1,363 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/capacity"
+	"github.com/rpctl/rpctl/chart"
+	"github.com/rpctl/rpctl/flavors"
+	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// CapacityOptions are the flags of `rpctl capacity`.
+type CapacityOptions struct {
+	Flavors   []string
+	Aggregate string
+	Mode      string
+	Mix       string
+	Plot      string
+	Hosts     bool
+	FlavorOptions
+}
+
+// NewCmdCapacity builds `rpctl capacity`.
+func NewCmdCapacity(f *Factory) *cobra.Command {
+	o := &CapacityOptions{}
+	c := &cobra.Command{
+		Use:   "capacity",
+		Short: "How many more of each flavor fit, per host, per aggregate and in total",
+		Long: `Count how many more instances of each flavor fit, by claiming them one after another
+through the built-in Placement core, loaded from the Placement database: allocation ratios,
+reserved, min_unit/max_unit/step_size, traits, nested provider trees and sharing providers
+decide, as they do for Placement. Each flavor becomes the request Nova 26's scheduler sends
+(see 'rpctl candidates --flavor'), including the VCPU fallback query of pinned flavors.
+
+Without --flavor every public, enabled flavor of the API database is counted. A flavor is a
+name or id in the API database or a JSON/YAML file (as for candidates --flavor).
+
+  --mode independent   each flavor alone (default): per host, how many fit on that host;
+                       per aggregate and in total, the greedy fill of those hosts together
+                       (a sharing storage pool is then shared, not counted once per host)
+  --mode pack          a greedy fill with a mix of flavors, --mix small=3,large=1 (three
+                       small for each large; default one of each) until none fits; per host,
+                       what the fill put there
+
+The fill is the scheduler's greedy one: every instance goes to the first candidate the core
+returns (hosts in provider id order). Hosts with COMPUTE_STATUS_DISABLED count 0, as Nova's
+request filter forbids them.
+
+--plot FILE.png|FILE.svg draws a bar chart of the free slots per flavor and aggregate.
+
+Exit codes: 0 counted, 1 error (database, chart), 2 invalid input (flag, flavor, mix).`,
+		Example: `  rpctl --db cloud.db capacity
+  rpctl --db cloud.db capacity --flavor m1.small --flavor m1.large --hosts
+  rpctl --db cloud.db capacity --mode pack --mix m1.small=3,m1.large=1 -f json
+  rpctl --db cloud.db capacity --plot capacity.png`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runCapacity(c.Context(), f, o) },
+	}
+	fl := c.Flags()
+	fl.StringArrayVar(&o.Flavors, "flavor", nil, "a flavor name, id or JSON/YAML file (repeatable; default: every public flavor)")
+	fl.StringVar(&o.Aggregate, "aggregate", "", "only the hosts in this aggregate: its UUID, or a Nova host aggregate's name (API database)")
+	fl.StringVar(&o.Mode, "mode", string(capacity.Independent), "independent (each flavor alone) or pack (a greedy fill of --mix)")
+	fl.StringVar(&o.Mix, "mix", "", "with --mode pack: FLAVOR=WEIGHT,... e.g. m1.small=3,m1.large=1")
+	fl.StringVar(&o.Plot, "plot", "", "also draw a bar chart of free slots per flavor and aggregate into FILE.png or FILE.svg")
+	fl.BoolVar(&o.Hosts, "hosts", false, "with -f table: also list every host (JSON always has them)")
+	addImageFlags(fl, &o.FlavorOptions)
+	return c
+}
+
+// parseMix reads "a=3,b=1" keeping the order written.
+func parseMix(s string) ([]string, map[string]int, error) {
+	var names []string
+	w := map[string]int{}
+	for _, part := range strings.Split(s, ",") {
+		name, n, ok := strings.Cut(strings.TrimSpace(part), "=")
+		k, err := strconv.Atoi(n)
+		if !ok || name == "" || err != nil || k < 0 {
+			return nil, nil, fmt.Errorf("--mix %q: want FLAVOR=WEIGHT,... with whole weights ≥ 0", part)
+		}
+		if _, dup := w[name]; dup {
+			return nil, nil, fmt.Errorf("--mix names %s twice", name)
+		}
+		names = append(names, name)
+		w[name] = k
+	}
+	return names, w, nil
+}
+
+func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
+	switch f.Format {
+	case output.Table, output.JSON, output.YAML, "":
+	default:
+		return usageError("capacity prints -f table, json or yaml, not %q", f.Format)
+	}
+	mode := capacity.Mode(o.Mode)
+	if mode != capacity.Independent && mode != capacity.Pack {
+		return usageError("invalid --mode %q: choose independent or pack", o.Mode)
+	}
+	var mixNames []string
+	var weights map[string]int
+	if o.Mix != "" {
+		if mode != capacity.Pack {
+			return usageError("--mix needs --mode pack")
+		}
+		var err error
+		if mixNames, weights, err = parseMix(o.Mix); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	if o.Plot != "" {
+		if _, err := chart.FormatOf(o.Plot); err != nil {
+			return usageError("--plot: %v", err)
+		}
+	}
+	args := o.Flavors
+	if len(args) == 0 {
+		args = mixNames
+	}
+	fls, err := loadCapacityFlavors(ctx, f, args)
+	if err != nil {
+		return err
+	}
+	var mix []int
+	if weights != nil {
+		mix = make([]int, len(fls))
+		known := map[string]bool{}
+		for i, fl := range fls {
+			mix[i] = weights[fl.Name]
+			known[fl.Name] = true
+		}
+		for _, n := range mixNames {
+			if !known[n] {
+				return usageError("--mix names %s, which is not among the flavors counted", n)
+			}
+		}
+	}
+	img, err := o.image(nil)
+	if err != nil {
+		return err
+	}
+	var reqs []capacity.Flavor
+	for i := range fls {
+		cf, err := capacityFlavor(f, &fls[i], img, &o.FlavorOptions)
+		if err != nil {
+			if len(o.Flavors) == 0 {
+				// Counting every flavor: one that Nova refuses is left
+				// out, not the whole report.
+				fmt.Fprintf(f.IO.ErrOut, "%v (left out)\n", err)
+				if mix != nil {
+					mix = append(mix[:len(reqs)], mix[len(reqs)+1:]...)
+				}
+				continue
+			}
+			return err
+		}
+		reqs = append(reqs, cf)
+	}
+	if len(reqs) == 0 {
+		return usageError("no flavor to count")
+	}
+	dbs, err := f.Databases(ctx, storage.NeedPlacement, storage.NeedAPI)
+	if err != nil {
+		return err
+	}
+	defer dbs.Close()
+	model, err := storage.LoadPlacement(ctx, dbs.Placement)
+	if err != nil {
+		return err
+	}
+	// Nova's host aggregates are Placement aggregates of the same UUID;
+	// their names live in the API database, when it has them.
+	names := map[string]string{}
+	if dbs.API != nil {
+		if names, err = storage.AggregateNames(ctx, dbs.API); err != nil {
+			return err
+		}
+	}
+	agg := o.Aggregate
+	if agg != "" && !candidates.UUIDLike(agg) {
+		for u, n := range names {
+			if n == agg {
+				agg = u
+			}
+		}
+		if agg == o.Aggregate {
+			return usageError("--aggregate %q: not a UUID, and no Nova host aggregate has that name", o.Aggregate)
+		}
+	}
+	res, err := capacity.Count(model, reqs, capacity.Options{Mode: mode, Mix: mix, Aggregate: agg})
+	if err != nil {
+		return err
+	}
+	for i := range res.Aggregates {
+		res.Aggregates[i].Name = names[res.Aggregates[i].UUID]
+	}
+	if o.Aggregate != "" && len(res.Hosts) == 0 {
+		return usageError("--aggregate %s: no host is in that aggregate", o.Aggregate)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(f.IO.ErrOut, n)
+	}
+	if err := writeCapacity(f, res, o.Hosts); err != nil {
+		return err
+	}
+	if o.Plot != "" {
+		if err := chart.Capacity(o.Plot, res); err != nil {
+			return err
+		}
+		if f.Format == output.Table || f.Format == "" {
+			fmt.Fprintf(f.IO.Out, "Chart written to %s.\n", o.Plot)
+		}
+	}
+	return nil
+}
+
+// loadCapacityFlavors reads the flavors named (files or API database
+// names), or every public enabled flavor of the API database.
+func loadCapacityFlavors(ctx context.Context, f *Factory, args []string) ([]nova.Flavor, error) {
+	var out []nova.Flavor
+	if len(args) == 0 {
+		dbs, err := f.Databases(ctx, storage.NeedAPI, 0)
+		if err != nil {
+			return nil, fmt.Errorf("capacity without --flavor counts the API database's flavors: %w", err)
+		}
+		defer dbs.Close()
+		all, err := storage.ListFlavors(ctx, dbs.API, "")
+		if err != nil {
+			return nil, err
+		}
+		for _, fl := range all {
+			if fl.IsPublic && !fl.Disabled {
+				out = append(out, fl)
+			}
+		}
+		if len(out) == 0 {
+			return nil, usageError("the %s has no public flavor: name one with --flavor", dbs.API.Label())
+		}
+		return out, nil
+	}
+	seen := map[string]bool{}
+	for _, a := range args {
+		fl, _, err := loadFlavorArg(ctx, f, a)
+		if err != nil {
+			return nil, err
+		}
+		if seen[fl.Name] {
+			return nil, usageError("flavor %s is named twice", fl.Name)
+		}
+		seen[fl.Name] = true
+		out = append(out, *fl)
+	}
+	return out, nil
+}
+
+// capacityFlavor builds the requests Nova sends for one flavor; a flavor
+// Nova or Placement would refuse is invalid input.
+func capacityFlavor(f *Factory, fl *nova.Flavor, img *flavors.Image, o *FlavorOptions) (capacity.Flavor, error) {
+	cf, warnings, err := capacity.NewFlavor(fl, img, o.options(0))
+	for _, w := range warnings {
+		fmt.Fprintf(f.IO.ErrOut, "flavor %s: Nova ignores an extra spec: %s\n", fl.Name, w)
+	}
+	var ne *flavors.NovaError
+	var ae *candidates.APIError
+	switch {
+	case errors.As(err, &ne):
+		return cf, usageError("flavor %s: Nova refuses it (%s): %s", fl.Name, ne.Exception, ne.Message)
+	case errors.As(err, &ae):
+		return cf, usageError("flavor %s: Placement would refuse %v", fl.Name, err)
+	}
+	return cf, err
+}
+
+type capacityJSON struct {
+	Mode       string             `json:"mode"`
+	Flavors    []string           `json:"flavors"`
+	Total      map[string]int64   `json:"total"`
+	Aggregates []capacityAggJSON  `json:"aggregates"`
+	Hosts      []capacityHostJSON `json:"hosts"`
+	Notes      []string           `json:"notes"`
+}
+
+type capacityAggJSON struct {
+	Aggregate string           `json:"aggregate"`
+	Name      string           `json:"name"`
+	Hosts     int              `json:"hosts"`
+	Free      map[string]int64 `json:"free"`
+}
+
+type capacityHostJSON struct {
+	Host         string           `json:"host"`
+	ProviderUUID string           `json:"provider_uuid"`
+	Aggregates   []string         `json:"aggregates"`
+	Free         map[string]int64 `json:"free"`
+}
+
+func perFlavor(names []string, v []int64) map[string]int64 {
+	m := make(map[string]int64, len(names))
+	for i, n := range names {
+		m[n] = v[i]
+	}
+	return m
+}
+
+// writeCapacity prints the aggregates and the total (and with --hosts every
+// host) as tables, one column per flavor; -f json/yaml give everything.
+func writeCapacity(f *Factory, res *capacity.Result, hosts bool) error {
+	if f.Format == output.JSON || f.Format == output.YAML {
+		v := capacityJSON{Mode: string(res.Mode), Flavors: res.Flavors, Total: perFlavor(res.Flavors, res.Total),
+			Aggregates: []capacityAggJSON{}, Hosts: []capacityHostJSON{}, Notes: res.Notes}
+		if v.Notes == nil {
+			v.Notes = []string{}
+		}
+		for _, a := range res.Aggregates {
+			v.Aggregates = append(v.Aggregates, capacityAggJSON{a.UUID, a.Name, a.Hosts, perFlavor(res.Flavors, a.Free)})
+		}
+		for _, h := range res.Hosts {
+			aggs := h.Aggregates
+			if aggs == nil {
+				aggs = []string{}
+			}
+			v.Hosts = append(v.Hosts, capacityHostJSON{h.Name, h.UUID, aggs, perFlavor(res.Flavors, h.Free)})
+		}
+		return f.Write(output.Rows{}, v)
+	}
+	out := f.IO.Out
+	num := func(v []int64) []string {
+		s := make([]string, len(v))
+		for i, n := range v {
+			s[i] = strconv.FormatInt(n, 10)
+		}
+		return s
+	}
+	what := "free slots (each flavor alone)"
+	if res.Mode == capacity.Pack {
+		what = "instances placed by a greedy fill of the mix"
+	}
+	if hosts {
+		rows := output.Rows{Headers: append([]string{"host"}, res.Flavors...), Align: output.AlignRight}
+		for _, h := range res.Hosts {
+			rows.Rows = append(rows.Rows, append([]string{h.Name}, num(h.Free)...))
+		}
+		fmt.Fprintf(out, "Per host, %s:\n", what)
+		if err := output.RenderTable(out, rows); err != nil {
+			return err
+		}
+	}
+	rows := output.Rows{Headers: append([]string{"aggregate", "name", "hosts"}, res.Flavors...), Align: output.AlignRight}
+	for _, a := range res.Aggregates {
+		rows.Rows = append(rows.Rows, append([]string{a.UUID, a.Name, strconv.Itoa(a.Hosts)}, num(a.Free)...))
+	}
+	rows.Rows = append(rows.Rows, append([]string{"total", "", strconv.Itoa(len(res.Hosts))}, num(res.Total)...))
+	fmt.Fprintf(out, "Per aggregate and in total, %s:\n", what)
+	return output.RenderTable(out, rows)
+}

@@ -1,0 +1,34 @@
+package cmd_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCompletion: flag values come from the fixed lists and, for cells,
+// resource classes, traits and providers, from the databases.
+func TestCompletion(t *testing.T) {
+	db := goldenCloud(t)
+	if _, errOut, code := rpctl(t, "--db", db, "migrate", "inventory"); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "-f", ""}, []string{"csv", "json", "table", "value", "yaml"}},
+		{[]string{"__complete", "compute-node", "list", "--quote", ""}, []string{"all", "minimal", "none", "nonnumeric"}},
+		{[]string{"__complete", "migrate", "inventory", "--layout", ""}, []string{"flat", "nested"}},
+		{[]string{"--db", db, "__complete", "migrate", "all", "--cell", ""}, []string{"cell1"}},
+		{[]string{"--db", db, "__complete", "candidates", "--resources", "VCPU:2,MEMORY"}, []string{"VCPU:2,MEMORY_MB:"}},
+		{[]string{"--db", db, "__complete", "candidates", "--required", "!COMPUTE_NO"}, []string{"!COMPUTE_NODE"}},
+		{[]string{"--db", db, "__complete", "candidates", "--in-tree", "cmp1-00001"}, []string{"cmp1-00001.example.org"}},
+	} {
+		out, _, code := rpctl(t, tc.args...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		got := lines[:len(lines)-1] // the last line is the directive
+		if code != 0 || strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%q: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes follow nova-manage's scheme, so that operators' loops such as
+// `while rpctl migrate all --max-count 1000; [ $? = 1 ]` end on every error:
+// an error never shares a code with a success state (0, or 1 "more may
+// remain" / "warning").
+const (
+	// ExitOK: done, nothing left, all checks passed.
+	ExitOK = 0
+	// ExitMore: migrate: some records migrated, more may remain; status:
+	// at least one warning.
+	ExitMore = 1
+	// ExitFailed: migrate: a migration failed or rows were skipped as bad;
+	// status: at least one failure; candidates: Placement would answer 400.
+	ExitFailed = 2
+	// ExitBadMaxCount: migrate's --max-count is not a positive integer
+	// (nova-manage's 127).
+	ExitBadMaxCount = 127
+	// ExitSIGINT and ExitSIGTERM: interrupted (128 + signal number).
+	ExitSIGINT  = 130
+	ExitSIGTERM = 143
+	// ExitUnexpected: an unexpected error: usage (unknown flag or command,
+	// bad argument), config file, missing or unreachable database, internal.
+	ExitUnexpected = 255
+)
+
+// ExitCodeRow is one row of a command's exit-code table.
+type ExitCodeRow struct {
+	Code    int
+	Meaning string
+}
+
+// ExitCodes is a command's exit-code table, rendered into its --help and
+// the README.
+type ExitCodes []ExitCodeRow
+
+// commonExitCodes end every command's table.
+var commonExitCodes = ExitCodes{
+	{ExitSIGINT, "interrupted (SIGINT)"},
+	{ExitSIGTERM, "terminated (SIGTERM)"},
+	{ExitUnexpected, "unexpected error: usage (unknown flag, command or bad argument), config file, database missing or unreachable, internal error"},
+}
+
+// defaultExitCodes is the table of a command that declares none.
+var defaultExitCodes = ExitCodes{{ExitOK, "done"}}
+
+const exitCodesAnnotation = "rpctl/exit-codes"
+
+// SetExitCodes declares c's exit codes besides the common ones (130, 143,
+// 255), which every command has. The table is appended to c's --help by
+// NewCmdRoot and listed in the README (TestREADMEExitCodes). Commands that
+// declare nothing get "0 done" plus the common codes.
+func SetExitCodes(c *cobra.Command, codes ...ExitCodeRow) {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	var b strings.Builder
+	for _, e := range codes {
+		fmt.Fprintf(&b, "%d\t%s\n", e.Code, e.Meaning)
+	}
+	c.Annotations[exitCodesAnnotation] = b.String()
+}
+
+// ExitCodesOf returns c's full exit-code table, common codes included.
+func ExitCodesOf(c *cobra.Command) ExitCodes {
+	return append(ownExitCodes(c), commonExitCodes...)
+}
+
+// ownExitCodes is what c declared (or the default), without the common codes.
+func ownExitCodes(c *cobra.Command) ExitCodes {
+	s, ok := c.Annotations[exitCodesAnnotation]
+	if !ok {
+		return append(ExitCodes(nil), defaultExitCodes...)
+	}
+	var own ExitCodes
+	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		code, meaning, _ := strings.Cut(line, "\t")
+		n, _ := strconv.Atoi(code)
+		own = append(own, ExitCodeRow{n, meaning})
+	}
+	return own
+}
+
+// Help renders the table for --help.
+func (t ExitCodes) Help() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:")
+	for _, e := range t {
+		fmt.Fprintf(&b, "\n  %3d  %s", e.Code, e.Meaning)
+	}
+	return b.String()
+}
+
+// Markdown renders the table as a README cell ("0 done; 1 …").
+func (t ExitCodes) Markdown() string {
+	parts := make([]string, len(t))
+	for i, e := range t {
+		parts[i] = fmt.Sprintf("%d %s", e.Code, strings.ReplaceAll(e.Meaning, "|", `\|`))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// runnableCommands lists the commands a user can run, in --help order.
+func runnableCommands(root *cobra.Command) []*cobra.Command {
+	var out []*cobra.Command
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" && c.HasParent() && !c.Parent().HasParent() {
+			return
+		}
+		if c.Runnable() && c.HasParent() && !c.HasSubCommands() {
+			out = append(out, c)
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	return out
+}
+
+// ExitCodesMarkdown is the README's exit-code section: one row per command
+// with its own codes, then the codes every command shares.
+func ExitCodesMarkdown(root *cobra.Command) string {
+	var b strings.Builder
+	b.WriteString("| command | exit codes |\n|---|---|\n")
+	for _, c := range runnableCommands(root) {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", c.CommandPath(), ownExitCodes(c).Markdown())
+	}
+	b.WriteString("\nEvery command also exits ")
+	b.WriteString(commonExitCodes.Markdown())
+	b.WriteString(".\n")
+	return b.String()
+}
+
+// finishCommandTree applies rpctl's conventions to every command once the
+// tree is built, so that commands added by anyone follow them: the exit-code
+// table at the end of --help, usage errors that exit 255 with a message that
+// names the real problem.
+func finishCommandTree(root *cobra.Command) {
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUnexpected, Err: err}
+	})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
+			// A group run without (or with an unknown) subcommand is a usage
+			// error; cobra would print the help and exit 0, or, for an
+			// unknown flag before the subcommand, blame a wrong word.
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					if !c.HasParent() {
+						return c.Help()
+					}
+					return badCommandLine("%s: missing subcommand (one of: %s)", c.CommandPath(), subcommandNames(c))
+				}
+				return badCommandLine("unknown command %q for %q (one of: %s)", args[0], c.CommandPath(), subcommandNames(c))
+			}
+		}
+		if c.Runnable() && c.HasParent() && !c.HasSubCommands() && c.Name() != "help" {
+			if !strings.Contains(c.Long, "Exit codes:") {
+				long := c.Long
+				if long == "" {
+					long = c.Short
+				}
+				c.Long = strings.TrimRight(long, "\n") + "\n\n" + ExitCodesOf(c).Help()
+			}
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+}
+
+func subcommandNames(c *cobra.Command) string {
+	var names []string
+	for _, s := range c.Commands() {
+		if s.IsAvailableCommand() {
+			names = append(names, s.Name())
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// badCommandLine is a usage error: exit 255 with a one-line message.
+func badCommandLine(format string, args ...any) error {
+	return &ExitError{Code: ExitUnexpected, Err: fmt.Errorf(format, args...)}
+}
+
+// ExitError ends rpctl with a specific exit code. A nil Err prints nothing.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Exit returns an error that makes rpctl exit with code, printing nothing.
+func Exit(code int) error { return &ExitError{Code: code} }
+
+// ExitCode maps an error to the process exit code: ExitError's own code,
+// else 255 (an unexpected error never looks like a result).
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitUnexpected
+}
+
+// RunnableCommands lists the commands a user can run (leaves of the tree),
+// for tests and documentation.
+func RunnableCommands(root *cobra.Command) []*cobra.Command { return runnableCommands(root) }

@@ -1,0 +1,92 @@
+package cmd_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/iostreams"
+)
+
+func commandTree() *cmd.Factory {
+	ios, _, _, _ := iostreams.Test()
+	return cmd.NewFactory(ios)
+}
+
+// TestREADMEExitCodes: the README's exit-code table is the one the commands
+// declare (and print in --help).
+func TestREADMEExitCodes(t *testing.T) {
+	root := cmd.NewCmdRoot(commandTree(), "test")
+	want := cmd.ExitCodesMarkdown(root)
+	readme := filepath.Join(testdb.RepoRoot(), "README.md")
+	b, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- exit-codes:begin -->\n", "<!-- exit-codes:end -->"
+	head, rest, ok1 := strings.Cut(string(b), begin)
+	got, tail, ok2 := strings.Cut(rest, end)
+	if ok1 && ok2 && got != want && *update {
+		got = want
+		os.WriteFile(readme, []byte(head+begin+want+end+tail), 0o644)
+	}
+	if !ok1 || !ok2 || got != want {
+		t.Errorf("README.md's exit-code table (between %q and %q) is not the commands' table (go test ./cmd -run TestREADMEExitCodes -update rewrites it); it should be:\n%s", strings.TrimSpace(begin), end, want)
+	}
+}
+
+// TestHelpShowsExitCodes: every command's --help ends with its table, and
+// every table has the common codes.
+func TestHelpShowsExitCodes(t *testing.T) {
+	root := cmd.NewCmdRoot(commandTree(), "test")
+	for _, c := range cmd.RunnableCommands(root) {
+		if !strings.Contains(c.Long, "Exit codes:") {
+			t.Errorf("%s --help has no exit codes", c.CommandPath())
+		}
+		codes := map[int]bool{}
+		for _, e := range cmd.ExitCodesOf(c) {
+			if codes[e.Code] {
+				t.Errorf("%s: code %d listed twice", c.CommandPath(), e.Code)
+			}
+			codes[e.Code] = true
+		}
+		if !codes[0] || !codes[255] || !codes[130] || !codes[143] {
+			t.Errorf("%s: table %v lacks a common code", c.CommandPath(), cmd.ExitCodesOf(c))
+		}
+	}
+}
+
+// TestUsageErrors: unknown flags (before or after the subcommand), unknown
+// or missing subcommands and bad arguments exit 255 with one line naming
+// the real problem, never a success code and never cobra's help.
+func TestUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--no-such-flag", "-f", "json", "status"}, "unknown flag: --no-such-flag"},
+		{[]string{"--no-such-flag", "compute-node", "list"}, "unknown flag: --no-such-flag"},
+		{[]string{"compute-node", "list", "--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{[]string{"migrate", "all", "--max-count"}, "flag needs an argument"},
+		{[]string{"migrate", "all", "--max-count", "x"}, "invalid argument"},
+		{[]string{"migrate"}, "missing subcommand"},
+		{[]string{"migrate", "nope"}, `unknown command "nope"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"init", "extra"}, `unknown command "extra"`},
+		{[]string{"-f", "xml", "compute-node", "list"}, "invalid --format"},
+	} {
+		out, errOut, code := rpctl(t, tt.args...)
+		if code != 255 || out != "" || !strings.Contains(errOut, tt.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 255 and one line with %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+	for _, c := range cmd.RunnableCommands(cmd.NewCmdRoot(commandTree(), "test")) {
+		args := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "rpctl ")), "--no-such-flag")
+		if _, errOut, code := rpctl(t, args...); code != 255 || !strings.Contains(errOut, "unknown flag: --no-such-flag") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}

@@ -1,0 +1,465 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/output"
+)
+
+// inventoryRow is one class of `inventory list`: osc-placement's columns,
+// then capacity and free.
+type inventoryRow struct {
+	ResourceClass   string `json:"resource_class"`
+	AllocationRatio ratio  `json:"allocation_ratio"`
+	MinUnit         int64  `json:"min_unit"`
+	MaxUnit         int64  `json:"max_unit"`
+	Reserved        int64  `json:"reserved"`
+	StepSize        int64  `json:"step_size"`
+	Total           int64  `json:"total"`
+	Used            int64  `json:"used"`
+	Capacity        int64  `json:"capacity"`
+	Free            int64  `json:"free"`
+}
+
+var inventoryHeaders = []string{"resource_class", "allocation_ratio", "min_unit", "max_unit", "reserved", "step_size", "total", "used", "capacity", "free"}
+
+func (r inventoryRow) cells() []string {
+	return []string{r.ResourceClass, pyFloat(float64(r.AllocationRatio)), itoa(r.MinUnit), itoa(r.MaxUnit), itoa(r.Reserved), itoa(r.StepSize),
+		itoa(r.Total), itoa(r.Used), itoa(r.Capacity), itoa(r.Free)}
+}
+
+// ratio is an allocation ratio, printed in JSON as Python prints a float
+// (4.0, not 4), as osc-placement does.
+type ratio float64
+
+// MarshalJSON writes Python's repr of the float.
+func (r ratio) MarshalJSON() ([]byte, error) { return []byte(pyFloat(float64(r))), nil }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// pyFloat prints a float as Python's repr does (4.0, 1.1, 1e+20).
+func pyFloat(x float64) string {
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return s
+}
+
+func newRow(class string, v inventory.Inventory, used int64) inventoryRow {
+	return inventoryRow{ResourceClass: class, AllocationRatio: ratio(v.AllocationRatio), MinUnit: v.MinUnit, MaxUnit: v.MaxUnit,
+		Reserved: v.Reserved, StepSize: v.StepSize, Total: v.Total, Used: used, Capacity: v.Capacity(), Free: v.Capacity() - used}
+}
+
+// inventoryRows reads a provider's inventories with their usage, by class.
+func inventoryRows(ctx context.Context, st inventory.Store, uuid string) ([]inventoryRow, error) {
+	_, inv, err := st.Inventories(ctx, uuid)
+	if err != nil {
+		return nil, err
+	}
+	_, usage, err := st.Usages(ctx, uuid)
+	if err != nil {
+		return nil, err
+	}
+	rows := []inventoryRow{}
+	for _, rc := range slices.Sorted(maps.Keys(inv)) {
+		rows = append(rows, newRow(rc, inv[rc], usage[rc]))
+	}
+	return rows, nil
+}
+
+// NewCmdInventory builds `rpctl inventory`.
+func NewCmdInventory(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "inventory",
+		Short: "List, show, set and delete resource provider inventories, generation-safe",
+		Long: `Inventories of resource providers on the Placement database (the database flags) or the
+Placement API (--os-cloud/--os-endpoint). Every write is generation-checked: read, edit,
+write with the generation read; on a conflict rpctl re-reads and re-applies the same edit,
+up to --attempts times, and reports a conflict that persists instead of forcing it.
+
+` + storeExitCodes,
+		Args: cobra.NoArgs,
+	}
+	c.AddCommand(newCmdInventoryList(f), newCmdInventoryShow(f), newCmdInventorySet(f), newCmdInventoryDelete(f))
+	return c
+}
+
+func newCmdInventoryList(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list P",
+		Short: "List a provider's inventories with used, capacity and free",
+		Long: `List a provider's inventories: osc-placement's columns (resource_class, allocation_ratio,
+min_unit, max_unit, reserved, step_size, total, used) plus capacity
+(int((total - reserved) * allocation_ratio), as Placement computes it) and free
+(capacity - used; negative when capacity was lowered below usage).
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
+				rows, err := inventoryRows(ctx, st, p.UUID)
+				if err != nil {
+					return err
+				}
+				out := output.Rows{Headers: inventoryHeaders}
+				for _, r := range rows {
+					out.Rows = append(out.Rows, r.cells())
+				}
+				return f.Write(out, rows)
+			})
+		},
+	}
+}
+
+func newCmdInventoryShow(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show P CLASS",
+		Short: "Show one inventory of a provider",
+		Long:  "Show one inventory record with used, capacity and free.\n\n" + storeExitCodes,
+		Args:  cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
+				rows, err := inventoryRows(ctx, st, p.UUID)
+				if err != nil {
+					return err
+				}
+				for _, r := range rows {
+					if r.ResourceClass == args[1] {
+						return f.Write(fieldRows(inventoryHeaders, r.cells()), r)
+					}
+				}
+				return inventory.Errorf(inventory.ErrNotFound, "", "No inventory of class %s for %s", args[1], p.UUID)
+			})
+		},
+	}
+}
+
+// InventorySetOptions are the flags of `rpctl inventory set`.
+type InventorySetOptions struct {
+	Amend     bool
+	DryRun    bool
+	Yes       bool
+	Aggregate bool
+	Attempts  int
+	Parallel  int
+}
+
+func newCmdInventorySet(f *Factory) *cobra.Command {
+	o := &InventorySetOptions{}
+	c := &cobra.Command{
+		Use:   "set P CLASS:field=value...",
+		Short: "Set inventories (replace, or --amend), generation-checked, with --dry-run and --aggregate",
+		Long: `Set a provider's inventories. Each argument is CLASS:field=value (fields: total, reserved,
+min_unit, max_unit, step_size, allocation_ratio) or CLASS=N for the total, e.g.
+  rpctl inventory set cn1 VCPU:allocation_ratio=4.0 MEMORY_MB:reserved=2048 --amend
+
+Without --amend the provider ends with exactly the classes named, each with the fields
+given and Placement's defaults for the rest (as osc-placement does), so every class needs
+a total and classes not named are REMOVED: on a terminal rpctl first shows what would be
+removed and asks, unless --yes. With --amend only the named fields change.
+
+Checked before writing: Placement's limits on every field (total 1..2147483647, reserved
+0..2147483647, min_unit/max_unit/step_size 1..2147483647, allocation_ratio at most
+3.40282e+38), reserved not above total, and min_unit not above max_unit (rpctl's own rule:
+no allocation could fit). Removing a class that has allocations is refused (exit 2).
+Lowering capacity below usage is allowed, as in Placement, with a warning on standard
+error naming the class, its usage and the new capacity.
+
+--dry-run prints each change (class, before -> after) and writes nothing. An edit that
+changes nothing writes nothing (the generation stays).
+
+--aggregate: P is an aggregate uuid; the edit is applied to every member provider, each in
+its own generation-checked write (--parallel at a time), with progress on a terminal and a
+summary of changed / unchanged / conflicts / failed.
+
+` + storeExitCodes + `
+With --aggregate: 0 every provider changed or unchanged, 1 some conflicted or failed (the
+others are written), 2 invalid edit.`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			edits, err := inventory.ParseEdits(args[1:])
+			if err != nil {
+				return usageError("%v", err)
+			}
+			if o.Parallel < 1 {
+				return usageError("--parallel must be at least 1, got %d", o.Parallel)
+			}
+			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				return runInventorySet(ctx, f, st, o, args[0], inventory.SetEdit(edits, o.Amend))
+			})
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVar(&o.Amend, "amend", false, "change only the named fields; keep every other class and field")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "print the changes and write nothing")
+	fl.BoolVarP(&o.Yes, "yes", "y", false, "do not ask before removing classes")
+	fl.BoolVar(&o.Aggregate, "aggregate", false, "P is an aggregate uuid: edit every member provider")
+	fl.IntVar(&o.Attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts per provider before a generation conflict is reported")
+	fl.IntVar(&o.Parallel, "parallel", 4, "with --aggregate: providers edited at once")
+	return c
+}
+
+// changeRow is one line of a set/delete report.
+type changeRow struct {
+	Provider      string               `json:"resource_provider"`
+	Name          string               `json:"name"`
+	Outcome       inventory.Outcome    `json:"outcome"`
+	ResourceClass string               `json:"resource_class"`
+	Before        *inventory.Inventory `json:"before"`
+	After         *inventory.Inventory `json:"after"`
+	Used          int64                `json:"used"`
+	Generation    int64                `json:"generation"`
+	// RequestBody is, with --dry-run, the PUT body that would be sent.
+	RequestBody json.RawMessage `json:"request_body,omitempty"`
+}
+
+// putBody is PUT /resource_providers/{uuid}/inventories' body.
+func putBody(gen int64, want map[string]inventory.Inventory) json.RawMessage {
+	type rec struct {
+		Total           int64 `json:"total"`
+		Reserved        int64 `json:"reserved"`
+		MinUnit         int64 `json:"min_unit"`
+		MaxUnit         int64 `json:"max_unit"`
+		StepSize        int64 `json:"step_size"`
+		AllocationRatio ratio `json:"allocation_ratio"`
+	}
+	body := struct {
+		Generation  int64          `json:"resource_provider_generation"`
+		Inventories map[string]rec `json:"inventories"`
+	}{gen, map[string]rec{}}
+	for rc, v := range want {
+		body.Inventories[rc] = rec{v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, ratio(v.AllocationRatio)}
+	}
+	b, _ := json.Marshal(body)
+	return b
+}
+
+// describe prints the fields of a change: all of them for an added or
+// removed class, only those that differ otherwise.
+func describe(before, after *inventory.Inventory) (string, string) {
+	fields := func(v *inventory.Inventory) []string {
+		if v == nil {
+			return nil
+		}
+		return []string{"total=" + itoa(v.Total), "reserved=" + itoa(v.Reserved), "min_unit=" + itoa(v.MinUnit), "max_unit=" + itoa(v.MaxUnit),
+			"step_size=" + itoa(v.StepSize), "allocation_ratio=" + pyFloat(v.AllocationRatio)}
+	}
+	b, a := fields(before), fields(after)
+	if b != nil && a != nil {
+		var bs, as []string
+		for i := range b {
+			if b[i] != a[i] {
+				bs, as = append(bs, b[i]), append(as, a[i])
+			}
+		}
+		b, a = bs, as
+	}
+	join := func(s []string) string {
+		if s == nil {
+			return "-"
+		}
+		return strings.Join(s, " ")
+	}
+	return join(b), join(a)
+}
+
+func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *InventorySetOptions, ref string, edit inventory.InventoryEdit) error {
+	var providers []inventory.Provider
+	if o.Aggregate {
+		ps, err := st.ListProviders(ctx, inventory.ProviderFilter{MemberOf: []string{ref}})
+		if err != nil {
+			return err
+		}
+		providers = ps
+	} else {
+		p, err := inventory.Resolve(ctx, st, ref)
+		if err != nil {
+			return err
+		}
+		providers = []inventory.Provider{p}
+	}
+	ed := &inventory.Editor{Store: st, Attempts: o.Attempts, DryRun: o.DryRun}
+	if !o.Yes && !o.DryRun && f.IO.IsStdinTTY() {
+		var mu sync.Mutex
+		ed.Confirm = func(p inventory.Provider, changes []inventory.Change) (bool, error) {
+			removed := inventory.Removed(changes)
+			if len(removed) == 0 {
+				return true, nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			return confirm(f, fmt.Sprintf("%s: this removes %s (not named; use --amend to keep them). Continue? [y/N] ",
+				inventory.Label(p), strings.Join(removed, ", ")))
+		}
+	}
+	results := make([]inventory.Result, len(providers))
+	var prog *progress
+	if o.Aggregate {
+		prog = newProgressOf(f.IO.ErrOut, f.IO.IsStderrTTY(), "inventory set", "providers")
+	}
+	var doneMu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(o.Parallel, max(len(providers), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = ed.EditInventories(ctx, providers[i], edit)
+				if prog != nil {
+					doneMu.Lock()
+					done++
+					prog.update(done, len(providers))
+					doneMu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range providers {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if prog != nil {
+		prog.clear()
+	}
+
+	rows := output.Rows{Headers: []string{"resource_provider", "name", "outcome", "resource_class", "before", "after", "used", "generation"}}
+	data := []changeRow{}
+	counts := map[inventory.Outcome]int{}
+	var errs []error
+	var requests []string
+	for _, r := range results {
+		counts[r.Outcome]++
+		for _, w := range r.Warnings {
+			fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
+		}
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+			if o.Aggregate {
+				fmt.Fprintf(f.IO.ErrOut, "%s: %s: %v\n", r.Outcome, inventory.Label(r.Provider), r.Err)
+			}
+			continue
+		}
+		outcome := r.Outcome
+		var body json.RawMessage
+		if o.DryRun && outcome == inventory.Changed {
+			outcome = "would change"
+			body = putBody(r.Generation, r.Want)
+			requests = append(requests, fmt.Sprintf("PUT /resource_providers/%s/inventories %s", r.Provider.UUID, body))
+		}
+		for _, ch := range r.Changes {
+			b, a := describe(ch.Before, ch.After)
+			rows.Rows = append(rows.Rows, []string{r.Provider.UUID, r.Provider.Name, string(outcome), ch.Class, b, a, itoa(ch.Used), itoa(r.Generation)})
+			data = append(data, changeRow{r.Provider.UUID, r.Provider.Name, outcome, ch.Class, ch.Before, ch.After, ch.Used, r.Generation, body})
+		}
+		if len(r.Changes) == 0 {
+			rows.Rows = append(rows.Rows, []string{r.Provider.UUID, r.Provider.Name, string(outcome), "", "", "", "", itoa(r.Generation)})
+			data = append(data, changeRow{Provider: r.Provider.UUID, Name: r.Provider.Name, Outcome: outcome, Generation: r.Generation})
+		}
+	}
+	if len(rows.Rows) > 0 || len(errs) == 0 {
+		if err := f.Write(rows, data); err != nil {
+			return err
+		}
+	}
+	if f.Format == output.Table || f.Format == "" {
+		// What --dry-run would send, the same request for both backends.
+		for _, r := range requests {
+			fmt.Fprintln(f.IO.Out, r)
+		}
+	}
+	if o.Aggregate {
+		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d changed, %d unchanged, %d conflicts, %d failed\n", len(providers),
+			counts[inventory.Changed], counts[inventory.Unchanged], counts[inventory.Conflict], counts[inventory.Failed])
+		if len(errs) > 0 {
+			return Exit(exitIncomplete)
+		}
+		return nil
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// confirm asks on the terminal; anything but y/yes declines.
+func confirm(f *Factory, question string) (bool, error) {
+	fmt.Fprint(f.IO.ErrOut, question)
+	line, err := bufio.NewReader(f.IO.In).ReadString('\n')
+	if err != nil && line == "" {
+		return false, nil
+	}
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes", nil
+}
+
+func newCmdInventoryDelete(f *Factory) *cobra.Command {
+	var attempts int
+	c := &cobra.Command{
+		Use:   "delete P CLASS...",
+		Short: "Delete inventories of a provider (refused while they have allocations)",
+		Long: `Delete the named inventory classes of a provider in one generation-checked write.
+Placement refuses to delete an inventory that has allocations (exit 2).
+
+` + storeExitCodes,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			for _, rc := range args[1:] {
+				if err := inventory.CheckClassName(rc); err != nil {
+					return usageError("%v", err)
+				}
+			}
+			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				o := &InventorySetOptions{Yes: true, Attempts: attempts, Parallel: 1}
+				return runInventorySet(ctx, f, st, o, args[0], inventory.DeleteEdit(args[1:]))
+			})
+		},
+	}
+	c.Flags().IntVar(&attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts before a generation conflict is reported")
+	return c
+}
+
+// NewCmdUsage builds `rpctl usage`.
+func NewCmdUsage(f *Factory) *cobra.Command {
+	c := &cobra.Command{Use: "usage", Short: "Show a provider's usage", Args: cobra.NoArgs}
+	c.AddCommand(&cobra.Command{
+		Use:   "show P",
+		Short: "Show what is allocated against a provider, by class (GET .../usages)",
+		Long:  "Show the sum of allocations of every class the provider has inventory of.\n\n" + storeExitCodes,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
+				_, u, err := st.Usages(ctx, p.UUID)
+				if err != nil {
+					return err
+				}
+				type usageRow struct {
+					ResourceClass string `json:"resource_class"`
+					Usage         int64  `json:"usage"`
+				}
+				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
+				data := []usageRow{}
+				for _, rc := range slices.Sorted(maps.Keys(u)) {
+					rows.Rows = append(rows.Rows, []string{rc, itoa(u[rc])})
+					data = append(data, usageRow{rc, u[rc]})
+				}
+				return f.Write(rows, data)
+			})
+		},
+	})
+	return c
+}

@@ -1,0 +1,218 @@
+package cmd_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/internal/placementtest"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/iostreams"
+)
+
+// storeBackend is one way the provider/inventory commands reach Placement.
+// open returns the global flags that select it over a fresh Placement, and
+// the base URL of a real placement-api over the same data (for setup the
+// commands do not do, like allocations).
+type storeBackend struct {
+	name string
+	open func(t *testing.T) (flags []string, base string)
+}
+
+// storeBackends are the backends every command test runs on; the API
+// backend's wiring adds itself here.
+var storeBackends = []storeBackend{{name: "database", open: openDatabaseBackend}}
+
+func openDatabaseBackend(t *testing.T) ([]string, string) {
+	p := placementtest.New(t)
+	return []string{"--placement-db", p.URL}, p.Base
+}
+
+// run is rpctl with stdin text and stdin-is-a-terminal.
+func run(t *testing.T, stdin string, tty bool, args ...string) (string, string, int) {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	ios.SetStdinTTY(tty)
+	code := cmd.Run(context.Background(), ios, "test", args)
+	return out.String(), errOut.String(), code
+}
+
+const (
+	tU1  = "11111111-1111-4111-8111-111111111111"
+	tU2  = "22222222-2222-4222-8222-222222222222"
+	tAgg = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+	tC1  = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+)
+
+// TestStoreCommands runs the provider, inventory, usage, resource-class and
+// trait commands in one scenario on every backend: each step's exit code,
+// and what standard output and error must (and must not) contain.
+func TestStoreCommands(t *testing.T) {
+	for _, be := range storeBackends {
+		t.Run(be.name, func(t *testing.T) {
+			testdb.RequirePython(t, "placement")
+			flags, base := be.open(t)
+			for i, st := range []struct {
+				args     []string
+				stdin    string
+				tty      bool
+				code     int
+				out, err []string // substrings that must appear
+				notOut   []string
+				setup    func()
+			}{
+				{args: []string{"provider", "create", "cn1", "--uuid", tU1}, out: []string{tU1, "| generation           | 0"}},
+				{args: []string{"provider", "create", "cn1_numa0", "--parent", "cn1", "--uuid", tU2}, out: []string{"parent_provider_uuid | " + tU1}},
+				{args: []string{"provider", "create", "cn1"}, code: 2, err: []string{"Conflicting resource provider name: cn1 already exists."}},
+				{args: []string{"provider", "create", "x", "--parent", "nope"}, code: 2, err: []string{`no resource provider with uuid or name "nope"`}},
+				{args: []string{"provider", "show", "nope"}, code: 2, err: []string{`no resource provider with uuid or name "nope"`}},
+				{args: []string{"provider", "list", "-f", "value"}, out: []string{tU1 + " cn1 0 " + tU1 + " None", tU2 + " cn1_numa0 0 " + tU1 + " " + tU1}},
+				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=4096", "MEMORY_MB:reserved=512"},
+					out: []string{"| changed | VCPU"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run"}, out: []string{"would change", "reserved=0", "reserved=2",
+					"PUT /resource_providers/" + tU1 + `/inventories {"resource_provider_generation":1,"inventories":{"MEMORY_MB":{"total":4096,"reserved":512,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":1.0},"VCPU":{"total":16,"reserved":2,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":4.0}}}`}},
+				{args: []string{"inventory", "show", "cn1", "VCPU", "-f", "json"}, out: []string{`"reserved": 0`, `"capacity": 64`}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"| changed", "| 2          |"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"unchanged"}},
+				{args: []string{"inventory", "list", tU1, "-f", "json"}, out: []string{
+					`"resource_class": "VCPU",
+    "allocation_ratio": 4.0,
+    "min_unit": 1,
+    "max_unit": 2147483647,
+    "reserved": 2,
+    "step_size": 1,
+    "total": 16,
+    "used": 0,
+    "capacity": 56,
+    "free": 56`}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=17", "--amend"}, code: 2, err: []string{"VCPU: reserved 17 is greater than total 16"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:total=0", "--amend"}, code: 2, err: []string{"VCPU: total = 0 is outside 1..2147483647"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:max_unit=2147483648", "--amend"}, code: 2, err: []string{"max_unit = 2147483648 is outside"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:min_unit=5", "VCPU:max_unit=4", "--amend"}, code: 2, err: []string{"VCPU: min_unit 5 is greater than max_unit 4"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:bogus=1"}, code: 2, err: []string{`unknown field "bogus"`}},
+				{args: []string{"inventory", "set", "cn1", "vcpu=1"}, code: 2, err: []string{`must match ^[A-Z0-9_]+$`}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=x"}, code: 2, err: []string{`reserved must be a number`}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=1"}, code: 2, err: []string{"VCPU: total is required"}},
+				{args: []string{"inventory", "set", "cn1", "CUSTOM_NOPE=1", "--amend"}, code: 2, err: []string{"No such resource class CUSTOM_NOPE"}},
+				{args: []string{"inventory", "set", "nope", "VCPU=1"}, code: 2, err: []string{`no resource provider with uuid or name "nope"`}},
+				{setup: func() {
+					code, body := testdb.PlacementDo(t, "PUT", base, "/allocations/"+tC1, "1.39",
+						fmt.Sprintf(`{"allocations": {%q: {"resources": {"VCPU": 8}}}, "project_id": %q, "user_id": %q, "consumer_generation": null, "consumer_type": "INSTANCE"}`, tU1, tC1, tC1))
+					if code != 204 {
+						t.Fatalf("allocate: %d %s", code, body)
+					}
+				}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:total=3", "--amend"}, out: []string{"changed"},
+					err: []string{"warning: cn1 (" + tU1 + ") VCPU: usage 8 exceeds the new capacity 4"}},
+				{args: []string{"inventory", "set", "cn1", "MEMORY_MB=4096", "--yes"}, code: 2, err: []string{"cannot remove VCPU (8 used)"}},
+				{args: []string{"inventory", "delete", "cn1", "VCPU"}, code: 2, err: []string{"cannot remove VCPU (8 used)"}},
+				{args: []string{"inventory", "delete", "cn1", "DISK_GB"}, code: 2, err: []string{"no inventory of class DISK_GB"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0"}, stdin: "n\n", tty: true, code: 1,
+					err: []string{"this removes MEMORY_MB", "not confirmed"}},
+				{args: []string{"inventory", "show", "cn1", "MEMORY_MB", "-f", "value"}, out: []string{"reserved 512\n", "total 4096\n", "capacity 3584\n"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0"}, stdin: "y\n", tty: true,
+					err: []string{"this removes MEMORY_MB"}, out: []string{"MEMORY_MB"}},
+				{args: []string{"inventory", "list", "cn1", "-f", "value"}, out: []string{"VCPU 4.0 1 2147483647 0 1 16 8 64 56"}, notOut: []string{"MEMORY_MB"}},
+				{args: []string{"usage", "show", "cn1", "-f", "json"}, out: []string{`"resource_class": "VCPU",
+    "usage": 8`}},
+				{args: []string{"provider", "show", "cn1", "--allocations"}, out: []string{tC1 + ": VCPU=8"}},
+				{args: []string{"provider", "list", "--in-tree", "cn1_numa0", "-f", "value"}, out: []string{tU1, tU2}},
+				{args: []string{"provider", "list", "--resources", "VCPU:56", "-f", "value"}, out: []string{tU1}},
+				{args: []string{"provider", "list", "--resources", "VCPU:57", "-f", "value"}, notOut: []string{tU1}},
+				{args: []string{"provider", "tree", "cn1_numa0"}, out: []string{"cn1 (" + tU1 + ") generation", "VCPU 8/64 used, 56 free", "└── cn1_numa0 (" + tU2 + ")"}},
+				{args: []string{"resource-class", "create", "CUSTOM_GPU"}, out: []string{"CUSTOM_GPU"}},
+				{args: []string{"resource-class", "create", "GPU"}, code: 2},
+				{args: []string{"resource-class", "list", "-f", "value"}, out: []string{"VCPU\n", "CUSTOM_GPU\n"}},
+				{args: []string{"resource-class", "delete", "VCPU"}, code: 2, err: []string{"Cannot delete standard resource class VCPU"}},
+				{args: []string{"inventory", "set", "cn1_numa0", "CUSTOM_GPU=2"}, out: []string{"CUSTOM_GPU"}},
+				{args: []string{"resource-class", "delete", "CUSTOM_GPU"}, code: 2, err: []string{"in use"}},
+				{args: []string{"trait", "create", "CUSTOM_FAST"}},
+				{args: []string{"trait", "create", "FAST"}, code: 2, err: []string{"The trait is invalid"}},
+				{args: []string{"provider", "trait", "add", "cn1", "CUSTOM_FAST", "HW_CPU_X86_AVX2"}, out: []string{"CUSTOM_FAST", "HW_CPU_X86_AVX2"}},
+				{args: []string{"provider", "list", "--required", "CUSTOM_FAST", "-f", "value"}, out: []string{tU1}, notOut: []string{tU2}},
+				{args: []string{"trait", "list", "--name", "startswith:CUSTOM_", "--associated", "true", "-f", "value"}, out: []string{"CUSTOM_FAST"}},
+				{args: []string{"trait", "delete", "CUSTOM_FAST"}, code: 2, err: []string{"in use"}},
+				{args: []string{"provider", "trait", "remove", "cn1", "CUSTOM_FAST"}, out: []string{"HW_CPU_X86_AVX2"}, notOut: []string{"CUSTOM_FAST"}},
+				{args: []string{"provider", "trait", "set", "cn1", "CUSTOM_NOPE"}, code: 2, err: []string{"No such trait CUSTOM_NOPE"}},
+				{args: []string{"provider", "trait", "list", "cn1", "-f", "value"}, out: []string{"HW_CPU_X86_AVX2"}},
+				{args: []string{"trait", "delete", "CUSTOM_FAST"}},
+				{args: []string{"trait", "delete", "CUSTOM_FAST"}, code: 2, err: []string{"No such trait"}},
+				{args: []string{"provider", "aggregate", "add", "cn1", tAgg}, out: []string{tAgg}},
+				{args: []string{"provider", "aggregate", "add", "cn1_numa0", tAgg}, out: []string{tAgg}},
+				{args: []string{"provider", "aggregate", "add", "cn1", "not-a-uuid"}, code: 2},
+				{args: []string{"inventory", "set", tAgg, "--aggregate", "VCPU:allocation_ratio=2.0", "--amend"}, code: 1,
+					out: []string{"| cn1  ", "changed"}, err: []string{"failed: cn1_numa0", "VCPU: total is required", "2 providers: 1 changed, 0 unchanged, 0 conflicts, 1 failed"}},
+				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend"},
+					err: []string{"2 providers: 1 changed, 1 unchanged, 0 conflicts, 0 failed"}},
+				{args: []string{"provider", "aggregate", "list", "cn1", "-f", "value"}, out: []string{tAgg}},
+				{args: []string{"provider", "aggregate", "set", "cn1"}},
+				{args: []string{"provider", "aggregate", "list", "cn1", "-f", "value"}, notOut: []string{tAgg}},
+				{args: []string{"provider", "delete", "cn1"}, code: 2, err: []string{"It has child resource providers"}},
+				{args: []string{"provider", "delete", "cn1_numa0"}},
+				{args: []string{"provider", "delete", "cn1"}, code: 2, err: []string{"Resource provider has allocations"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=1", "--amend", "--parallel", "0"}, code: 2, err: []string{"--parallel must be at least 1"}},
+			} {
+				if st.setup != nil {
+					st.setup()
+					continue
+				}
+				out, errOut, code := run(t, st.stdin, st.tty, append(append([]string{}, flags...), st.args...)...)
+				if code != st.code {
+					t.Fatalf("step %d rpctl %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", i, strings.Join(st.args, " "), code, st.code, out, errOut)
+				}
+				for _, w := range st.out {
+					if !strings.Contains(out, w) {
+						t.Errorf("step %d rpctl %s: stdout lacks %q:\n%s", i, strings.Join(st.args, " "), w, out)
+					}
+				}
+				for _, w := range st.notOut {
+					if strings.Contains(out, w) {
+						t.Errorf("step %d rpctl %s: stdout has %q:\n%s", i, strings.Join(st.args, " "), w, out)
+					}
+				}
+				for _, w := range st.err {
+					if !strings.Contains(errOut, w) {
+						t.Errorf("step %d rpctl %s: stderr lacks %q:\n%s", i, strings.Join(st.args, " "), w, errOut)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestStoreCommandsEmbedded runs the common edits on the embedded SQLite
+// file (no placement-api reads it; the MariaDB scenario above is compared
+// with the real API).
+func TestStoreCommandsEmbedded(t *testing.T) {
+	db := t.TempDir() + "/cloud.db"
+	if _, errOut, code := run(t, "", false, "--db", db, "init"); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, errOut)
+	}
+	for i, st := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"provider", "create", "cn1", "--uuid", tU1}, 0, tU1},
+		{[]string{"provider", "create", "numa0", "--parent", "cn1", "--uuid", tU2}, 0, tU2},
+		{[]string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=1024"}, 0, "changed"},
+		{[]string{"inventory", "set", "cn1", "VCPU:reserved=4", "--amend"}, 0, "reserved=4"},
+		{[]string{"inventory", "list", "cn1", "-f", "value"}, 0, "VCPU 4.0 1 2147483647 4 1 16 0 48 48"},
+		{[]string{"inventory", "delete", "cn1", "MEMORY_MB"}, 0, "MEMORY_MB"},
+		{[]string{"provider", "list", "--resources", "VCPU:48", "-f", "value"}, 0, tU1},
+		{[]string{"provider", "trait", "set", "cn1", "HW_CPU_X86_AVX2"}, 0, "HW_CPU_X86_AVX2"},
+		{[]string{"provider", "aggregate", "add", "numa0", tAgg}, 0, tAgg},
+		{[]string{"provider", "list", "--member-of", tAgg, "-f", "value"}, 0, tU2},
+		{[]string{"provider", "delete", "cn1"}, 2, ""},
+		{[]string{"provider", "delete", "numa0"}, 0, ""},
+		{[]string{"provider", "delete", "cn1"}, 0, ""},
+	} {
+		out, errOut, code := run(t, "", false, append([]string{"--db", db}, st.args...)...)
+		if code != st.code || !strings.Contains(out, st.out) {
+			t.Fatalf("step %d rpctl %s: exit %d (want %d), stdout lacks %q?\n%s\n%s", i, strings.Join(st.args, " "), code, st.code, st.out, out, errOut)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
+)
+
+// PlacementAPIStore, when set (by the placementclient wiring), returns the
+// Placement API store the global flags select (--os-cloud/--os-endpoint),
+// or nil when they select none; the database flags are used then.
+var PlacementAPIStore func(ctx context.Context, f *Factory) (inventory.Store, func(), error)
+
+// InventoryStore opens the Store the provider/inventory/trait/... commands
+// work on: the Placement API when selected, else the Placement database.
+// The returned func releases it.
+func (f *Factory) InventoryStore(ctx context.Context) (inventory.Store, func(), error) {
+	if PlacementAPIStore != nil {
+		st, done, err := PlacementAPIStore(ctx, f)
+		if err != nil || st != nil {
+			return st, done, err
+		}
+	}
+	dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
+	if err != nil {
+		return nil, nil, &ExitError{Code: exitUnexpected, Err: err}
+	}
+	return placementdb.New(dbs.Placement), func() { dbs.Close() }, nil
+}
+
+// Exit codes of the provider, inventory, usage, resource-class and trait
+// commands.
+const (
+	// exitIncomplete: the edit was not (fully) applied although nothing was
+	// wrong with it — a generation conflict persisted through every retry,
+	// the confirmation was declined, or with --aggregate some providers
+	// conflicted or failed.
+	exitIncomplete = 1
+	// exitRefused: invalid input, or Placement refused the request (not
+	// found, in use, already exists, bad request); nothing was written.
+	exitRefused = 2
+	// exitUnexpected: configuration, dead database or API, internal error.
+	exitUnexpected = 255
+)
+
+// storeExitCodes was the commands' exit-code paragraph; the table is now
+// declared once (storeExitCodeRows) and rendered into every --help by
+// finishCommandTree, like every command's.
+const storeExitCodes = ""
+
+// storeExitCodeRows are the exit codes of every provider, inventory, usage,
+// resource-class and trait command.
+var storeExitCodeRows = []ExitCodeRow{
+	{ExitOK, "done"},
+	{exitIncomplete, "not applied although valid (a generation conflict persisted through every retry, or the confirmation was declined; with --aggregate, some providers conflicted or failed)"},
+	{exitRefused, "invalid input or refused by Placement (not found, in use, already exists, bad request; nothing written)"},
+}
+
+// setStoreExitCodes declares storeExitCodeRows on every runnable command
+// under cmds.
+func setStoreExitCodes(cmds ...*cobra.Command) {
+	for _, c := range cmds {
+		if c.Runnable() {
+			SetExitCodes(c, storeExitCodeRows...)
+		}
+		setStoreExitCodes(c.Commands()...)
+	}
+}
+
+// storeError maps a Store or domain error to the exit code its kind means.
+func storeError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	switch {
+	case errors.Is(err, inventory.ErrGeneration), errors.Is(err, inventory.ErrDeclined):
+		return &ExitError{Code: exitIncomplete, Err: err}
+	case errors.Is(err, inventory.ErrNotFound), errors.Is(err, inventory.ErrInUse),
+		errors.Is(err, inventory.ErrConflict), errors.Is(err, inventory.ErrBadRequest):
+		return &ExitError{Code: exitRefused, Err: err}
+	}
+	return &ExitError{Code: exitUnexpected, Err: err}
+}

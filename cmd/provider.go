@@ -1,0 +1,314 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/output"
+)
+
+// withStore runs fn with the selected Store and maps its errors to exit codes.
+func withStore(c *cobra.Command, f *Factory, fn func(ctx context.Context, st inventory.Store) error) error {
+	ctx := c.Context()
+	st, done, err := f.InventoryStore(ctx)
+	if err != nil {
+		return storeError(err)
+	}
+	defer done()
+	return storeError(fn(ctx, st))
+}
+
+// withProvider is withStore for a command about provider ref (uuid or name).
+func withProvider(c *cobra.Command, f *Factory, ref string, fn func(ctx context.Context, st inventory.Store, p inventory.Provider) error) error {
+	return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
+		p, err := inventory.Resolve(ctx, st, ref)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, st, p)
+	})
+}
+
+// NewCmdProvider builds `rpctl provider`.
+func NewCmdProvider(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "provider",
+		Short: "List, show, draw, create and delete Placement resource providers, their traits and aggregates",
+		Long: `Resource providers on the Placement database (the database flags) or the Placement API
+(--os-cloud/--os-endpoint). P is a provider uuid or name everywhere.
+
+` + storeExitCodes,
+		Args: cobra.NoArgs,
+	}
+	c.AddCommand(newCmdProviderList(f), newCmdProviderShow(f), newCmdProviderTree(f), newCmdProviderCreate(f), newCmdProviderDelete(f),
+		newCmdProviderNames(f, "trait"), newCmdProviderNames(f, "aggregate"))
+	return c
+}
+
+var providerHeaders = []string{"uuid", "name", "generation", "root_provider_uuid", "parent_provider_uuid"}
+
+func providerRow(p inventory.Provider) []string {
+	return []string{p.UUID, p.Name, strconv.FormatInt(p.Generation, 10), p.RootUUID, orNone(p.ParentUUID)}
+}
+
+// orNone prints an absent uuid as osc-placement does.
+func orNone(s string) string {
+	if s == "" {
+		return "None"
+	}
+	return s
+}
+
+// providerJSON is a provider in JSON/YAML: a root's parent is null.
+type providerJSON struct {
+	UUID       string  `json:"uuid"`
+	Name       string  `json:"name"`
+	Generation int64   `json:"generation"`
+	RootUUID   string  `json:"root_provider_uuid"`
+	ParentUUID *string `json:"parent_provider_uuid"`
+}
+
+func toJSON(p inventory.Provider) providerJSON {
+	j := providerJSON{UUID: p.UUID, Name: p.Name, Generation: p.Generation, RootUUID: p.RootUUID}
+	if p.ParentUUID != "" {
+		j.ParentUUID = &p.ParentUUID
+	}
+	return j
+}
+
+func newCmdProviderList(f *Factory) *cobra.Command {
+	var fl inventory.ProviderFilter
+	var inTree string
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List resource providers (GET /resource_providers)",
+		Long: `List resource providers, filtered as GET /resource_providers filters them:
+  --name N  --uuid U  --in-tree P (uuid or name)  --member-of A|in:A,B|!A (repeatable, ANDed)
+  --resources VCPU:2,MEMORY_MB:512  --required T,!U|in:T,U (repeatable)
+
+` + storeExitCodes,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				if inTree != "" {
+					p, err := inventory.Resolve(ctx, st, inTree)
+					if err != nil {
+						return err
+					}
+					fl.InTree = p.UUID
+				}
+				ps, err := st.ListProviders(ctx, fl)
+				if err != nil {
+					return err
+				}
+				rows := output.Rows{Headers: providerHeaders}
+				data := []providerJSON{}
+				for _, p := range ps {
+					rows.Rows = append(rows.Rows, providerRow(p))
+					data = append(data, toJSON(p))
+				}
+				return f.Write(rows, data)
+			})
+		},
+	}
+	c.Flags().StringVar(&fl.Name, "name", "", "provider name")
+	c.Flags().StringVar(&fl.UUID, "uuid", "", "provider uuid")
+	c.Flags().StringVar(&inTree, "in-tree", "", "only providers in the tree of this provider (uuid or name)")
+	c.Flags().StringArrayVar(&fl.MemberOf, "member-of", nil, "aggregate uuid, in:A,B or !A (repeatable; ANDed)")
+	c.Flags().StringVar(&fl.Resources, "resources", "", "only providers with room for these, e.g. VCPU:2,MEMORY_MB:512")
+	c.Flags().StringArrayVar(&fl.Required, "required", nil, "traits: T,!U or in:T,U (repeatable)")
+	return c
+}
+
+// fieldRows is osc's two-column show table.
+func fieldRows(fields, values []string) output.Rows {
+	r := output.Rows{Headers: []string{"field", "value"}}
+	for i := range fields {
+		r.Rows = append(r.Rows, []string{fields[i], values[i]})
+	}
+	return r
+}
+
+func newCmdProviderShow(f *Factory) *cobra.Command {
+	var allocs bool
+	c := &cobra.Command{
+		Use:   "show P",
+		Short: "Show one resource provider (and its allocations with --allocations)",
+		Long:  "Show a resource provider by uuid or name.\n\n" + storeExitCodes,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
+				rows := fieldRows(providerHeaders, providerRow(p))
+				if !allocs {
+					return f.Write(rows, toJSON(p))
+				}
+				_, a, err := st.ProviderAllocations(ctx, p.UUID)
+				if err != nil {
+					return err
+				}
+				rows.Rows = append(rows.Rows, []string{"allocations", formatAllocations(a)})
+				return f.Write(rows, struct {
+					providerJSON
+					Allocations map[string]map[string]map[string]int64 `json:"allocations"`
+				}{toJSON(p), wrapResources(a)})
+			})
+		},
+	}
+	c.Flags().BoolVar(&allocs, "allocations", false, "also show the allocations against the provider, by consumer")
+	return c
+}
+
+// wrapResources is Placement's {consumer: {"resources": {class: n}}}.
+func wrapResources(a map[string]map[string]int64) map[string]map[string]map[string]int64 {
+	out := map[string]map[string]map[string]int64{}
+	for c, r := range a {
+		out[c] = map[string]map[string]int64{"resources": r}
+	}
+	return out
+}
+
+func formatAllocations(a map[string]map[string]int64) string {
+	var parts []string
+	for _, c := range slices.Sorted(maps.Keys(a)) {
+		parts = append(parts, c+": "+classAmounts(a[c]))
+	}
+	return strings.Join(parts, "\n")
+}
+
+func classAmounts(m map[string]int64) string {
+	var parts []string
+	for _, rc := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", rc, m[rc]))
+	}
+	return strings.Join(parts, ",")
+}
+
+func newCmdProviderCreate(f *Factory) *cobra.Command {
+	var parent, uuid string
+	c := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create a resource provider (POST /resource_providers)",
+		Long:  "Create a resource provider, a root unless --parent (uuid or name) is given.\n\n" + storeExitCodes,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				spec := inventory.ProviderSpec{Name: args[0], UUID: uuid}
+				if parent != "" {
+					pp, err := inventory.Resolve(ctx, st, parent)
+					if err != nil {
+						return err
+					}
+					spec.ParentUUID = pp.UUID
+				}
+				p, err := st.CreateProvider(ctx, spec)
+				if err != nil {
+					return err
+				}
+				return f.Write(fieldRows(providerHeaders, providerRow(p)), toJSON(p))
+			})
+		},
+	}
+	c.Flags().StringVar(&parent, "parent", "", "parent provider (uuid or name)")
+	c.Flags().StringVar(&uuid, "uuid", "", "uuid of the new provider (default: generated)")
+	return c
+}
+
+func newCmdProviderDelete(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete P",
+		Short: "Delete a resource provider with its inventories, traits and aggregate links",
+		Long: `Delete a resource provider (DELETE /resource_providers/{uuid}); Placement refuses while it
+has allocations or child providers.
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
+				return st.DeleteProvider(ctx, p.UUID)
+			})
+		},
+	}
+}
+
+// treeNode is a provider with its inventories, usage and children.
+type treeNode struct {
+	providerJSON
+	Inventories []inventoryRow `json:"inventories"`
+	Children    []*treeNode    `json:"children"`
+}
+
+func newCmdProviderTree(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "tree P",
+		Short: "Draw the provider tree P belongs to, with each provider's inventories and usage",
+		Long: `Draw the whole tree P belongs to (from its root), each provider with its inventories as
+class used/capacity. JSON/YAML give the same tree, nested under "children".
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
+				ps, err := st.ListProviders(ctx, inventory.ProviderFilter{InTree: p.UUID})
+				if err != nil {
+					return err
+				}
+				nodes := map[string]*treeNode{}
+				var root *treeNode
+				for _, q := range ps {
+					rows, err := inventoryRows(ctx, st, q.UUID)
+					if err != nil {
+						return err
+					}
+					nodes[q.UUID] = &treeNode{providerJSON: toJSON(q), Inventories: rows, Children: []*treeNode{}}
+				}
+				for _, q := range ps {
+					n := nodes[q.UUID]
+					if par := nodes[q.ParentUUID]; par != nil {
+						par.Children = append(par.Children, n)
+					} else if q.ParentUUID == "" {
+						root = n
+					}
+				}
+				if root == nil {
+					return fmt.Errorf("provider tree of %s has no root", inventory.Label(p))
+				}
+				if f.Format != output.JSON && f.Format != output.YAML {
+					drawTree(f.IO.Out, root, "", "")
+					return nil
+				}
+				return f.Write(output.Rows{}, root)
+			})
+		},
+	}
+}
+
+func drawTree(w io.Writer, n *treeNode, first, rest string) {
+	fmt.Fprintf(w, "%s%s (%s) generation %d\n", first, n.Name, n.UUID, n.Generation)
+	var lines []string
+	for _, r := range n.Inventories {
+		lines = append(lines, fmt.Sprintf("%s %d/%d used, %d free", r.ResourceClass, r.Used, r.Capacity, r.Free))
+	}
+	kids := len(n.Children)
+	bar := "│ "
+	if kids == 0 {
+		bar = "  "
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "%s%s  %s\n", rest, bar, l)
+	}
+	for i, ch := range n.Children {
+		if i == kids-1 {
+			drawTree(w, ch, rest+"└── ", rest+"    ")
+		} else {
+			drawTree(w, ch, rest+"├── ", rest+"│   ")
+		}
+	}
+}

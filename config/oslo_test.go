@@ -1,0 +1,159 @@
+package config_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/internal/testdb"
+)
+
+// osloScript reads the files with oslo.config's ConfigOpts, the options
+// registered as Nova registers them (strings, no default), and prints every
+// value after template substitution.
+const osloScript = `
+import json, sys
+from oslo_config import cfg
+spec = json.loads(sys.argv[1])
+conf = cfg.ConfigOpts()
+for group, names in spec["opts"].items():
+    conf.register_opts([cfg.StrOpt(n) for n in names], group=None if group == "DEFAULT" else group)
+conf(args=spec["args"], project="nova", default_config_files=spec["defaults"])
+out = {}
+for group, names in spec["opts"].items():
+    for n in names:
+        v = conf[n] if group == "DEFAULT" else conf[group][n]
+        out[group + "." + n] = "" if v is None else v
+print(json.dumps(out))
+`
+
+var osloOpts = map[string][]string{
+	"DEFAULT":            {"my_ip", "host", "state_path", "cpu_allocation_ratio", "note", "missing", "ends", "lock_path"},
+	"database":           {"connection"},
+	"api_database":       {"connection"},
+	"placement_database": {"connection"},
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMatchesOsloConfig: default files, --config-dir (every *.conf in name
+// order, after the files) and $option / ${group.option} substitution
+// give what oslo_config.cfg gives on the same files.
+func TestMatchesOsloConfig(t *testing.T) {
+	testdb.RequirePython(t, "oslo_config.cfg")
+	dir := t.TempDir()
+	etc := filepath.Join(dir, "etc-nova.conf")
+	writeFile(t, etc, `[DEFAULT]
+my_ip = 10.0.0.5
+host = cmp-$my_ip
+state_path = /var/lib/nova
+lock_path = $state_path/lock
+cpu_allocation_ratio = 4.0
+[database]
+connection = mysql+pymysql://nova:pa$$w0rd@$my_ip/nova
+[api_database]
+connection = mysql+pymysql://nova:se\$ret@${my_ip}:3306/nova_api
+`)
+	extra := filepath.Join(dir, "extra.conf")
+	writeFile(t, extra, `[DEFAULT]
+my_ip = 192.0.2.1
+[placement_database]
+connection = sqlite:///${state_path}/p.db
+`)
+	confDir := filepath.Join(dir, "nova.conf.d")
+	os.Mkdir(confDir, 0o755)
+	writeFile(t, filepath.Join(confDir, "20-b.conf"), `[DEFAULT]
+cpu_allocation_ratio = 8.0
+note = $$literal $1 ${missing}x $ends$ ${unclosed
+[placement_database]
+connection = ${database.connection}_placement
+`)
+	writeFile(t, filepath.Join(confDir, "10-a.conf"), `[DEFAULT]
+my_ip = 10.0.0.6
+`)
+	writeFile(t, filepath.Join(confDir, "30-ignored.txt"), "[DEFAULT]\nmy_ip = 6.6.6.6\n")
+
+	for _, tc := range []struct {
+		name     string
+		defaults []string
+		files    []string
+		dirs     []string
+	}{
+		{"default file (an absent one skipped)", []string{etc}, nil, nil},
+		{"default file and --config-dir", []string{etc}, nil, []string{confDir}},
+		{"--config-file twice and --config-dir", []string{etc}, []string{extra, etc}, []string{confDir}},
+		{"--config-file only", []string{etc}, []string{extra}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{}
+			for _, f := range tc.files {
+				args = append(args, "--config-file", f)
+			}
+			for _, d := range tc.dirs {
+				args = append(args, "--config-dir", d)
+			}
+			spec, _ := json.Marshal(map[string]any{"opts": osloOpts, "args": args, "defaults": tc.defaults})
+			out, err := exec.Command(testdb.Python, "-c", osloScript, string(spec)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("oslo.config: %v\n%s", err, out)
+			}
+			var want map[string]string
+			if err := json.Unmarshal(out, &want); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+
+			t.Setenv("RPCTL_DEFAULT_CONFIG_FILES", tc.defaults[0]+":"+filepath.Join(dir, "absent.conf"))
+			files := tc.files
+			if len(files) == 0 {
+				files = config.ExistingDefaultFiles()
+			}
+			files, err = config.WithDirs(files, tc.dirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ini := config.NewINI()
+			for _, f := range files {
+				fh, err := os.Open(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := ini.Parse(fh, f); err != nil {
+					t.Fatal(err)
+				}
+				fh.Close()
+			}
+			for group, names := range osloOpts {
+				for _, n := range names {
+					got, _, _ := ini.Get(group, n)
+					if w := want[group+"."+n]; got != w {
+						t.Errorf("[%s] %s = %q, oslo.config %q", group, n, got, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSubstitutionLoop: a cycle is an error naming the option, not a hang.
+func TestSubstitutionLoop(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "nova.conf")
+	writeFile(t, p, "[DEFAULT]\na = $b\nb = x$a\n[database]\nconnection = $a\n")
+	ini := config.NewINI()
+	fh, _ := os.Open(p)
+	defer fh.Close()
+	if err := ini.Parse(fh, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := ini.Lookup("database", "connection"); err == nil {
+		t.Error("loop accepted")
+	}
+}

@@ -1,0 +1,42 @@
+// Package placementtest gives integration tests a fresh Placement: an empty
+// MariaDB database with rpctl's Placement schema (what placement-manage db
+// sync leaves, standard classes and traits included) and the real
+// placement-api serving it.
+package placementtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// Placement is one fresh Placement database with the real API on it.
+type Placement struct {
+	DB   *storage.DB // open until the test ends
+	URL  string      // SQLAlchemy URL of the database (for --placement-db)
+	Base string      // the placement-api's base URL
+}
+
+// New creates the database and starts placement-api on it; both go when the
+// test ends.
+func New(t testing.TB) Placement {
+	t.Helper()
+	ctx := context.Background()
+	my := testdb.NewMySQL(t)
+	tg, err := dsn.Parse(my.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+		t.Fatal(err)
+	}
+	return Placement{DB: db, URL: my.URL, Base: testdb.PlacementAPI(t, my.URL)}
+}

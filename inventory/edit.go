@@ -1,0 +1,441 @@
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rpctl/rpctl/candidates"
+)
+
+// Resolve finds a provider by uuid or, failing that, by name (names may
+// look like uuids).
+func Resolve(ctx context.Context, st Store, ref string) (Provider, error) {
+	if candidates.UUIDLike(ref) {
+		p, err := st.GetProvider(ctx, ref)
+		if err == nil || !errors.Is(err, ErrNotFound) {
+			return p, err
+		}
+	}
+	ps, err := st.ListProviders(ctx, ProviderFilter{Name: ref})
+	if err != nil {
+		return Provider{}, err
+	}
+	if len(ps) == 0 {
+		return Provider{}, Errorf(ErrNotFound, "", "no resource provider with uuid or name %q", ref)
+	}
+	return ps[0], nil
+}
+
+// Fields are the inventory fields an edit may set, in Placement's order.
+var Fields = []string{"total", "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio"}
+
+// FieldEdit sets one field of one class: `VCPU:allocation_ratio=4.0`, or
+// `VCPU=8` for the total (osc-placement's shorthand).
+type FieldEdit struct {
+	Class, Field string
+	Int          int64
+	Float        float64 // allocation_ratio
+}
+
+// ParseEdits parses CLASS:field=value arguments. The error names the
+// argument.
+func ParseEdits(args []string) ([]FieldEdit, error) {
+	var out []FieldEdit
+	for _, a := range args {
+		key, val, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: expected CLASS:field=value (e.g. VCPU:allocation_ratio=4.0) or CLASS=total", a)
+		}
+		class, field, hasField := strings.Cut(key, ":")
+		if !hasField {
+			field = "total"
+		}
+		if err := CheckClassName(class); err != nil {
+			return nil, fmt.Errorf("%q: %v", a, err)
+		}
+		if !slices.Contains(Fields, field) {
+			return nil, fmt.Errorf("%q: unknown field %q (fields: %s)", a, field, strings.Join(Fields, ", "))
+		}
+		e := FieldEdit{Class: class, Field: field}
+		var err error
+		if field == "allocation_ratio" {
+			e.Float, err = strconv.ParseFloat(val, 64)
+		} else {
+			e.Int, err = strconv.ParseInt(val, 10, 64)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%q: %s must be a number, got %q", a, field, val)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (e FieldEdit) apply(v *Inventory) {
+	switch e.Field {
+	case "total":
+		v.Total = e.Int
+	case "reserved":
+		v.Reserved = e.Int
+	case "min_unit":
+		v.MinUnit = e.Int
+	case "max_unit":
+		v.MaxUnit = e.Int
+	case "step_size":
+		v.StepSize = e.Int
+	case "allocation_ratio":
+		v.AllocationRatio = e.Float
+	}
+}
+
+// Apply computes the inventories an edit leaves. With amend, the named
+// fields of the named classes change and everything else stays; without
+// it the provider ends with exactly the named classes, each with the named
+// fields and Placement's defaults for the others (what osc-placement's
+// `inventory set` does), so total is required for each.
+func Apply(cur map[string]Inventory, edits []FieldEdit, amend bool) (map[string]Inventory, error) {
+	out := map[string]Inventory{}
+	if amend {
+		maps.Copy(out, cur)
+	}
+	named := map[string]map[string]bool{}
+	var order []string
+	for _, e := range edits {
+		v, ok := out[e.Class]
+		if !ok {
+			v = Defaults
+		}
+		e.apply(&v)
+		out[e.Class] = v
+		if named[e.Class] == nil {
+			named[e.Class] = map[string]bool{}
+			order = append(order, e.Class)
+		}
+		named[e.Class][e.Field] = true
+	}
+	for _, class := range order {
+		_, existed := cur[class]
+		if !named[class]["total"] && (!amend || !existed) {
+			return nil, fmt.Errorf("%s: total is required for a new class (or without --amend)", class)
+		}
+	}
+	return out, nil
+}
+
+// Check applies Placement's limits to every record, and one of rpctl's:
+// min_unit above max_unit, which no allocation could ever satisfy.
+func Check(inv map[string]Inventory) error {
+	for _, class := range slices.Sorted(maps.Keys(inv)) {
+		v := inv[class]
+		if err := CheckSchema(class, v); err != nil {
+			return err
+		}
+		if v.Capacity() < 0 {
+			return fmt.Errorf("%s: reserved %d is greater than total %d (capacity %d)", class, v.Reserved, v.Total, v.Capacity())
+		}
+		if v.MinUnit > v.MaxUnit {
+			return fmt.Errorf("%s: min_unit %d is greater than max_unit %d", class, v.MinUnit, v.MaxUnit)
+		}
+	}
+	return nil
+}
+
+// Change is what an edit does to one class of one provider.
+type Change struct {
+	Class  string     `json:"resource_class"`
+	Before *Inventory `json:"before"` // nil: added
+	After  *Inventory `json:"after"`  // nil: removed
+	Used   int64      `json:"used"`
+}
+
+// Diff lists the classes whose records differ, sorted by class.
+func Diff(before, after map[string]Inventory, usage map[string]int64) []Change {
+	var out []Change
+	for _, class := range slices.Sorted(maps.Keys(union(before, after))) {
+		b, hadB := before[class]
+		a, hasA := after[class]
+		if hadB && hasA && b.Equal(a) {
+			continue
+		}
+		c := Change{Class: class, Used: usage[class]}
+		if hadB {
+			c.Before = &b
+		}
+		if hasA {
+			c.After = &a
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func union(a, b map[string]Inventory) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+// Equal compares records as stored: allocation_ratio is a single-precision
+// FLOAT column.
+func (i Inventory) Equal(o Inventory) bool {
+	return i.Total == o.Total && i.Reserved == o.Reserved && i.MinUnit == o.MinUnit && i.MaxUnit == o.MaxUnit &&
+		i.StepSize == o.StepSize && float32(i.AllocationRatio) == float32(o.AllocationRatio)
+}
+
+// Removed lists the classes a change set deletes.
+func Removed(changes []Change) []string {
+	var out []string
+	for _, c := range changes {
+		if c.After == nil {
+			out = append(out, c.Class)
+		}
+	}
+	return out
+}
+
+// DefaultAttempts bounds the read-edit-write loop: a provider still
+// changing under us after this many re-reads is reported, not forced.
+const DefaultAttempts = 10
+
+// Outcome of one provider's edit.
+type Outcome string
+
+// Outcomes, as counted in summaries.
+const (
+	Changed   Outcome = "changed"
+	Unchanged Outcome = "unchanged"
+	Conflict  Outcome = "conflict"
+	Failed    Outcome = "failed"
+)
+
+// Result is one provider's edit.
+type Result struct {
+	Provider   Provider `json:"-"`
+	Outcome    Outcome  `json:"outcome"`
+	Changes    []Change `json:"changes"`
+	Generation int64    `json:"generation"` // after the write (or as read)
+	Attempts   int      `json:"attempts"`
+	Warnings   []string `json:"warnings,omitempty"`
+	Err        error    `json:"-"`
+	// Want is what the provider's inventories were (or, with DryRun,
+	// would be) replaced with: the body of the PUT.
+	Want map[string]Inventory `json:"-"`
+}
+
+// InventoryEdit turns a provider's current inventories into the wanted
+// ones; it is called again after every generation conflict, with what was
+// re-read.
+type InventoryEdit func(cur map[string]Inventory) (map[string]Inventory, error)
+
+// Editor carries out generation-checked edits on a Store.
+type Editor struct {
+	Store    Store
+	Attempts int  // 0: DefaultAttempts
+	DryRun   bool // plan only: read, compute, write nothing
+	// Confirm, when set, sees the planned changes before the first write and
+	// may veto it (the replace prompt); it is not asked again on retries.
+	Confirm func(p Provider, changes []Change) (bool, error)
+}
+
+// ErrDeclined is returned when Confirm says no.
+var ErrDeclined = errors.New("not confirmed")
+
+// EditInventories reads, edits and writes p's inventories with the
+// generation it read, re-reading and re-applying edit after each conflict
+// up to the attempt bound. Removing a class with allocations is refused
+// (ErrInUse) before any write; lowering capacity below usage is allowed,
+// as in Placement, with a warning naming class, usage and new capacity.
+// An edit that changes nothing writes nothing.
+func (e *Editor) EditInventories(ctx context.Context, p Provider, edit InventoryEdit) Result {
+	r := Result{Provider: p}
+	attempts := e.Attempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	confirmed := e.Confirm == nil
+	for r.Attempts < attempts {
+		r.Attempts++
+		gen, cur, err := e.Store.Inventories(ctx, p.UUID)
+		if err != nil {
+			return r.fail(err)
+		}
+		ugen, usage, err := e.Store.Usages(ctx, p.UUID)
+		if err != nil {
+			return r.fail(err)
+		}
+		if ugen != gen {
+			continue // an allocation or edit landed between the two reads
+		}
+		want, err := edit(maps.Clone(cur)) // the edit may change what it is given
+		if err != nil {
+			var ie *Error
+			if !errors.As(err, &ie) {
+				err = Errorf(ErrBadRequest, "", "%s: %v", Label(p), err)
+			}
+			return r.fail(err)
+		}
+		if err := Check(want); err != nil {
+			return r.fail(Errorf(ErrBadRequest, "", "%s: %v", Label(p), err))
+		}
+		r.Changes, r.Generation, r.Warnings, r.Want = Diff(cur, want, usage), gen, nil, want
+		var inUse []string
+		for _, c := range r.Changes {
+			switch {
+			case c.After == nil && c.Used > 0:
+				inUse = append(inUse, fmt.Sprintf("%s (%d used)", c.Class, c.Used))
+			case c.After != nil && c.Used > c.After.Capacity():
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s: usage %d exceeds the new capacity %d (allowed, as in Placement; no new allocations fit until usage drops)",
+					Label(p), c.Class, c.Used, c.After.Capacity()))
+			}
+		}
+		if len(inUse) > 0 {
+			return r.fail(Errorf(ErrInUse, CodeInventoryInUse, "%s: cannot remove %s: inventory in use by allocations", Label(p), strings.Join(inUse, ", ")))
+		}
+		if len(r.Changes) == 0 {
+			r.Outcome = Unchanged
+			return r
+		}
+		if e.DryRun {
+			r.Outcome = Changed
+			return r
+		}
+		if !confirmed {
+			ok, err := e.Confirm(p, r.Changes)
+			if err != nil {
+				return r.fail(err)
+			}
+			if !ok {
+				return r.fail(ErrDeclined)
+			}
+			confirmed = true
+		}
+		ngen, err := e.Store.ReplaceInventories(ctx, p.UUID, gen, want)
+		if errors.Is(err, ErrGeneration) {
+			continue
+		}
+		if err != nil {
+			return r.fail(err)
+		}
+		r.Generation, r.Outcome = ngen, Changed
+		return r
+	}
+	r.Outcome = Conflict
+	r.Err = Errorf(ErrGeneration, CodeConcurrentUpdate, "%s: still changing concurrently after %d attempts; nothing written", Label(p), r.Attempts)
+	return r
+}
+
+func (r Result) fail(err error) Result {
+	r.Outcome, r.Err = Failed, err
+	if errors.Is(err, ErrGeneration) {
+		r.Outcome = Conflict
+	}
+	return r
+}
+
+// Label names a provider in messages: its name and uuid.
+func Label(p Provider) string {
+	if p.Name == "" {
+		return p.UUID
+	}
+	return fmt.Sprintf("%s (%s)", p.Name, p.UUID)
+}
+
+// SetEdit is the edit of `inventory set`.
+func SetEdit(edits []FieldEdit, amend bool) InventoryEdit {
+	return func(cur map[string]Inventory) (map[string]Inventory, error) { return Apply(cur, edits, amend) }
+}
+
+// DeleteEdit removes classes; a class the provider lacks is an error.
+func DeleteEdit(classes []string) InventoryEdit {
+	return func(cur map[string]Inventory) (map[string]Inventory, error) {
+		out := maps.Clone(cur)
+		for _, c := range classes {
+			if _, ok := out[c]; !ok {
+				return nil, Errorf(ErrNotFound, "", "no inventory of class %s", c)
+			}
+			delete(out, c)
+		}
+		return out, nil
+	}
+}
+
+// NameSetEdit turns a provider's trait or aggregate list into the wanted one.
+type NameSetEdit func(cur []string) []string
+
+// EditTraits is the read-edit-write loop for a provider's traits.
+func (e *Editor) EditTraits(ctx context.Context, p Provider, edit NameSetEdit) ([]string, error) {
+	return e.editNames(ctx, p, edit, e.Store.ProviderTraits, e.Store.SetProviderTraits)
+}
+
+// EditAggregates is the read-edit-write loop for a provider's aggregates.
+func (e *Editor) EditAggregates(ctx context.Context, p Provider, edit NameSetEdit) ([]string, error) {
+	return e.editNames(ctx, p, edit, e.Store.ProviderAggregates, e.Store.SetProviderAggregates)
+}
+
+func (e *Editor) editNames(ctx context.Context, p Provider, edit NameSetEdit,
+	get func(context.Context, string) (int64, []string, error),
+	set func(context.Context, string, int64, []string) (int64, error)) ([]string, error) {
+	attempts := e.Attempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	for range attempts {
+		gen, cur, err := get(ctx, p.UUID)
+		if err != nil {
+			return nil, err
+		}
+		want := edit(slices.Clone(cur))
+		if e.DryRun || sameSet(cur, want) {
+			return want, nil
+		}
+		if _, err := set(ctx, p.UUID, gen, want); errors.Is(err, ErrGeneration) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		return want, nil
+	}
+	return nil, Errorf(ErrGeneration, CodeConcurrentUpdate, "%s: still changing concurrently after %d attempts; nothing written", Label(p), attempts)
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
+}
+
+// Replace, Add and Remove are the set/add/remove edits of name lists.
+func Replace(names []string) NameSetEdit {
+	return func([]string) []string { return dedupe(names) }
+}
+
+// Add adds names not yet present.
+func Add(names []string) NameSetEdit {
+	return func(cur []string) []string { return dedupe(append(cur, names...)) }
+}
+
+// Remove drops names.
+func Remove(names []string) NameSetEdit {
+	return func(cur []string) []string {
+		return slices.DeleteFunc(cur, func(s string) bool { return slices.Contains(names, s) })
+	}
+}
+
+func dedupe(names []string) []string {
+	out := []string{}
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

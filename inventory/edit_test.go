@@ -1,0 +1,166 @@
+package inventory_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/inventory"
+)
+
+// fakeStore is an in-memory provider whose writes can be made to conflict:
+// before each of the first `conflicts` writes, another writer bumps the
+// generation (and, with bump, adds to reserved as a concurrent edit would).
+type fakeStore struct {
+	inventory.Store // unused methods panic
+	gen             int64
+	inv             map[string]inventory.Inventory
+	usage           map[string]int64
+	conflicts       int
+	writes          int
+}
+
+func (s *fakeStore) Inventories(context.Context, string) (int64, map[string]inventory.Inventory, error) {
+	out := map[string]inventory.Inventory{}
+	for k, v := range s.inv {
+		out[k] = v
+	}
+	return s.gen, out, nil
+}
+
+func (s *fakeStore) Usages(context.Context, string) (int64, map[string]int64, error) {
+	return s.gen, s.usage, nil
+}
+
+func (s *fakeStore) ReplaceInventories(_ context.Context, _ string, gen int64, inv map[string]inventory.Inventory) (int64, error) {
+	if s.conflicts > 0 {
+		s.conflicts--
+		s.gen++
+		v := s.inv["VCPU"]
+		v.Reserved++
+		s.inv["VCPU"] = v
+	}
+	if gen != s.gen {
+		return 0, inventory.Errorf(inventory.ErrGeneration, inventory.CodeConcurrentUpdate, "resource provider generation conflict")
+	}
+	s.writes++
+	s.gen++
+	s.inv = inv
+	return s.gen, nil
+}
+
+func vcpu(total, reserved int64, ratio float64) inventory.Inventory {
+	v := inventory.Defaults
+	v.Total, v.Reserved, v.AllocationRatio = total, reserved, ratio
+	return v
+}
+
+// addReserved is a relative edit: the lost-update case the loop exists for.
+func addReserved(cur map[string]inventory.Inventory) (map[string]inventory.Inventory, error) {
+	v := cur["VCPU"]
+	v.Reserved++
+	cur["VCPU"] = v
+	return cur, nil
+}
+
+func TestEditInventoriesRetries(t *testing.T) {
+	p := inventory.Provider{UUID: "u", Name: "cn1"}
+	for _, c := range []struct {
+		name         string
+		conflicts    int
+		attempts     int
+		want         inventory.Outcome
+		wantReserved int64
+		wantAttempts int
+		wantErr      error
+	}{
+		{"no conflict", 0, 3, inventory.Changed, 1, 1, nil},
+		// Two concurrent +1s land first; ours is re-applied on top: 3.
+		{"re-applied after conflicts", 2, 3, inventory.Changed, 3, 3, nil},
+		// Still conflicting after the bound: reported, nothing of ours written.
+		{"conflict persists", 5, 3, inventory.Conflict, 3, 3, inventory.ErrGeneration},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := &fakeStore{inv: map[string]inventory.Inventory{"VCPU": vcpu(16, 0, 1)}, conflicts: c.conflicts}
+			r := (&inventory.Editor{Store: st, Attempts: c.attempts}).EditInventories(context.Background(), p, addReserved)
+			if r.Outcome != c.want || r.Attempts != c.wantAttempts || st.inv["VCPU"].Reserved != c.wantReserved ||
+				(c.wantErr == nil) != (r.Err == nil) || (c.wantErr != nil && !errors.Is(r.Err, c.wantErr)) {
+				t.Errorf("outcome %s after %d attempts, reserved %d, err %v; want %s after %d, reserved %d, err %v",
+					r.Outcome, r.Attempts, st.inv["VCPU"].Reserved, r.Err, c.want, c.wantAttempts, c.wantReserved, c.wantErr)
+			}
+		})
+	}
+}
+
+func TestEditInventoriesRules(t *testing.T) {
+	p := inventory.Provider{UUID: "u", Name: "cn1"}
+	cur := map[string]inventory.Inventory{"VCPU": vcpu(16, 0, 4), "MEMORY_MB": vcpu(4096, 0, 1)}
+	for _, c := range []struct {
+		name     string
+		args     []string
+		amend    bool
+		dryRun   bool
+		usage    map[string]int64
+		want     inventory.Outcome
+		errKind  error
+		errText  string
+		warnText string
+		writes   int
+	}{
+		{name: "amend one field", args: []string{"VCPU:reserved=2"}, amend: true, want: inventory.Changed, writes: 1},
+		{name: "unchanged writes nothing", args: []string{"VCPU:allocation_ratio=4.0"}, amend: true, want: inventory.Unchanged},
+		{name: "dry run writes nothing", args: []string{"VCPU:reserved=2"}, amend: true, dryRun: true, want: inventory.Changed},
+		{name: "replace needs total", args: []string{"VCPU:reserved=2"}, want: inventory.Failed, errKind: inventory.ErrBadRequest, errText: "VCPU: total is required"},
+		{name: "replace removes unnamed", args: []string{"VCPU=8"}, want: inventory.Changed, writes: 1},
+		{name: "replace refuses removing used class", args: []string{"VCPU=8"}, usage: map[string]int64{"MEMORY_MB": 10},
+			want: inventory.Failed, errKind: inventory.ErrInUse, errText: "cannot remove MEMORY_MB (10 used)"},
+		{name: "capacity below usage warns", args: []string{"VCPU:total=2"}, amend: true, usage: map[string]int64{"VCPU": 20},
+			want: inventory.Changed, writes: 1, warnText: "VCPU: usage 20 exceeds the new capacity 8"},
+		{name: "reserved above total", args: []string{"VCPU:reserved=17"}, amend: true, want: inventory.Failed, errKind: inventory.ErrBadRequest, errText: "reserved 17 is greater than total 16"},
+		{name: "reserved equals total allowed", args: []string{"VCPU:reserved=16"}, amend: true, want: inventory.Changed, writes: 1},
+		{name: "ratio above float max", args: []string{"VCPU:allocation_ratio=3.5e38"}, amend: true, want: inventory.Failed, errText: "allocation_ratio"},
+		{name: "min above max", args: []string{"VCPU:min_unit=3", "VCPU:max_unit=2"}, amend: true, want: inventory.Failed, errText: "min_unit 3 is greater than max_unit 2"},
+		{name: "step_size zero", args: []string{"VCPU:step_size=0"}, amend: true, want: inventory.Failed, errText: "step_size = 0 is outside 1..2147483647"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			edits, err := inventory.ParseEdits(c.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := &fakeStore{inv: cur, usage: c.usage}
+			r := (&inventory.Editor{Store: st, DryRun: c.dryRun}).EditInventories(context.Background(), p, inventory.SetEdit(edits, c.amend))
+			if r.Outcome != c.want || st.writes != c.writes {
+				t.Fatalf("outcome %s, %d writes, err %v; want %s, %d writes", r.Outcome, st.writes, r.Err, c.want, c.writes)
+			}
+			if c.errText != "" && (r.Err == nil || !strings.Contains(r.Err.Error(), c.errText)) {
+				t.Errorf("error %v, want one containing %q", r.Err, c.errText)
+			}
+			if c.errKind != nil && !errors.Is(r.Err, c.errKind) {
+				t.Errorf("error %v is not %v", r.Err, c.errKind)
+			}
+			if c.warnText != "" && (len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], c.warnText)) {
+				t.Errorf("warnings %q, want one containing %q", r.Warnings, c.warnText)
+			}
+		})
+	}
+}
+
+func TestParseEdits(t *testing.T) {
+	for _, c := range []struct {
+		arg, err string
+	}{
+		{"VCPU=8", ""},
+		{"VCPU:allocation_ratio=1.5", ""},
+		{"VCPU", "expected CLASS:field=value"},
+		{"vcpu=1", "must match"},
+		{"VCPU:size=1", `unknown field "size"`},
+		{"VCPU:total=1.5", "total must be a number"},
+		{"VCPU:allocation_ratio=x", "allocation_ratio must be a number"},
+	} {
+		_, err := inventory.ParseEdits([]string{c.arg})
+		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%q: error %v, want %q", c.arg, err, c.err)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package logging
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestRedact(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"mysql+pymysql://nova:s3cr3t@db:3306/nova", "mysql+pymysql://nova:***@db:3306/nova"},
+		{"nova:s3cr3t@tcp(127.0.0.1:3306)/nova", "nova:***@tcp(127.0.0.1:3306)/nova"},
+		{`dsn="nova:pw@unix(/run/mysqld.sock)/nova"`, `dsn="nova:***@unix(/run/mysqld.sock)/nova"`},
+		{`{"auth": {"password": "hunter2"}}`, `{"auth": {"password": "***"}}`},
+		{"X-Auth-Token: gAAAAAB", "X-Auth-Token: ***"},
+		{"password=hunter2&user=x", "password=***&user=x"},
+		{"SELECT id FROM compute_nodes WHERE deleted = ?", "SELECT id FROM compute_nodes WHERE deleted = ?"},
+		{"http://placement:8778/resource_providers", "http://placement:8778/resource_providers"},
+	} {
+		if got := Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSetup(t *testing.T) {
+	var b bytes.Buffer
+	closeFn, err := Setup(Options{Debug: true, Stderr: &b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Debug() {
+		t.Error("Debug() false after Setup(Debug)")
+	}
+	Logger().Debug("connect", "url", "mysql://nova:pw@db/nova")
+	closeFn()
+	if Debug() || !strings.Contains(b.String(), "nova:***@db") || strings.Contains(b.String(), ":pw@") {
+		t.Errorf("record %q", b.String())
+	}
+	Logger().Error("after close")
+	if strings.Contains(b.String(), "after close") {
+		t.Error("logged after close")
+	}
+}
+
+func TestTransport(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Openstack-Request-Id", "req-1")
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	defer srv.Close()
+	var b bytes.Buffer
+	closeFn, _ := Setup(Options{Debug: true, Stderr: &b})
+	defer closeFn()
+	client := &http.Client{Transport: Transport(nil)}
+	req, _ := http.NewRequest("GET", strings.Replace(srv.URL, "http://", "http://admin:pw@", 1)+"/resource_providers?name=x", nil)
+	req.Header.Set("X-Auth-Token", "secret-token")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := b.String()
+	for _, want := range []string{"method=GET", "/resource_providers?name=x", "status=418", "request_id=req-1", "admin:***@"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("record %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "secret-token") || strings.Contains(got, ":pw@") {
+		t.Errorf("record leaks a secret: %q", got)
+	}
+}

@@ -1,0 +1,271 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rpctl/rpctl/pyjson"
+)
+
+// Options are cliff's output options, shared by every command.
+type Options struct {
+	Format string
+	// Columns (-c, repeatable) keeps these columns, in the command's order;
+	// unknown names are ignored unless none is known, as cliff does.
+	Columns []string
+	// SortColumns (--sort-column, repeatable): the first has priority;
+	// unknown names are ignored.
+	SortColumns    []string
+	SortDescending bool
+	// Quote is csv's --quote: all, minimal, none or nonnumeric (default).
+	Quote string
+	// NoIndent prints json on one line.
+	NoIndent bool
+	// MaxWidth (> 0) wraps table cells so that lines fit; FitWidth does so
+	// to TermWidth (0: not a terminal, nothing is wrapped).
+	MaxWidth   int
+	FitWidth   bool
+	TermWidth  int
+	PrintEmpty bool
+}
+
+// Quote modes of -f csv.
+var QuoteModes = []string{"all", "minimal", "none", "nonnumeric"}
+
+// Validate rejects options that cannot apply.
+func (o Options) Validate() error {
+	if err := ValidateFormat(o.Format); err != nil {
+		return err
+	}
+	if o.Quote != "" && !slices.Contains(QuoteModes, o.Quote) {
+		return fmt.Errorf("invalid --quote %q: choose %s", o.Quote, strings.Join(QuoteModes, ", "))
+	}
+	return nil
+}
+
+// Write prints rows in the chosen format with the options applied (column
+// names normalised to snake_case, -c, --sort-column). For json and yaml a
+// non-nil data is printed instead of the rows (for documents that are not
+// a list of rows, such as Placement's bodies); the row options do not
+// apply to it.
+func (o Options) Write(w io.Writer, r Rows, data any) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if data != nil && (o.Format == JSON || o.Format == YAML) {
+		js, err := json.Marshal(data)
+		if err != nil {
+			return err
+		}
+		return o.writeJSONDoc(w, js)
+	}
+	r, err := o.apply(r)
+	if err != nil {
+		return err
+	}
+	switch o.Format {
+	case Table, "":
+		return o.writeTable(w, r)
+	case Value:
+		for _, row := range r.Rows {
+			if _, err := fmt.Fprintln(w, strings.Join(row, " ")); err != nil {
+				return err
+			}
+		}
+		return nil
+	case CSV:
+		return writeCSV(w, r, o.Quote)
+	}
+	return o.writeJSONDoc(w, rowsJSON(r))
+}
+
+// Write prints rows (or data) in format with no other option.
+func Write(w io.Writer, format string, r Rows, data any) error {
+	return Options{Format: format}.Write(w, r, data)
+}
+
+// WriteDocument prints a JSON document (json or yaml, as chosen) for
+// commands whose output is not a list of rows, such as Placement's bodies.
+func (o Options) WriteDocument(w io.Writer, js []byte) error {
+	return o.writeJSONDoc(w, js)
+}
+
+// writeJSONDoc prints a JSON document as json (Python's json.dump layout,
+// as cliff prints) or as block YAML with the same keys in the same order.
+func (o Options) writeJSONDoc(w io.Writer, js []byte) error {
+	if o.Format == YAML {
+		node := &yaml.Node{}
+		if err := yaml.Unmarshal(js, node); err != nil {
+			return err
+		}
+		blockStyle(node)
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		defer enc.Close()
+		return enc.Encode(node)
+	}
+	indent := 2
+	if o.NoIndent {
+		indent = -1
+	}
+	out, err := PythonJSON(js, indent)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", out)
+	return err
+}
+
+// apply normalises the column names, sorts and selects columns.
+func (o Options) apply(r Rows) (Rows, error) {
+	out := Rows{Align: r.Align, Headers: make([]string, len(r.Headers))}
+	for i, h := range r.Headers {
+		out.Headers[i] = ColumnName(h)
+	}
+	order := make([]int, len(r.Rows))
+	for i := range order {
+		order[i] = i
+	}
+	// cliff sorts by the last --sort-column first, each sort stable.
+	for k := len(o.SortColumns) - 1; k >= 0; k-- {
+		col := slices.Index(out.Headers, o.SortColumns[k])
+		if col < 0 {
+			continue
+		}
+		sort.SliceStable(order, func(a, b int) bool {
+			x, y := r.values(order[a]), r.values(order[b])
+			if o.SortDescending {
+				x, y = y, x
+			}
+			return less(cellAt(x, col), cellAt(y, col))
+		})
+	}
+	keep := make([]int, 0, len(out.Headers))
+	for i, h := range out.Headers {
+		if len(o.Columns) == 0 || slices.Contains(o.Columns, h) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return Rows{}, fmt.Errorf("no recognized column names in %s; recognized columns are %s", pyList(o.Columns), pyList(out.Headers))
+	}
+	headers := make([]string, len(keep))
+	for k, i := range keep {
+		headers[k] = out.Headers[i]
+	}
+	out.Headers = headers
+	for _, i := range order {
+		text, vals := make([]string, len(keep)), make([]any, len(keep))
+		all := r.values(i)
+		for k, c := range keep {
+			text[k] = cell(r.Rows[i], c)
+			vals[k] = cellAt(all, c)
+		}
+		out.Rows = append(out.Rows, text)
+		out.Values = append(out.Values, vals)
+	}
+	return out, nil
+}
+
+func cellAt(row []any, i int) any {
+	if i < len(row) {
+		return row[i]
+	}
+	return ""
+}
+
+// less orders values as Python's sorted with cliff's key (v is None, v):
+// None last, numbers by value, strings by code point; numbers before
+// strings where Python would refuse to compare them.
+func less(a, b any) bool {
+	if a == nil || b == nil {
+		return a != nil && b == nil
+	}
+	fa, aNum := number(a)
+	fb, bNum := number(b)
+	switch {
+	case aNum && bNum:
+		return fa < fb
+	case aNum != bNum:
+		return aNum
+	}
+	return Text(a) < Text(b)
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// pyList renders names as Python's str() of a list: ['a', 'b'].
+func pyList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "'" + n + "'"
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// rowsJSON encodes rows as [{"column": value, ...}] keeping column order.
+func rowsJSON(r Rows) []byte {
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	for i := range r.Rows {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		buf.WriteString("{")
+		vals := r.values(i)
+		for j, h := range r.Headers {
+			if j > 0 {
+				buf.WriteString(",")
+			}
+			k, _ := json.Marshal(h)
+			buf.Write(k)
+			buf.WriteString(":")
+			buf.Write(jsonValue(cellAt(vals, j)))
+		}
+		buf.WriteString("}")
+	}
+	buf.WriteString("]")
+	return buf.Bytes()
+}
+
+func jsonValue(v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return []byte("null")
+	case float64:
+		// Python's json.dumps writes floats with repr (16.0, not 16).
+		// NaN and infinities, which JSON has no number for, become their
+		// text.
+		s := PyFloat(x)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return pyjson.AppendString(nil, s)
+		}
+		return []byte(s)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(Text(v))
+	}
+	return b
+}
