@@ -239,22 +239,10 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 	}
 }
 
-// buildRpctl builds the command for tests that run it as a process.
-func buildRpctl(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rpctl")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/rpctl")
-	cmd.Dir = testdb.RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestInventoryCrashConverges kills the migration with SIGKILL at random
 // moments, re-runs it, and compares the Placement tables with a clean run's.
 func TestInventoryCrashConverges(t *testing.T) {
-	bin := buildRpctl(t)
+	bin := testdb.BuildRpctl(t)
 	o := samplecloud.Options{Nodes: 400, Cells: 1, Seed: 3}
 	args := func(cellM, placeM *testdb.MySQL) []string {
 		return []string{"--cell-db", cellM.DSN, "--placement-db", placeM.DSN, "migrate", "inventory", "--layout", "nested", "--shared-storage", "pool=cmp1-000*"}
@@ -303,7 +291,7 @@ func TestInventoryCrashConverges(t *testing.T) {
 // replaced when one is.
 func TestRatioSurvivesRerun(t *testing.T) {
 	testdb.RequirePython(t, "placement")
-	bin := buildRpctl(t)
+	bin := testdb.BuildRpctl(t)
 	_, placement, cellM, placeM, _ := sampleCloud(t, samplecloud.Options{Nodes: 5, Seed: 11})
 	run := func(extra ...string) {
 		t.Helper()

@@ -300,3 +300,16 @@ func PlacementDo(t testing.TB, method, base, path, mv, body string) (int, []byte
 	}
 	return resp.StatusCode, b
 }
+
+// BuildRpctl builds the command, for tests that run it as a process (to
+// kill it, say).
+func BuildRpctl(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rpctl")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/rpctl")
+	cmd.Dir = RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}

@@ -1,0 +1,140 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// ClaimsAuditOptions are the flags of `rpctl claims audit`.
+type ClaimsAuditOptions struct {
+	Delete   bool
+	Expiry   time.Duration
+	Provider string
+}
+
+// claimsExit wraps an error of a claims subcommand into nova-manage's codes:
+// the operator's input 127, anything else unexpected 255.
+func claimsExit(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	if errors.Is(err, claims.ErrBadInput) {
+		return &ExitError{Code: claims.ExitBadInput, Err: errors.New(strings.TrimPrefix(err.Error(), claims.ErrBadInput.Error()+": "))}
+	}
+	return &ExitError{Code: claims.ExitUnexpectedError, Err: err}
+}
+
+// NewCmdClaimsAudit builds `rpctl claims audit`.
+func NewCmdClaimsAudit(f *Factory) *cobra.Command {
+	o := &ClaimsAuditOptions{}
+	c := &cobra.Command{
+		Use:   "audit [--delete] [--expiry 300s] [--provider UUID]",
+		Short: "Find (and --delete) allocations no instance or in-progress migration owns, as nova-manage placement audit",
+		Long: `Nova 26's nova-manage placement audit, straight on the databases. Walking the
+resource providers in id order, an allocation holding any of VCPU, MEMORY_MB, DISK_GB,
+VGPU, NET_BW_EGR_KILOBIT_PER_SEC, NET_BW_IGR_KILOBIT_PER_SEC, PCPU or
+MEM_ENCRYPTION_CONTEXT is orphaned when its consumer is neither a live instance on the
+node of the provider's root (its compute node) nor an in-progress migration from or to
+that node, and (beyond Nova) when the consumer is older than --expiry (Placement's
+consumer created_at; the allocation's for a consumer without a record). A provider whose
+root is no compute node (a sharing provider, say) has only orphans: Nova's rule.
+
+--delete removes each orphan as Nova does through the API, one transaction per consumer:
+a consumer that also holds other providers keeps those (their generations and the
+consumer's go up by one, as a PUT does); otherwise its allocations and its consumer
+record go. A run interrupted at any point and run again ends as an uninterrupted run.
+
+Output: one row per orphan (consumer, consumer_type, provider, resources, age, result);
+--verbose prints nova-manage's --verbose messages on standard error.
+
+Exit codes (nova-manage placement audit's):
+  0    no orphaned allocation
+  1    a delete failed (the run stops after that provider, as Nova's does)
+  3    orphaned allocations found
+  4    orphaned allocations found and deleted
+  127  invalid input (unknown --provider, negative --expiry)
+  255  unexpected error (configuration, database)`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return claimsExit(runClaimsAudit(c, f, o))
+		},
+	}
+	c.Flags().BoolVar(&o.Delete, "delete", false, "delete the orphaned allocations found")
+	c.Flags().DurationVar(&o.Expiry, "expiry", 300*time.Second, "an allocation whose consumer is younger than this is never an orphan")
+	c.Flags().StringVar(&o.Provider, "provider", "", "audit only this resource provider (uuid)")
+	return c
+}
+
+func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
+	if err := checkExpiry(o.Expiry); err != nil {
+		return err
+	}
+	opts := claims.AuditOptions{Provider: o.Provider, Expiry: o.Expiry, Delete: o.Delete, Now: time.Now()}
+	if f.Verbose {
+		opts.Progress = func(s string) { fmt.Fprintln(f.IO.ErrOut, s) }
+	}
+	var res *claims.AuditResult
+	err := withClaimsView(c.Context(), f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+		res, err = claims.Audit(c.Context(), ledger, cells, opts)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "provider", "resources", "age", "result"}}
+	type row struct {
+		Consumer     string           `json:"consumer"`
+		ConsumerType string           `json:"consumer_type"`
+		Provider     string           `json:"provider"`
+		Resources    map[string]int64 `json:"resources"`
+		Age          int64            `json:"age"`
+		Result       string           `json:"result"`
+	}
+	data := []row{}
+	for _, or := range res.Orphans {
+		result := "orphaned"
+		switch {
+		case or.Failed != nil:
+			result = "delete failed: " + or.Failed.Error()
+		case or.Deleted:
+			result = "deleted"
+		}
+		age := opts.Now.Sub(or.CreatedAt).Round(time.Second)
+		rows.Rows = append(rows.Rows, []string{or.Consumer, or.Type, or.ProviderUUID, formatResources(or.Resources), age.String(), result})
+		data = append(data, row{or.Consumer, or.Type, or.ProviderUUID, or.Resources, int64(age / time.Second), result})
+	}
+	if err := f.Write(rows, data); err != nil {
+		return err
+	}
+	if res.Stopped != "" {
+		return &ExitError{Code: claims.AuditDeleteFailed, Err: fmt.Errorf("the Resource Provider %s had problems when deleting allocations. Stopping now. Please fix the problem by hand and run again", res.Stopped)}
+	}
+	if code := res.Code(o.Delete); code != 0 {
+		return Exit(code)
+	}
+	return nil
+}
+
+// formatResources prints resources as CLASS=N,… in class order.
+func formatResources(res map[string]int64) string {
+	var b strings.Builder
+	for i, rc := range claims.SortedClasses(res) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%s=%d", rc, res[rc])
+	}
+	return b.String()
+}

@@ -1,0 +1,74 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/claimstore"
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// NewCmdClaimsDiff builds `rpctl claims diff`.
+func NewCmdClaimsDiff(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "diff FILE",
+		Short: "Show the claims that are new, released, resized or moved since a claims snapshot",
+		Long: `Compare a claim store file (claims snapshot --out FILE, of this or any earlier layout
+version) with the claims Placement holds now, consumer by consumer:
+  new       the consumer holds claims now and held none in FILE
+  released  it held claims in FILE and holds none now
+  moved     the set of places (providers; host/node for files of layout 1, which has no
+            provider uuid) changed
+  resized   same places, different amounts
+
+Opening a file of an older layout upgrades it in place (each step in its own transaction);
+a file of a layout newer than this rpctl knows is refused.
+
+Exit codes: 0 no change, 3 changes found, 127 invalid input (missing, foreign or too-new
+file), 255 unexpected error (configuration, database).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return claimsExit(runClaimsDiff(c, f, args[0]))
+		},
+	}
+	return c
+}
+
+func runClaimsDiff(c *cobra.Command, f *Factory, file string) error {
+	ctx := c.Context()
+	before, _, err := claimstore.Read(ctx, file)
+	if err != nil {
+		return fmt.Errorf("%w: %v", claims.ErrBadInput, err)
+	}
+	var now []claimstore.Claim
+	err = withClaimsView(ctx, f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+		now, err = claims.Snapshot(ctx, ledger, cells)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	changes := claimstore.Diff(before, now)
+	rows := output.Rows{Headers: []string{"change", "consumer", "before", "after"}}
+	type row struct {
+		Change   string `json:"change"`
+		Consumer string `json:"consumer"`
+		Before   string `json:"before"`
+		After    string `json:"after"`
+	}
+	data := []row{}
+	for _, ch := range changes {
+		rows.Rows = append(rows.Rows, []string{ch.Kind, ch.Consumer, ch.Before, ch.After})
+		data = append(data, row{ch.Kind, ch.Consumer, ch.Before, ch.After})
+	}
+	if err := f.Write(rows, data); err != nil {
+		return err
+	}
+	if len(changes) > 0 {
+		return Exit(3)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// NewCmdClaimsList builds `rpctl claims list`.
+func NewCmdClaimsList(f *Factory) *cobra.Command {
+	o := claims.ListOptions{}
+	c := &cobra.Command{
+		Use:   "list [--host H] [--provider P] [--consumer UUID] [--project P]… [--orphans [--expiry 300s]]",
+		Short: "Every consumer's allocations per provider, with what Nova says about the consumer",
+		Long: `One row per consumer and provider: the classes and amounts held, what the consumer is
+(consumer_type: instance, migration or unknown to every cell), its project and user, its age
+(Placement's consumer created_at), and what Nova says about it on that provider's node (nova):
+  active on this node  a live instance whose host/node is the provider's compute node
+  on another node      a live instance on some other node
+  migrating            an instance or migration with an in-progress move from or to the node
+  deleted              the instance is deleted
+  unknown              no cell knows the uuid (or it is a finished migration)
+orphan says whether claims audit would call the allocation orphaned (Nova's rule, --expiry).
+
+Filters: --host (host or hypervisor_hostname of the provider's compute node), --provider
+(uuid or name), --consumer, --project (repeatable), --orphans.
+
+Exit codes: 0 listed (also when nothing matches), 127 invalid input, 255 unexpected error.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return claimsExit(runClaimsList(c, f, o))
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.Host, "host", "", "only providers of this compute node (host or hypervisor_hostname)")
+	fl.StringVar(&o.Provider, "provider", "", "only this provider (uuid or name)")
+	fl.StringVar(&o.Consumer, "consumer", "", "only this consumer (uuid)")
+	fl.StringArrayVar(&o.Projects, "project", nil, "only consumers of this project (repeatable)")
+	fl.BoolVar(&o.Orphans, "orphans", false, "only allocations claims audit would call orphaned")
+	fl.DurationVar(&o.Expiry, "expiry", 300*time.Second, "with --orphans: consumers younger than this are never orphans")
+	return c
+}
+
+func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
+	if err := checkExpiry(o.Expiry); err != nil {
+		return err
+	}
+	o.Now = time.Now()
+	var entries []claims.Entry
+	err := withClaimsView(c.Context(), f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+		entries, err = claims.List(c.Context(), ledger, cells, o)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "project", "user", "provider", "host", "resources", "age", "nova", "orphan"}}
+	type row struct {
+		Consumer     string           `json:"consumer"`
+		ConsumerType string           `json:"consumer_type"`
+		Project      string           `json:"project"`
+		User         string           `json:"user"`
+		Provider     string           `json:"provider"`
+		Host         string           `json:"host"`
+		Resources    map[string]int64 `json:"resources"`
+		Age          int64            `json:"age"`
+		Nova         string           `json:"nova"`
+		Orphan       bool             `json:"orphan"`
+	}
+	data := []row{}
+	for _, e := range entries {
+		age := o.Now.Sub(e.CreatedAt).Round(time.Second)
+		host := e.Node
+		if e.Host != "" && e.Host != e.Node {
+			host = e.Host + "/" + e.Node
+		}
+		provider := e.ProviderName
+		if provider == "" {
+			provider = e.ProviderUUID
+		}
+		rows.Rows = append(rows.Rows, []string{e.Consumer, e.Type, e.Project, e.User, provider, host, formatResources(e.Resources),
+			age.String(), e.Nova, strconv.FormatBool(e.Orphan)})
+		data = append(data, row{e.Consumer, e.Type, e.Project, e.User, e.ProviderUUID, host, e.Resources, int64(age / time.Second), e.Nova, e.Orphan})
+	}
+	return f.Write(rows, data)
+}

@@ -1,0 +1,67 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/placementclient"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// NewCmdClaimsRelease builds `rpctl claims release`.
+func NewCmdClaimsRelease(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "release CONSUMER",
+		Short: "Remove every allocation of a consumer (DELETE /allocations/{consumer})",
+		Long: `Remove every allocation of CONSUMER and its consumer record in one transaction, as
+Placement's DELETE /allocations/{consumer} does (no generation changes); with
+--os-endpoint/--os-cloud, that call itself.
+
+Exit codes:
+  0    released
+  4    the consumer holds no allocation (nothing to do)
+  127  invalid input (not a uuid)
+  255  unexpected error (configuration, database)`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return claimsExit(runClaimsRelease(c, f, args[0]))
+		},
+	}
+	return c
+}
+
+func runClaimsRelease(c *cobra.Command, f *Factory, consumer string) error {
+	if !candidates.UUIDLike(consumer) {
+		return fmt.Errorf("%w: %q is not a uuid", claims.ErrBadInput, consumer)
+	}
+	ctx := c.Context()
+	var ok bool
+	if f.UsePlacementAPI() {
+		client, err := f.PlacementClient(ctx)
+		if err != nil {
+			return err
+		}
+		ok, err = placementclient.Claims{C: client}.Release(ctx, consumer)
+		if err != nil {
+			return err
+		}
+	} else {
+		dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
+		if err != nil {
+			return err
+		}
+		defer dbs.Close()
+		if ok, err = (storage.ClaimsLedger{DB: dbs.Placement}).Release(ctx, consumer); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		fmt.Fprintf(f.IO.ErrOut, "Consumer %s holds no allocation.\n", consumer)
+		return Exit(claims.ExitNoRelease)
+	}
+	fmt.Fprintf(f.IO.Out, "Released the allocations of consumer %s.\n", consumer)
+	return nil
+}

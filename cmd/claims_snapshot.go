@@ -1,0 +1,66 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/claimstore"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// NewCmdClaimsSnapshot builds `rpctl claims snapshot`.
+func NewCmdClaimsSnapshot(f *Factory) *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "snapshot --out FILE",
+		Short: "Write every consumer's claim to a claim store file (SQLite) to keep and compare with claims diff",
+		Long: fmt.Sprintf(`Write every consumer's allocation on every provider to FILE, a SQLite file in the
+persistent-resource-claims design's layout: a claims table (id, host, node, instance_uuid,
+vcpus, memory_mb, disk_gb, pci, resize_target, created_at; since layout version 2 also
+provider_uuid and resources, the full JSON map of classes) and a one-row version table
+claims_version (table_name = 'claims', version). This rpctl writes layout version %d.
+
+host and node are those of the provider's compute node (empty for a provider that is none);
+pci lists PCI_DEVICE, SRIOV_NET_VF, CUSTOM_SRIOV_NET_PF and CUSTOM_PCI_* as CLASS=N,...;
+resize_target is 1 for an instance's claim on the destination of its in-progress migration.
+The file is written beside FILE and renamed over it: it appears whole or not at all.
+
+Exit codes: 0 written, 127 invalid input, 255 unexpected error (configuration, database, file).`, claimstore.Current),
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return claimsExit(runClaimsSnapshot(c, f, out))
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "claim store file to write (replaced if it exists)")
+	return c
+}
+
+func runClaimsSnapshot(c *cobra.Command, f *Factory, out string) error {
+	// Configuration and database problems come before the flags' (255).
+	if _, err := f.Options(); err != nil {
+		return err
+	}
+	ctx := c.Context()
+	var snap []claimstore.Claim
+	err := withClaimsView(ctx, f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+		if out == "" {
+			return fmt.Errorf("%w: --out FILE is required", claims.ErrBadInput)
+		}
+		snap, err = claims.Snapshot(ctx, ledger, cells)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := claimstore.Write(ctx, out, snap); err != nil {
+		return err
+	}
+	consumers := map[string]bool{}
+	for _, s := range snap {
+		consumers[s.InstanceUUID] = true
+	}
+	fmt.Fprintf(f.IO.Out, "Wrote %d claims of %d consumers to %s (layout version %d).\n", len(snap), len(consumers), out, claimstore.Current)
+	return nil
+}
