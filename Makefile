@@ -36,7 +36,7 @@ unit:
 # built-in Placement core answering (and explaining) a placement question.
 demo: build
 	@mkdir -p $(dir $(DEMO_DB)); rm -f $(DEMO_DB)*
-	$(BIN) --db $(DEMO_DB) sample-cloud --nodes 60 --seed 42
+	$(BIN) --db $(DEMO_DB) sample-cloud --nodes 60 --seed 2
 	$(BIN) --db $(DEMO_DB) compute-node list
 	$(BIN) --db $(DEMO_DB) status || echo "(status exit $$?: warnings, as expected before the migration)"
 	$(BIN) --db $(DEMO_DB) migrate all
