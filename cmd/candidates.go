@@ -114,8 +114,10 @@ that is listed as "explanation incomplete" rather than guessed at.` + compareHel
 		},
 	}
 	SetExitCodes(c,
-		ExitCodeRow{ExitOK, "answered (also when there is no candidate)"},
+		ExitCodeRow{ExitOK, "answered (also when there is no candidate); with --compare: the live API and the core agree"},
+		ExitCodeRow{compareDifferent, "with --compare: the answers differ"},
 		ExitCodeRow{ExitFailed, "invalid request (Placement's 400 message, a flavor Nova refuses, a bad flavor file, or a bad --strategy/--max-candidates)"},
+		ExitCodeRow{ExitCandidateCeiling, "more candidates than the ceiling without --max-candidates (nothing printed as if complete)"},
 	)
 	fl := c.Flags()
 	fl.StringVar(&o.Query, "query", "", "a raw Placement query string, e.g. 'resources=VCPU:1&required=HW_CPU_X86_AVX2'")

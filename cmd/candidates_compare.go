@@ -28,9 +28,8 @@ const compareHelp = `
 --compare sends the same query to the live Placement API (--os-cloud or --os-endpoint)
 and to the built-in core, and prints the differences. The core loads the Placement
 database when one is named (--db, --placement-db, --config-file), else it reads the
-providers, inventories, usages, traits and aggregates through the API itself.
-Exit codes with --compare: 0 the answers agree, 1 they differ, 2 invalid flags,
-255 unexpected error (Placement unreachable, authentication, database).`
+providers, inventories, usages, traits and aggregates through the API itself. Placement
+unreachable or an authentication failure exits 255, never 1.`
 
 // failed wraps an unexpected error so it cannot be mistaken for "different".
 func failed(err error) error {

@@ -55,9 +55,7 @@ The fill is the scheduler's greedy one: every instance goes to the first candida
 returns (hosts in provider id order). Hosts with COMPUTE_STATUS_DISABLED count 0, as Nova's
 request filter forbids them.
 
---plot FILE.png|FILE.svg draws a bar chart of the free slots per flavor and aggregate.
-
-Exit codes: 0 counted, 1 error (database, chart), 2 invalid input (flag, flavor, mix).`,
+--plot FILE.png|FILE.svg draws a bar chart of the free slots per flavor and aggregate.`,
 		Example: `  rpctl --db cloud.db capacity
   rpctl --db cloud.db capacity --flavor m1.small --flavor m1.large --hosts
   rpctl --db cloud.db capacity --mode pack --mix m1.small=3,m1.large=1 -f json
@@ -65,6 +63,10 @@ Exit codes: 0 counted, 1 error (database, chart), 2 invalid input (flag, flavor,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runCapacity(c.Context(), f, o) },
 	}
+	SetExitCodes(c,
+		ExitCodeRow{ExitOK, "counted"},
+		ExitCodeRow{ExitFailed, "invalid input (flag, flavor, mix, aggregate)"},
+	)
 	fl := c.Flags()
 	fl.StringArrayVar(&o.Flavors, "flavor", nil, "a flavor name, id or JSON/YAML file (repeatable; default: every public flavor)")
 	fl.StringVar(&o.Aggregate, "aggregate", "", "only the hosts in this aggregate: its UUID, or a Nova host aggregate's name (API database)")

@@ -57,20 +57,20 @@ consumer's go up by one, as a PUT does); otherwise its allocations and its consu
 record go. A run interrupted at any point and run again ends as an uninterrupted run.
 
 Output: one row per orphan (consumer, consumer_type, provider, resources, age, result);
---verbose prints nova-manage's --verbose messages on standard error.
-
-Exit codes (nova-manage placement audit's):
-  0    no orphaned allocation
-  1    a delete failed (the run stops after that provider, as Nova's does)
-  3    orphaned allocations found
-  4    orphaned allocations found and deleted
-  127  invalid input (unknown --provider, negative --expiry)
-  255  unexpected error (configuration, database)`,
+--verbose prints nova-manage's --verbose messages on standard error. The exit codes are
+nova-manage placement audit's.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsAudit(c, f, o))
 		},
 	}
+	SetExitCodes(c,
+		ExitCodeRow{0, "no orphaned allocation"},
+		ExitCodeRow{1, "a delete failed (the run stops after that provider, as Nova's does)"},
+		ExitCodeRow{3, "orphaned allocations found"},
+		ExitCodeRow{4, "orphaned allocations found and deleted"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (unknown --provider, negative --expiry)"},
+	)
 	c.Flags().BoolVar(&o.Delete, "delete", false, "delete the orphaned allocations found")
 	c.Flags().DurationVar(&o.Expiry, "expiry", 300*time.Second, "an allocation whose consumer is younger than this is never an orphan")
 	c.Flags().StringVar(&o.Provider, "provider", "", "audit only this resource provider (uuid)")

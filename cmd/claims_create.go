@@ -41,19 +41,17 @@ as PUT /allocations/{consumer} with consumer_generation null does, in one transa
 consumer must be new, the providers are locked, capacity (and min_unit, max_unit,
 step_size) is checked against what is allocated at that moment, the providers' and the
 consumer's generations go up. When a concurrent claim took the room first, the claim is
-retried from phase one (--attempts); it never over-commits a provider.
-
-Exit codes:
-  0    claimed (the table shows what)
-  2    refused: no candidate has the room (the reasons of the first hosts are given),
-       every attempt lost the room to a concurrent claim, or the consumer already exists
-  127  invalid input (missing or malformed flag, unknown flavor or host)
-  255  unexpected error (configuration, database)`,
+retried from phase one (--attempts); it never over-commits a provider.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsCreate(c.Context(), f, o))
 		},
 	}
+	SetExitCodes(c,
+		ExitCodeRow{0, "claimed (the table shows what)"},
+		ExitCodeRow{claims.ExitRefused, "refused: no candidate has the room (the reasons of the first hosts are given), every attempt lost the room to a concurrent claim, or the consumer already exists"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (missing or malformed flag, unknown flavor or host)"},
+	)
 	fl := c.Flags()
 	fl.StringVar(&o.Consumer, "consumer", "", "consumer uuid (an instance's, usually); must not hold allocations yet")
 	fl.StringVar(&o.Project, "project", "", "project id of the consumer")

@@ -25,15 +25,17 @@ version) with the claims Placement holds now, consumer by consumer:
   resized   same places, different amounts
 
 Opening a file of an older layout upgrades it in place (each step in its own transaction);
-a file of a layout newer than this rpctl knows is refused.
-
-Exit codes: 0 no change, 3 changes found, 127 invalid input (missing, foreign or too-new
-file), 255 unexpected error (configuration, database).`,
+a file of a layout newer than this rpctl knows is refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsDiff(c, f, args[0]))
 		},
 	}
+	SetExitCodes(c,
+		ExitCodeRow{0, "no change"},
+		ExitCodeRow{3, "changes found"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (missing, foreign or too-new file)"},
+	)
 	return c
 }
 

@@ -28,14 +28,16 @@ func NewCmdClaimsList(f *Factory) *cobra.Command {
 orphan says whether claims audit would call the allocation orphaned (Nova's rule, --expiry).
 
 Filters: --host (host or hypervisor_hostname of the provider's compute node), --provider
-(uuid or name), --consumer, --project (repeatable), --orphans.
-
-Exit codes: 0 listed (also when nothing matches), 127 invalid input, 255 unexpected error.`,
+(uuid or name), --consumer, --project (repeatable), --orphans.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsList(c, f, o))
 		},
 	}
+	SetExitCodes(c,
+		ExitCodeRow{0, "listed (also when nothing matches)"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input"},
+	)
 	fl := c.Flags()
 	fl.StringVar(&o.Host, "host", "", "only providers of this compute node (host or hypervisor_hostname)")
 	fl.StringVar(&o.Provider, "provider", "", "only this provider (uuid or name)")

@@ -18,18 +18,17 @@ func NewCmdClaimsRelease(f *Factory) *cobra.Command {
 		Short: "Remove every allocation of a consumer (DELETE /allocations/{consumer})",
 		Long: `Remove every allocation of CONSUMER and its consumer record in one transaction, as
 Placement's DELETE /allocations/{consumer} does (no generation changes); with
---os-endpoint/--os-cloud, that call itself.
-
-Exit codes:
-  0    released
-  4    the consumer holds no allocation (nothing to do)
-  127  invalid input (not a uuid)
-  255  unexpected error (configuration, database)`,
+--os-endpoint/--os-cloud, that call itself.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsRelease(c, f, args[0]))
 		},
 	}
+	SetExitCodes(c,
+		ExitCodeRow{0, "released"},
+		ExitCodeRow{claims.ExitNoRelease, "the consumer holds no allocation (nothing to do)"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (not a uuid)"},
+	)
 	return c
 }
 

@@ -25,14 +25,16 @@ claims_version (table_name = 'claims', version). This rpctl writes layout versio
 host and node are those of the provider's compute node (empty for a provider that is none);
 pci lists PCI_DEVICE, SRIOV_NET_VF, CUSTOM_SRIOV_NET_PF and CUSTOM_PCI_* as CLASS=N,...;
 resize_target is 1 for an instance's claim on the destination of its in-progress migration.
-The file is written beside FILE and renamed over it: it appears whole or not at all.
-
-Exit codes: 0 written, 127 invalid input, 255 unexpected error (configuration, database, file).`, claimstore.Current),
+The file is written beside FILE and renamed over it: it appears whole or not at all.`, claimstore.Current),
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsSnapshot(c, f, out))
 		},
 	}
+	SetExitCodes(c,
+		ExitCodeRow{0, "written"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input"},
+	)
 	c.Flags().StringVar(&out, "out", "", "claim store file to write (replaced if it exists)")
 	return c
 }

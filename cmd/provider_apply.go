@@ -58,17 +58,17 @@ nothing.
 --dry-run prints every change (class or trait, before -> after) and writes nothing.
 
 Works on the Placement database, or through the Placement API when --os-cloud or
---os-endpoint select it, like the other provider commands.
-
-Exit codes: 0 applied (or nothing to change), 1 some provider could not be written (a
-generation conflict through every retry, or Placement refused it; the others are
-written), 2 invalid files (nothing written), 255 unexpected error (configuration,
-unreachable database or API).`,
+--os-endpoint select it, like the other provider commands.`,
 		Example: `  rpctl --db cloud.db provider apply -f /etc/nova/provider_config/ --dry-run
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement provider apply -f gpu.yaml -f fpga.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runProviderApply(c.Context(), f, o) },
 	}
+	SetExitCodes(c,
+		ExitCodeRow{ExitOK, "applied (or nothing to change)"},
+		ExitCodeRow{ExitMore, "some provider could not be written (a generation conflict through every retry, or Placement refused it; the others are written)"},
+		ExitCodeRow{ExitFailed, "invalid files (nothing written)"},
+	)
 	c.Flags().StringArrayVar(&o.Files, "file", nil, "a provider config file, or a directory of *.yaml files (repeatable; -f FILE works too)")
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "print every change and write nothing")
 	return c
