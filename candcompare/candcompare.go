@@ -29,7 +29,7 @@ func Diff(placement, rpctl Answer) ([]string, error) {
 	if placement.Status != 200 {
 		p, err := errorOf(placement.Body)
 		if err != nil {
-			return nil, fmt.Errorf("Placement's error body: %w", err)
+			return nil, fmt.Errorf("error body from Placement: %w", err)
 		}
 		r, err := errorOf(rpctl.Body)
 		if err != nil {
@@ -42,7 +42,7 @@ func Diff(placement, rpctl Answer) ([]string, error) {
 	}
 	p, err := parse(placement.Body)
 	if err != nil {
-		return nil, fmt.Errorf("Placement's body: %w", err)
+		return nil, fmt.Errorf("body from Placement: %w", err)
 	}
 	r, err := parse(rpctl.Body)
 	if err != nil {

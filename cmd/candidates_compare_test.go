@@ -6,36 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/dsn"
-	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/placementclient"
-	"github.com/rpctl/rpctl/storage"
 )
 
-// livePlacementDB is a fresh MariaDB database with Placement's schema and
-// the real placement-api (noauth2) serving it.
-func livePlacementDB(t *testing.T) (my *testdb.MySQL, base string, c *placementclient.Client) {
+// livePlacementDB is a fresh Placement (database and real placement-api,
+// noauth2) with a client of its API.
+func livePlacementDB(t *testing.T) (p placementtest.Placement, c *placementclient.Client) {
 	t.Helper()
-	ctx := context.Background()
-	my = testdb.NewMySQL(t)
-	tg, err := dsn.Parse(my.DSN)
+	p = placementtest.New(t)
+	c, err := placementclient.New(context.Background(), placementclient.Config{Endpoint: p.Base, Auth: placementclient.StaticToken("admin")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	base = testdb.PlacementAPI(t, my.URL)
-	c, err = placementclient.New(ctx, placementclient.Config{Endpoint: base, Auth: placementclient.StaticToken("admin")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return my, base, c
+	return p, c
 }
 
 // smallCloud writes, through the API, hosts with a NUMA child, traits, an
@@ -90,9 +74,9 @@ func smallCloud(t *testing.T, c *placementclient.Client, hosts int) {
 }
 
 func TestCandidatesCompare(t *testing.T) {
-	my, base, c := livePlacementDB(t)
+	my, c := livePlacementDB(t)
 	smallCloud(t, c, 4)
-	api := []string{"--os-endpoint", base, "--os-token", "admin"}
+	api := []string{"--os-endpoint", my.Base, "--os-token", "admin"}
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -100,7 +84,7 @@ func TestCandidatesCompare(t *testing.T) {
 		want     string
 	}{
 		{"API only", []string{"candidates", "--compare", "--resources", "VCPU:2,MEMORY_MB:1024"}, 0, "The answers agree."},
-		{"API and database", []string{"--placement-db", my.DSN, "candidates", "--compare", "--resources", "VCPU:2", "--required", "CUSTOM_GOLD"}, 0, "The answers agree."},
+		{"API and database", []string{"--placement-db", my.URL, "candidates", "--compare", "--resources", "VCPU:2", "--required", "CUSTOM_GOLD"}, 0, "The answers agree."},
 		{"nested and aggregates", []string{"candidates", "--compare", "--resources", "VCPU:1", "--group", "_N:resources=PCPU:2",
 			"--group-policy", "none", "--member-of", "aaaaaaaa-0000-4000-8000-000000000000"}, 0, "The answers agree."},
 		{"old microversion", []string{"candidates", "--compare", "--resources", "VCPU:1", "--microversion", "1.12"}, 0, "The answers agree."},
@@ -122,9 +106,9 @@ func TestCandidatesCompare(t *testing.T) {
 
 	// A database copy that lags behind the API: the differences are named
 	// and the exit code is 1.
-	stale, _, sc := livePlacementDB(t)
+	stale, sc := livePlacementDB(t)
 	smallCloud(t, sc, 3)
-	out, errOut, code := rpctl(t, append(api, "--placement-db", stale.DSN, "-f", "json", "candidates", "--compare", "--resources", "VCPU:1")...)
+	out, errOut, code := rpctl(t, append(api, "--placement-db", stale.URL, "-f", "json", "candidates", "--compare", "--resources", "VCPU:1")...)
 	var doc struct {
 		Equal       bool     `json:"equal"`
 		Differences []string `json:"differences"`

@@ -24,7 +24,7 @@ func TestInventoryListMatchesOSC(t *testing.T) {
 		}
 		t.Skip("openstack not installed (apt-get install python3-openstackclient python3-osc-placement)")
 	}
-	my, base, c := livePlacementDB(t)
+	my, c := livePlacementDB(t)
 	smallCloud(t, c, 2)
 	rps, err := c.ListProviders(context.Background(), placementclient.ProviderFilter{Name: "hosta"})
 	if err != nil || len(rps) != 1 {
@@ -32,7 +32,7 @@ func TestInventoryListMatchesOSC(t *testing.T) {
 	}
 	uuid := rps[0].UUID
 
-	cmd := exec.Command(osc, "--os-endpoint", base, "--os-token", "admin", "resource", "provider", "inventory", "list", uuid, "-f", "json")
+	cmd := exec.Command(osc, "--os-endpoint", my.Base, "--os-token", "admin", "resource", "provider", "inventory", "list", uuid, "-f", "json")
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "OS_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
@@ -48,8 +48,8 @@ func TestInventoryListMatchesOSC(t *testing.T) {
 		t.Fatalf("osc answered %s (%v)", out, err)
 	}
 	for _, args := range [][]string{
-		{"--os-endpoint", base, "--os-token", "admin"},
-		{"--placement-db", my.DSN},
+		{"--os-endpoint", my.Base, "--os-token", "admin"},
+		{"--placement-db", my.URL},
 	} {
 		stdout, stderr, code := rpctl(t, append(args, "-f", "json", "inventory", "list", "hosta")...)
 		if code != 0 {

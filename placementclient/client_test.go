@@ -128,6 +128,9 @@ func TestClientAgainstPlacement(t *testing.T) {
 	wantErr(t, "put a class the provider lacks", err, placementclient.ErrBadRequest, "No inventory of class DISK_GB found")
 	one, err := c.CreateInventory(ctx, rootUUID, "DISK_GB", disk)
 	wantErr(t, "create one inventory", err, nil, "")
+	if one.Total != disk.Total || one.Generation != 2 {
+		t.Fatalf("created %+v", one)
+	}
 	_, err = c.CreateInventory(ctx, rootUUID, "DISK_GB", disk)
 	wantErr(t, "create an existing class", err, placementclient.ErrConflict, "Update conflict")
 	// Placement 8.0.0 checks reserved against total, not min_unit against
@@ -229,10 +232,10 @@ func TestClientAgainstPlacement(t *testing.T) {
 	}
 	_, err = c.ListTraits(ctx, "CUSTOM_GOLD", nil)
 	wantErr(t, "bad trait filter", err, placementclient.ErrBadRequest, "Badly formatted name parameter")
-	pt, err := c.SetProviderTraits(ctx, rootUUID, 0, []string{"CUSTOM_GOLD", "HW_CPU_X86_AVX2"})
+	_, err = c.SetProviderTraits(ctx, rootUUID, 0, []string{"CUSTOM_GOLD", "HW_CPU_X86_AVX2"})
 	wantErr(t, "stale provider traits", err, placementclient.ErrGenerationConflict, "generation already changed")
 	cur, _ = c.GetInventories(ctx, rootUUID)
-	pt, err = c.SetProviderTraits(ctx, rootUUID, cur.Generation, []string{"CUSTOM_GOLD", "HW_CPU_X86_AVX2"})
+	pt, err := c.SetProviderTraits(ctx, rootUUID, cur.Generation, []string{"CUSTOM_GOLD", "HW_CPU_X86_AVX2"})
 	wantErr(t, "provider traits", err, nil, "")
 	pt2, err := c.GetProviderTraits(ctx, rootUUID)
 	wantErr(t, "get provider traits", err, nil, "")

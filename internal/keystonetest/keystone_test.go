@@ -9,11 +9,10 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd"
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/iostreams"
 	"github.com/rpctl/rpctl/placementclient"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // TestKeystone runs rpctl against a real Keystone and a placement-api that
@@ -23,19 +22,7 @@ import (
 func TestKeystone(t *testing.T) {
 	ctx := context.Background()
 	const pw = "s3cret-admin"
-	my := testdb.NewMySQL(t)
-	tg, err := dsn.Parse(my.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
+	my := placementtest.NewDB(t)
 	port := testdb.FreePort(t)
 	placementURL := fmt.Sprintf("http://127.0.0.1:%d", port)
 	ks := testdb.Keystone(t, pw, placementURL)

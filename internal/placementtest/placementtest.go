@@ -24,6 +24,15 @@ type Placement struct {
 // test ends.
 func New(t testing.TB) Placement {
 	t.Helper()
+	p := NewDB(t)
+	p.Base = testdb.PlacementAPI(t, p.URL)
+	return p
+}
+
+// NewDB is New without the API, for tests that start placement-api with a
+// configuration of their own (testdb.PlacementAPIConf).
+func NewDB(t testing.TB) Placement {
+	t.Helper()
 	ctx := context.Background()
 	my := testdb.NewMySQL(t)
 	tg, err := dsn.Parse(my.DSN)
@@ -38,5 +47,5 @@ func New(t testing.TB) Placement {
 	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
 		t.Fatal(err)
 	}
-	return Placement{DB: db, URL: my.URL, Base: testdb.PlacementAPI(t, my.URL)}
+	return Placement{DB: db, URL: my.URL}
 }
