@@ -313,20 +313,7 @@ func (s *searcher) explainGroup(r int32, g *RequestGroup) (ReasonKind, string) {
 	if !multi && len(names) > 1 {
 		// One provider must hold every class: first say whether any has
 		// them all, then whether one has room for them all.
-		var haveAll []int32
-		for _, p := range scope {
-			all := true
-			for _, n := range names {
-				c, ok := m.classIndex[n]
-				if !ok || m.providers[p].inventory(c) == nil {
-					all = false
-					break
-				}
-			}
-			if all {
-				haveAll = append(haveAll, p)
-			}
-		}
+		haveAll := m.holdingAll(scope, names)
 		if len(haveAll) == 0 {
 			for _, n := range names {
 				c, ok := m.classIndex[n]
@@ -634,4 +621,25 @@ func (s *searcher) explainMerge(r int32, ctxs []*groupCtx, lists [][]*gcand) (Re
 		return kind, fmt.Sprintf("every group fits on its own, but the first %d combinations fail (explanation incomplete: the rest were not looked at): %s", seen, strings.Join(parts, "; "))
 	}
 	return kind, fmt.Sprintf("every group fits on its own, but all %d combinations fail: %s", seen, strings.Join(parts, "; "))
+}
+
+// holdingAll returns the providers of scope that have an inventory of every
+// class named (the candidates for a group whose classes one provider must
+// hold together).
+func (m *Model) holdingAll(scope []int32, names []string) []int32 {
+	var out []int32
+	for _, p := range scope {
+		all := true
+		for _, n := range names {
+			c, ok := m.classIndex[n]
+			if !ok || m.providers[p].inventory(c) == nil {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -305,20 +305,8 @@ func (m *Model) bruteGroup(r int32, g *RequestGroup) bruteFacts {
 		}
 	}
 	if single {
-		var have, fit []int32
-		for _, p := range scope {
-			all := true
-			for _, n := range names {
-				c, ok := m.classIndex[n]
-				if !ok || m.providers[p].inventory(c) == nil {
-					all = false
-					break
-				}
-			}
-			if all {
-				have = append(have, p)
-			}
-		}
+		var fit []int32
+		have := m.holdingAll(scope, names)
 		if len(have) == 0 && len(names) > 0 {
 			f.kinds[ReasonMissingClass] = true
 			return f
