@@ -41,8 +41,8 @@ func FuzzParseINI(f *testing.F) {
 		}
 		for sec, kv := range ini.sections {
 			for k, v := range kv {
-				if w, _, ok := again.Get(sec, k); !ok || w != v.v {
-					t.Fatalf("[%s] %s = %q, written back %q", sec, k, v.v, w)
+				if w, ok := again.raw(sec, k); !ok || w.v != v.v {
+					t.Fatalf("[%s] %s = %q, written back %q", sec, k, v.v, w.v)
 				}
 			}
 		}

@@ -118,6 +118,9 @@ func parseMySQLURL(raw string) (Target, error) {
 		cfg.Net, cfg.Addr = "unix", sock
 	} else {
 		host := u.Hostname()
+		if strings.ContainsAny(host, "[]") {
+			return Target{}, fmt.Errorf("malformed database URL %s: host %q", shown(raw), host)
+		}
 		if host == "" {
 			host = "localhost"
 		}
