@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -104,9 +106,20 @@ func (ini *INI) Lookup(section, key string) (val, source string, ok bool, err er
 	}
 	out, err := ini.substitute(section, v.v, map[[2]string]bool{{section, key}: true})
 	if err != nil {
-		return "", v.source, true, fmt.Errorf("%s: [%s] %s: %w", v.source, section, key, err)
+		return "", v.source, true, fmt.Errorf("%s: %s: %w", v.source, optionName(section, key), err)
 	}
 	return out, v.source, true, nil
+}
+
+// optionName is "[section] key" as an error shows it: quoted when it holds
+// a control character (a file may hold a carriage return), so that the
+// message stays one line.
+func optionName(section, key string) string {
+	s := "[" + section + "] " + key
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func (ini *INI) raw(section, key string) (value, bool) {
@@ -213,13 +226,13 @@ func (ini *INI) resolve(section, name string, seen map[[2]string]bool) (string, 
 			continue
 		}
 		if seen[k] {
-			return "", fmt.Errorf("template substitution loop through [%s] %s", k[0], k[1])
+			return "", fmt.Errorf("template substitution loop through %s", optionName(k[0], k[1]))
 		}
 		seen[k] = true
 		out, err := ini.substitute(k[0], v.v, seen)
 		delete(seen, k)
 		if err != nil {
-			return "", fmt.Errorf("in [%s] %s (%s): %w", k[0], k[1], v.source, err)
+			return "", fmt.Errorf("in %s (%s): %w", optionName(k[0], k[1]), v.source, err)
 		}
 		return out, nil
 	}
