@@ -48,6 +48,44 @@ func TestCancelledSearch(t *testing.T) {
 	}
 }
 
+// pollCtx is a context that is cancelled, with cause, once its Err has
+// been asked after more than polls times: a cancellation at a known step of
+// the walk, with no clock.
+type pollCtx struct {
+	context.Context
+	asked, polls int
+	cause        error
+}
+
+func (c *pollCtx) Err() error {
+	if c.asked++; c.asked > c.polls {
+		return c.cause
+	}
+	return nil
+}
+
+// TestCancelStopsAtNextPoll: a search that would walk 12! combinations
+// stops at the first poll after its context is cancelled (polls are 4096
+// steps apart) and walks no further: this is what lets SIGINT and SIGTERM
+// stop rpctl candidates at once, proven in steps rather than seconds.
+func TestCancelStopsAtNextPoll(t *testing.T) {
+	m := mustModel(t, ExplosionInput(12))
+	for _, polls := range []int{0, 3, 100} {
+		ctx := &pollCtx{Context: context.Background(), polls: polls, cause: errors.New("interrupt signal received")}
+		var err error
+		steps := stepsOf(func() { _, err = m.CandidatesContext(ctx, ExplosionRequest(12, "none", 0), Options{}) })
+		if !errors.Is(err, ctx.cause) {
+			t.Fatalf("cancelled after %d polls: err = %v, want the cause", polls, err)
+		}
+		// The step that saw the cancellation, plus the few calls with
+		// which the walk unwinds.
+		if first := uint64(polls+1) * 4096; ctx.asked != polls+1 || steps < first || steps > first+16 {
+			t.Errorf("cancelled after %d polls: %d polls, %d steps; want %d polls and %d steps (+16 to unwind)",
+				polls, ctx.asked, steps, polls+1, first)
+		}
+	}
+}
+
 // sameSubtreeSiblings asks for n groups of one VF that must share a
 // subtree on a root whose VFs are all siblings: no combination is valid,
 // and there are n! of them.

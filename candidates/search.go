@@ -128,19 +128,24 @@ type searcher struct {
 	// ctx is polled every few thousand steps of a walk; err is why the
 	// search stopped early (cancelled, or above the ceiling).
 	ctx   context.Context
-	steps uint32
+	steps uint64
 	err   error
 	// undecided: see Result.undecided (anchorsOnly walks only).
 	undecided bitset
 }
 
+// searchDone, when a test sets it, is told how many steps each search
+// walked (calls of stopped): the work it did, counted without a clock.
+var searchDone func(steps uint64)
+
 // stopped reports, every 4096th call, whether the context was cancelled,
-// and keeps the reason in s.err; a search then unwinds at once.
+// and keeps the reason in s.err; a search then unwinds at once. Every call
+// is a step, those after the search stopped too.
 func (s *searcher) stopped() bool {
+	s.steps++
 	if s.err != nil {
 		return true
 	}
-	s.steps++
 	if s.steps&4095 != 0 || s.ctx == nil {
 		return false
 	}
@@ -198,6 +203,9 @@ func (m *Model) CandidatesContext(ctx context.Context, req *Request, opt Options
 // first valid combination, which is all Explain needs to know.
 func (m *Model) search(ctx context.Context, req *Request, opt Options, anchorsOnly bool) (*Result, error) {
 	s := &searcher{m: m, req: req, opt: opt, nestedAware: req.Microversion >= 29, anchorsOnly: anchorsOnly, ctx: ctx}
+	if searchDone != nil {
+		defer func() { searchDone(s.steps) }()
+	}
 	if anchorsOnly {
 		s.undecided = newBitset(len(m.providers))
 	}

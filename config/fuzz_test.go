@@ -1,6 +1,7 @@
 package config
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +12,10 @@ import (
 // FuzzParseINI: no file content panics or hangs the oslo.config parser or
 // the options read from it; every error is one line; and what is accepted
 // is read whole: writing every section, option and value back out and
-// parsing that gives the same values.
+// parsing that gives the same raw values and the same substituted values
+// (or a substitution error on both), and a value whose substitution is
+// accepted refers only to options that are set (oslo.config's own template
+// pattern, applied here with a regular expression, finds the references).
 func FuzzParseINI(f *testing.F) {
 	for _, s := range []string{
 		"[DEFAULT]\ncpu_allocation_ratio = 16.0\nram_allocation_ratio: 1.5\n",
@@ -20,6 +24,8 @@ func FuzzParseINI(f *testing.F) {
 		"[placement_database]\nconnection = 'mysql://p:p@h/placement'\n",
 		"[DEFAULT]\nreserved_host_memory_mb = 512\ninitial_cpu_allocation_ratio = 4\n",
 		"key = value\n", "[broken\n", "[DEFAULT]\n  stray\n",
+		"[DEFAULT]\nmy_ip = 10.0.0.1\nhost = h-$my_ip\n[database]\nconnection = mysql://n:pa$$w@${my_ip}/nova\n",
+		"[DEFAULT]\na = $b\nb = ${database.connection} \\$x\n[database]\nconnection = $a\n",
 	} {
 		f.Add(s)
 	}
@@ -31,7 +37,8 @@ func FuzzParseINI(f *testing.F) {
 			fuzzcheck.OneLine(t, err)
 			return
 		}
-		if _, err := FromINI(ini); err != nil {
+		fuzzcheck.Within(t, func() { _, err = FromINI(ini) })
+		if err != nil {
 			fuzzcheck.OneLine(t, err)
 		}
 		again := NewINI()
@@ -41,12 +48,63 @@ func FuzzParseINI(f *testing.F) {
 		}
 		for sec, kv := range ini.sections {
 			for k, v := range kv {
-				if w, _, ok := again.Get(sec, k); !ok || w != v.v {
-					t.Fatalf("[%s] %s = %q, written back %q", sec, k, v.v, w)
+				if w, ok := again.raw(sec, k); !ok || w.v != v.v {
+					t.Fatalf("[%s] %s = %q, written back %q", sec, k, v.v, w.v)
+				}
+				var got, back string
+				var err, errBack error
+				fuzzcheck.Within(t, func() {
+					got, _, _, err = ini.Lookup(sec, k)
+					back, _, _, errBack = again.Lookup(sec, k)
+				})
+				if (err == nil) != (errBack == nil) || got != back {
+					t.Fatalf("[%s] %s reads %q (%v), written back %q (%v)", sec, k, got, err, back, errBack)
+				}
+				if err != nil {
+					fuzzcheck.OneLine(t, err)
+					continue
+				}
+				for _, ref := range references(v.v) {
+					if !ini.isSet(sec, ref) {
+						t.Fatalf("[%s] %s = %q reads %q, but its reference %q is to no option set", sec, k, v.v, got, ref)
+					}
 				}
 			}
 		}
 	})
+}
+
+// templateRef is the pattern of Python's string.Template with
+// oslo.config's idpattern (case-insensitive; Python's [a-z] then also
+// holds İ, ı, ſ and K): "$$", $name, ${name}, or a "$" left as written.
+var templateRef = regexp.MustCompile(`(?i)\$(?:(\$)|([_a-z\x{130}\x{131}\x{17f}\x{212a}][._a-z0-9\x{130}\x{131}\x{17f}\x{212a}]*)|\{([_a-z\x{130}\x{131}\x{17f}\x{212a}][._a-z0-9\x{130}\x{131}\x{17f}\x{212a}]*)\}|)`)
+
+// references are the option names value refers to, "\$" read as "$$" as
+// oslo.config does.
+func references(value string) []string {
+	var refs []string
+	for _, m := range templateRef.FindAllStringSubmatch(strings.ReplaceAll(value, `\$`, "$$"), -1) {
+		if m[2] != "" {
+			refs = append(refs, m[2])
+		} else if m[3] != "" {
+			refs = append(refs, m[3])
+		}
+	}
+	return refs
+}
+
+// isSet says whether a reference made from an option of section names an
+// option set in the files: section's own or [DEFAULT]'s, or group.option.
+func (ini *INI) isSet(section, ref string) bool {
+	if _, ok := ini.raw("DEFAULT", ref); ok {
+		return true
+	}
+	if group, opt, ok := strings.Cut(ref, "."); ok {
+		_, set := ini.raw(group, opt)
+		return set && group != "DEFAULT"
+	}
+	_, ok := ini.raw(section, ref)
+	return ok
 }
 
 // writeINI writes ini out in the syntax Parse reads: the first line of a

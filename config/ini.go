@@ -4,9 +4,13 @@ package config
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // INI is the parsed content of one or more oslo.config files. Later files and
@@ -90,23 +94,11 @@ func unquote(s string) string {
 	return s
 }
 
-// Get returns the value of section/key with oslo.config's template
-// substitution applied, its "file:line" and whether it is set. A reference
-// that cannot be resolved (a cycle) leaves the value as written.
-func (ini *INI) Get(section, key string) (val, source string, ok bool) {
-	v, ok := ini.raw(section, key)
-	if !ok {
-		return "", "", false
-	}
-	out, err := ini.substitute(section, v.v, map[[2]string]bool{{section, key}: true})
-	if err != nil {
-		return v.v, v.source, true
-	}
-	return out, v.source, true
-}
-
-// Lookup is Get with the substitution error: a reference cycle names the
-// option and the file line.
+// Lookup returns the value of section/key with oslo.config's template
+// substitution applied, its "file:line" and whether it is set. A value
+// whose substitution fails (a reference cycle, a reference to an option set
+// in no file read) is an error naming the file line, the section and
+// option, and the reference; the value is never returned half-substituted.
 func (ini *INI) Lookup(section, key string) (val, source string, ok bool, err error) {
 	v, ok := ini.raw(section, key)
 	if !ok {
@@ -114,9 +106,20 @@ func (ini *INI) Lookup(section, key string) (val, source string, ok bool, err er
 	}
 	out, err := ini.substitute(section, v.v, map[[2]string]bool{{section, key}: true})
 	if err != nil {
-		return "", v.source, true, fmt.Errorf("%s: [%s] %s: %w", v.source, section, key, err)
+		return "", v.source, true, fmt.Errorf("%s: %s: %w", v.source, optionName(section, key), err)
 	}
 	return out, v.source, true, nil
+}
+
+// optionName is "[section] key" as an error shows it: quoted when it holds
+// a control character (a file may hold a carriage return), so that the
+// message stays one line.
+func optionName(section, key string) string {
+	s := "[" + section + "] " + key
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func (ini *INI) raw(section, key string) (value, bool) {
@@ -131,10 +134,16 @@ func (ini *INI) raw(section, key string) (value, bool) {
 // substitute expands $name, ${name} and ${group.name} as oslo.config's
 // ConfigOpts._substitute does (string.Template.safe_substitute with
 // idpattern [_a-z][._a-z0-9]*, case-insensitive): a name without a group is
-// looked up in the option's own section, then in [DEFAULT]; a referenced
-// option that is not set is the empty string (the default of an option
-// without one); "$$" and "\$" are a literal "$"; anything else after "$"
-// stays as written.
+// looked up in the option's own section, then in [DEFAULT]; "$$" and "\$"
+// are a literal "$"; anything else after "$" stays as written.
+//
+// A reference to an option set in no file read is an error. oslo.config
+// raises NoSuchOptError (or NoSuchGroupError) for an option Nova does not
+// register, and substitutes the default of one it registers but the files
+// leave unset; rpctl knows neither the registrations nor the defaults (an
+// unset $my_ip is the host's address to Nova), so it refuses rather than read
+// the reference as empty. ${DEFAULT.name} is an error too: oslo.config has
+// no group named DEFAULT to substitute from (NoSuchGroupError).
 func (ini *INI) substitute(section, v string, seen map[[2]string]bool) (string, error) {
 	if !strings.Contains(v, "$") {
 		return v, nil
@@ -167,6 +176,9 @@ func (ini *INI) substitute(section, v string, seen map[[2]string]bool) (string, 
 			continue
 		}
 		val, err := ini.resolve(section, name, seen)
+		if err == errUnset {
+			return "", fmt.Errorf("%s %w", v[i:end], err)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -176,22 +188,34 @@ func (ini *INI) substitute(section, v string, seen map[[2]string]bool) (string, 
 	return b.String(), nil
 }
 
-// templateID is the length of the identifier at the start of s.
+// templateID is the length in bytes of the identifier at the start of s:
+// oslo.config's idpattern [_a-z][._a-z0-9]* matched case-insensitively by
+// Python's re, for which [a-z] also holds İ, ı, ſ and the Kelvin sign K.
 func templateID(s string) int {
-	isAlpha := func(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-	if s == "" || !isAlpha(s[0]) {
-		return 0
+	isAlpha := func(r rune) bool {
+		return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' ||
+			r == '\u0130' || r == '\u0131' || r == '\u017f' || r == '\u212a'
 	}
-	n := 1
-	for n < len(s) && (isAlpha(s[n]) || s[n] == '.' || s[n] >= '0' && s[n] <= '9') {
-		n++
+	n := 0
+	for n < len(s) {
+		r, size := utf8.DecodeRuneInString(s[n:])
+		if !isAlpha(r) && (n == 0 || r != '.' && (r < '0' || r > '9')) {
+			break
+		}
+		n += size
 	}
 	return n
 }
 
+// errUnset is a reference to an option set in no file read.
+var errUnset = errors.New("refers to an option set in no file read (Nova would fail on an option it does not register, or use the default of one it does, which rpctl does not know)")
+
 func (ini *INI) resolve(section, name string, seen map[[2]string]bool) (string, error) {
 	var candidates [][2]string
 	if group, opt, ok := strings.Cut(name, "."); ok {
+		if group == "DEFAULT" {
+			return "", fmt.Errorf("${%s}: oslo.config has no group [DEFAULT] to substitute from; write ${%s}", name, opt)
+		}
 		candidates = append(candidates, [2]string{group, opt}, [2]string{"DEFAULT", name})
 	} else {
 		candidates = append(candidates, [2]string{section, name}, [2]string{"DEFAULT", name})
@@ -202,12 +226,15 @@ func (ini *INI) resolve(section, name string, seen map[[2]string]bool) (string, 
 			continue
 		}
 		if seen[k] {
-			return "", fmt.Errorf("template substitution loop through [%s] %s", k[0], k[1])
+			return "", fmt.Errorf("template substitution loop through %s", optionName(k[0], k[1]))
 		}
 		seen[k] = true
 		out, err := ini.substitute(k[0], v.v, seen)
 		delete(seen, k)
-		return out, err
+		if err != nil {
+			return "", fmt.Errorf("in %s (%s): %w", optionName(k[0], k[1]), v.source, err)
+		}
+		return out, nil
 	}
-	return "", nil
+	return "", errUnset
 }

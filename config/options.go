@@ -84,8 +84,21 @@ func LoadFiles(paths []string) (Options, error) {
 // FromINI extracts Options from parsed files.
 func FromINI(ini *INI) (Options, error) {
 	o := DefaultOptions()
+	var err error
+	// get is ini.Lookup keeping the first error (a failed substitution).
+	get := func(section, key string) (string, string, bool) {
+		if err != nil {
+			return "", "", false
+		}
+		v, src, ok, lerr := ini.Lookup(section, key)
+		if lerr != nil {
+			err = lerr
+			return "", "", false
+		}
+		return v, src, ok
+	}
 	str := func(section, key string) Setting {
-		v, src, ok := ini.Get(section, key)
+		v, src, ok := get(section, key)
 		if !ok || v == "" {
 			return Setting{}
 		}
@@ -95,12 +108,8 @@ func FromINI(ini *INI) (Options, error) {
 	o.APIDB = str("api_database", "connection")
 	o.PlacementDB = str("placement_database", "connection")
 
-	var err error
 	ratio := func(key string, dst **float64, srcDst *string) {
-		if err != nil {
-			return
-		}
-		v, src, ok := ini.Get("DEFAULT", key)
+		v, src, ok := get("DEFAULT", key)
 		if !ok || v == "" || v == "<None>" {
 			return
 		}
@@ -114,10 +123,7 @@ func FromINI(ini *INI) (Options, error) {
 	ratio("disk_allocation_ratio", &o.Ratios.Disk, &o.Ratios.DiskSource)
 
 	initial := func(key string, dst *float64) {
-		if err != nil {
-			return
-		}
-		if v, src, ok := ini.Get("DEFAULT", key); ok && v != "" {
+		if v, src, ok := get("DEFAULT", key); ok && v != "" {
 			*dst, err = ParseRatio(v, src+": [DEFAULT] "+key)
 		}
 	}
@@ -126,10 +132,7 @@ func FromINI(ini *INI) (Options, error) {
 	initial("initial_disk_allocation_ratio", &o.Ratios.InitialDisk)
 
 	integer := func(key string, dst *int64) {
-		if err != nil {
-			return
-		}
-		if v, src, ok := ini.Get("DEFAULT", key); ok && v != "" {
+		if v, src, ok := get("DEFAULT", key); ok && v != "" {
 			n, perr := strconv.ParseInt(v, 10, 64)
 			if perr != nil || n < 0 {
 				err = fmt.Errorf("%s: [DEFAULT] %s: expected a non-negative integer, got %q", src, key, v)

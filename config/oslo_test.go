@@ -2,9 +2,11 @@ package config_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/config"
@@ -13,7 +15,8 @@ import (
 
 // osloScript reads the files with oslo.config's ConfigOpts, the options
 // registered as Nova registers them (strings, no default), and prints every
-// value after template substitution.
+// value after template substitution, or the name of the exception reading
+// it raised.
 const osloScript = `
 import json, sys
 from oslo_config import cfg
@@ -25,13 +28,18 @@ conf(args=spec["args"], project="nova", default_config_files=spec["defaults"])
 out = {}
 for group, names in spec["opts"].items():
     for n in names:
-        v = conf[n] if group == "DEFAULT" else conf[group][n]
+        try:
+            v = conf[n] if group == "DEFAULT" else conf[group][n]
+        except cfg.Error as e:
+            out[group + "." + n] = {"error": type(e).__name__}
+            continue
         out[group + "." + n] = "" if v is None else v
 print(json.dumps(out))
 `
 
 var osloOpts = map[string][]string{
-	"DEFAULT":            {"my_ip", "host", "state_path", "cpu_allocation_ratio", "note", "missing", "ends", "lock_path"},
+	"DEFAULT": {"my_ip", "host", "state_path", "cpu_allocation_ratio", "note", "missing", "lock_path",
+		"unknown_ref", "unknown_group_ref", "no_group_ref", "default_group_ref", "nested_unknown", "unset_ref", "python_letter_ref"},
 	"database":           {"connection"},
 	"api_database":       {"connection"},
 	"placement_database": {"connection"},
@@ -57,6 +65,13 @@ host = cmp-$my_ip
 state_path = /var/lib/nova
 lock_path = $state_path/lock
 cpu_allocation_ratio = 4.0
+unknown_ref = x$nosuch
+unknown_group_ref = ${database.nosuch}
+no_group_ref = ${nogroup.x}
+default_group_ref = ${DEFAULT.my_ip}
+nested_unknown = a $unknown_ref
+unset_ref = $missing
+python_letter_ref = x$ſ
 [database]
 connection = mysql+pymysql://nova:pa$$w0rd@$my_ip/nova
 [api_database]
@@ -72,7 +87,7 @@ connection = sqlite:///${state_path}/p.db
 	os.Mkdir(confDir, 0o755)
 	writeFile(t, filepath.Join(confDir, "20-b.conf"), `[DEFAULT]
 cpu_allocation_ratio = 8.0
-note = $$literal $1 ${missing}x $ends$ ${unclosed
+note = $$literal $1 ${my_ip}x $host$ ${unclosed
 [placement_database]
 connection = ${database.connection}_placement
 `)
@@ -81,16 +96,21 @@ my_ip = 10.0.0.6
 `)
 	writeFile(t, filepath.Join(confDir, "30-ignored.txt"), "[DEFAULT]\nmy_ip = 6.6.6.6\n")
 
+	// With the default file read, unsetRefs are refused; extra.conf alone
+	// leaves ${state_path} unset, which oslo.config reads as "" (Nova
+	// registers it with a default rpctl does not know).
+	extraOnly := map[string]string{"placement_database.connection": "${state_path}"}
 	for _, tc := range []struct {
 		name     string
 		defaults []string
 		files    []string
 		dirs     []string
+		refused  map[string]string // option → the reference its error names
 	}{
-		{"default file (an absent one skipped)", []string{etc}, nil, nil},
-		{"default file and --config-dir", []string{etc}, nil, []string{confDir}},
-		{"--config-file twice and --config-dir", []string{etc}, []string{extra, etc}, []string{confDir}},
-		{"--config-file only", []string{etc}, []string{extra}, nil},
+		{"default file (an absent one skipped)", []string{etc}, nil, nil, unsetRefs},
+		{"default file and --config-dir", []string{etc}, nil, []string{confDir}, unsetRefs},
+		{"--config-file twice and --config-dir", []string{etc}, []string{extra, etc}, []string{confDir}, unsetRefs},
+		{"--config-file only", []string{etc}, []string{extra}, nil, extraOnly},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{}
@@ -105,7 +125,7 @@ my_ip = 10.0.0.6
 			if err != nil {
 				t.Fatalf("oslo.config: %v\n%s", err, out)
 			}
-			var want map[string]string
+			var want map[string]any
 			if err := json.Unmarshal(out, &want); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
@@ -130,16 +150,62 @@ my_ip = 10.0.0.6
 				}
 				fh.Close()
 			}
+			refused := 0
 			for group, names := range osloOpts {
 				for _, n := range names {
-					got, _, _ := ini.Get(group, n)
-					if w := want[group+"."+n]; got != w {
-						t.Errorf("[%s] %s = %q, oslo.config %q", group, n, got, w)
+					got, src, _, err := ini.Lookup(group, n)
+					w := want[group+"."+n]
+					if ref, ok := tc.refused[group+"."+n]; ok {
+						if err == nil {
+							t.Errorf("[%s] %s = %q accepted, oslo.config %v", group, n, got, w)
+						} else if head := fmt.Sprintf("%s: [%s] %s: ", src, group, n); !strings.HasPrefix(err.Error(), head) || !strings.Contains(err.Error(), ref) {
+							t.Errorf("[%s] %s: error %q does not start %q or name %s", group, n, err, head, ref)
+						} else {
+							refused++
+						}
+						continue
 					}
+					if err != nil {
+						t.Errorf("[%s] %s: %v, oslo.config %v", group, n, err, w)
+					} else if got != w {
+						t.Errorf("[%s] %s = %q, oslo.config %v", group, n, got, w)
+					}
+				}
+			}
+			if refused != len(tc.refused) {
+				t.Errorf("%d options refused, want %d", refused, len(tc.refused))
+			}
+			// rpctl refuses exactly what oslo.config raises on, and the
+			// references to a registered option's default.
+			for k, w := range want {
+				_, raised := w.(map[string]any)
+				_, refused := tc.refused[k]
+				if raised != (refused && !osloDefaults[k]) {
+					t.Errorf("%s: oslo.config reads %v, rpctl refuses: %v", k, w, refused)
 				}
 			}
 		})
 	}
+}
+
+// osloDefaults are the refused options oslo.config reads with the default
+// of a registered option.
+var osloDefaults = map[string]bool{"DEFAULT.unset_ref": true, "placement_database.connection": true}
+
+// unsetRefs are the test's options that refer to an option set in no file,
+// with the reference their error must name: oslo.config raises on all but
+// unset_ref (whose $missing Nova registers without a default, so
+// oslo.config reads ""; rpctl cannot know a registered option's default and
+// refuses it too).
+var unsetRefs = map[string]string{
+	"DEFAULT.unknown_ref":       "$nosuch",
+	"DEFAULT.unknown_group_ref": "${database.nosuch}",
+	"DEFAULT.no_group_ref":      "${nogroup.x}",
+	"DEFAULT.default_group_ref": "${DEFAULT.my_ip}",
+	"DEFAULT.nested_unknown":    "$nosuch",
+	"DEFAULT.unset_ref":         "$missing",
+	// Python's case-insensitive [a-z] holds ſ: oslo.config reads a name.
+	"DEFAULT.python_letter_ref": "$ſ",
 }
 
 // TestSubstitutionLoop: a cycle is an error naming the option, not a hang.

@@ -118,6 +118,9 @@ func parseMySQLURL(raw string) (Target, error) {
 		cfg.Net, cfg.Addr = "unix", sock
 	} else {
 		host := u.Hostname()
+		if strings.ContainsAny(host, "[]") {
+			return Target{}, fmt.Errorf("malformed database URL %s: host %q", shown(raw), host)
+		}
 		if host == "" {
 			host = "localhost"
 		}
@@ -165,7 +168,7 @@ func applyDefaults(cfg *mysql.Config) {
 func parseGoDSN(raw string) (Target, error) {
 	cfg, err := mysql.ParseDSN(raw)
 	if err != nil {
-		return Target{}, fmt.Errorf("malformed MySQL DSN %s: %v", shown(raw), scrub(err.Error(), raw))
+		return Target{}, fmt.Errorf("malformed MySQL DSN %s: %s", shown(raw), oneLine(scrub(err.Error(), raw)))
 	}
 	applyDefaults(cfg)
 	return Target{Driver: MySQL, DSN: cfg.FormatDSN(), Database: cfg.DBName, Redacted: Redact(raw)}, nil
@@ -219,6 +222,15 @@ func Redact(raw string) string {
 		return user + ":***" + raw[at:]
 	}
 	return raw
+}
+
+// oneLine quotes a message holding a control character (a driver error
+// echoing part of the DSN), so that it stays one line.
+func oneLine(msg string) string {
+	if strings.IndexFunc(msg, unicode.IsControl) >= 0 {
+		return strconv.Quote(msg)
+	}
+	return msg
 }
 
 // shown is raw as an error message may show it: redacted, and quoted when
