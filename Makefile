@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 MARIADB_DIR ?= $(or $(TMPDIR),/tmp)/rpctl-make-mariadb
 MARIADB_PORT ?= 33308
 
-.PHONY: build test unit demo bench lint clean fuzz
+.PHONY: build test unit demo bench lint clean fuzz stress
 
 # rpctl --version: release (git describe), commit and build date.
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -26,6 +26,14 @@ test:
 	@set -e; \
 	if [ -z "$$RPCTL_TEST_MYSQL" ]; then eval "$$(scripts/mariadb-start.sh $(MARIADB_DIR) $(MARIADB_PORT))"; export RPCTL_TEST_MYSQL; fi; \
 	RPCTL_INTEGRATION=1 $(GO) test -count=1 -timeout 30m ./...
+
+# The lost-update proof of issue #10 at full size: 8 writers x 1,000
+# read-modify-write edits of one inventory, half through the real
+# placement-api, half through the database (make test runs it smaller).
+stress:
+	@set -e; \
+	if [ -z "$$RPCTL_TEST_MYSQL" ]; then eval "$$(scripts/mariadb-start.sh $(MARIADB_DIR) $(MARIADB_PORT))"; export RPCTL_TEST_MYSQL; fi; \
+	RPCTL_INTEGRATION=1 RPCTL_LOST_UPDATE_EDITS=1000 $(GO) test -count=1 -timeout 60m -run '^TestNoLostUpdates$$' -v ./placementclient
 
 # Unit tests only: integration tests skip without a server.
 unit:

@@ -706,8 +706,17 @@ func checkConflicts(req *Request) error {
 const resourcesForm = "Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: "
 
 // parseResources is util.normalize_resources_qs_param. Resource class names
-// are not checked here: unknown names need the database.
+// are not checked here: unknown names need the database. Placement accepts
+// amounts of any size and then fails storing them in SQLite.
 func parseResources(v string) (map[string]int64, []string, error) {
+	return parseResourceAmounts(v, func(string) (int64, error) {
+		return 0, &APIError{Status: 500, Code: DefaultErrorCode, Message: "Python int too large to convert to SQLite INTEGER"}
+	})
+}
+
+// parseResourceAmounts is parseResources with huge deciding what an amount
+// beyond int64 becomes.
+func parseResourceAmounts(v string, huge func(class string) (int64, error)) (map[string]int64, []string, error) {
 	if pyStrip(v) == "" {
 		return nil, nil, badRequest(DefaultErrorCode, resourcesForm+"empty string.")
 	}
@@ -726,14 +735,17 @@ func parseResources(v string) (map[string]int64, []string, error) {
 		if n.neg || n.v == 0 && !n.overflow {
 			return nil, nil, badRequest(DefaultErrorCode, fmt.Sprintf("Requested resource %s requires amount >= 1. Got: %s.", rc, n.decimal()))
 		}
+		amt := int64(n.v)
 		if n.overflow || n.v > math.MaxInt64 {
-			// Placement accepts it and then fails storing it in a query.
-			return nil, nil, &APIError{Status: 500, Code: DefaultErrorCode, Message: "Python int too large to convert to SQLite INTEGER"}
+			var err error
+			if amt, err = huge(rc); err != nil {
+				return nil, nil, err
+			}
 		}
 		if _, dup := res[rc]; !dup {
 			order = append(order, rc)
 		}
-		res[rc] = int64(n.v)
+		res[rc] = amt
 	}
 	return res, order, nil
 }

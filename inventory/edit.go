@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rpctl/rpctl/candidates"
 )
@@ -207,6 +209,34 @@ func Removed(changes []Change) []string {
 // changing under us after this many re-reads is reported, not forced.
 const DefaultAttempts = 10
 
+// maxBackoff caps the wait before a re-read after a generation conflict.
+const maxBackoff = time.Second
+
+// backoffLimit is the longest wait after the n-th conflict in a row, whose
+// attempt took last: that attempt's time, doubled per further conflict, at
+// most maxBackoff. Writers that lost the same generation then come back
+// one after another instead of all re-reading at once and all but one
+// losing again (each lost attempt costs Placement two or three requests).
+func backoffLimit(n int, last time.Duration) time.Duration {
+	d := max(last, time.Millisecond)
+	for i := 1; i < n && d < maxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, maxBackoff)
+}
+
+// backoff waits a random time up to backoffLimit(n, since start).
+func backoff(ctx context.Context, n int, start time.Time) error {
+	t := time.NewTimer(rand.N(backoffLimit(n, time.Since(start))))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
 // Outcome of one provider's edit.
 type Outcome string
 
@@ -252,7 +282,7 @@ var ErrDeclined = errors.New("not confirmed")
 
 // EditInventories reads, edits and writes p's inventories with the
 // generation it read, re-reading and re-applying edit after each conflict
-// up to the attempt bound. Removing a class with allocations is refused
+// (after a short random wait, see backoffLimit) up to the attempt bound. Removing a class with allocations is refused
 // (ErrInUse) before any write; lowering capacity below usage is allowed,
 // as in Placement, with a warning naming class, usage and new capacity.
 // An edit that changes nothing writes nothing.
@@ -263,7 +293,14 @@ func (e *Editor) EditInventories(ctx context.Context, p Provider, edit Inventory
 		attempts = DefaultAttempts
 	}
 	confirmed := e.Confirm == nil
+	var start time.Time
 	for r.Attempts < attempts {
+		if r.Attempts > 0 {
+			if err := backoff(ctx, r.Attempts, start); err != nil {
+				return r.fail(err)
+			}
+		}
+		start = time.Now()
 		r.Attempts++
 		gen, cur, err := e.Store.Inventories(ctx, p.UUID)
 		if err != nil {
@@ -389,7 +426,14 @@ func (e *Editor) editNames(ctx context.Context, p Provider, edit NameSetEdit,
 	if attempts <= 0 {
 		attempts = DefaultAttempts
 	}
-	for range attempts {
+	var start time.Time
+	for n := range attempts {
+		if n > 0 {
+			if err := backoff(ctx, n, start); err != nil {
+				return nil, err
+			}
+		}
+		start = time.Now()
 		gen, cur, err := get(ctx, p.UUID)
 		if err != nil {
 			return nil, err

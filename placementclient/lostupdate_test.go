@@ -22,27 +22,23 @@ import (
 // as a conflict, the provider's generation went up once per success, and
 // the other class is untouched: nothing lost, nothing applied twice.
 //
-// The single-threaded placement-api answers a few hundred requests a second
-// on an idle machine and each API edit takes three, so the full 8 x 1,000
-// runs under `make bench` (BenchmarkNoLostUpdates); `make test` runs 8 x 25
-// (RPCTL_LOST_UPDATE_EDITS sets the edits per writer).
+// Size: `make stress` runs the full 8 x 1,000 (RPCTL_LOST_UPDATE_EDITS=1000);
+// `make test` runs 8 x 50. Measured on the shared 2-core machine with the
+// inventory domain's backoff after conflicts: 5m24s (quiet at first) and
+// 6m38s (load ~7) for 8 x 1,000, each 7,941 applied (~3,960 through the
+// API, ~3,980 through the database), 59 reported as conflicts, 0 lost;
+// 17m59s before the backoff. Each API edit costs placement-api (one
+// single-threaded process) three requests: GET inventories, GET usages,
+// PUT inventories.
 func TestNoLostUpdates(t *testing.T) {
-	edits := 25
+	edits := 50
 	if v := os.Getenv("RPCTL_LOST_UPDATE_EDITS"); v != "" {
-		edits, _ = strconv.Atoi(v)
+		var err error
+		if edits, err = strconv.Atoi(v); err != nil || edits < 1 {
+			t.Fatalf("RPCTL_LOST_UPDATE_EDITS=%q: want a positive number of edits per writer", v)
+		}
 	}
 	noLostUpdates(t, edits)
-}
-
-// BenchmarkNoLostUpdates is the lost-update proof at the issue's full size,
-// 8 writers x 1,000 edits.
-func BenchmarkNoLostUpdates(b *testing.B) {
-	if os.Getenv("RPCTL_BENCH") == "" {
-		b.Skip("set RPCTL_BENCH=1 (make bench): needs MariaDB, placement-api and many minutes")
-	}
-	for b.Loop() {
-		noLostUpdates(b, 1000)
-	}
 }
 
 func noLostUpdates(t testing.TB, edits int) {

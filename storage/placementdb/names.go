@@ -43,20 +43,30 @@ func (s *Store) CreateResourceClass(ctx context.Context, name string) (bool, err
 	if !customName.MatchString(name) || len(name) > 255 {
 		return false, inventory.Errorf(inventory.ErrBadRequest, "", "JSON does not validate: '%s' does not match '^CUSTOM_[A-Z0-9_]+$'", name)
 	}
-	created := false
-	err := s.writeTx(ctx, "create resource class", func(tx *sqlx.Tx) error {
-		if id, err := s.nameID(ctx, tx, "resource_classes", name, nil); err != nil || id != 0 {
-			return err
-		}
+	return s.createName(ctx, "resource class", "resource_classes", name, func(tx *sqlx.Tx) error {
 		// ResourceClass._get_next_id: max(id)+1, at least 10000.
 		var maxID sql.NullInt64
 		if err := tx.GetContext(ctx, &maxID, `SELECT MAX(id) FROM resource_classes`); err != nil {
 			return err
 		}
 		next := max(maxID.Int64+1, customClassMinID)
-		if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO resource_classes (id, name, created_at) VALUES (?, ?, ?)`), next, name, s.db.Now()); err != nil {
+		_, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO resource_classes (id, name, created_at) VALUES (?, ?, ?)`), next, name, s.db.Now())
+		return err
+	})
+}
+
+// createName inserts the row of a custom class or trait (insert writes
+// it) unless one with name exists; created says whether this call added
+// it. A concurrent creator that inserted it first is no error: Placement
+// answers 204 then too.
+func (s *Store) createName(ctx context.Context, what, table, name string, insert func(*sqlx.Tx) error) (bool, error) {
+	created := false
+	err := s.writeTx(ctx, "create "+what, func(tx *sqlx.Tx) error {
+		if id, err := s.nameID(ctx, tx, table, name, nil); err != nil || id != 0 {
+			return err
+		}
+		if err := insert(tx); err != nil {
 			if storage.IsDuplicate(err) {
-				// A concurrent creator won; Placement answers 204 too.
 				return nil
 			}
 			return err
@@ -134,21 +144,10 @@ func (s *Store) CreateTrait(ctx context.Context, name string) (bool, error) {
 		return false, inventory.Errorf(inventory.ErrBadRequest, "",
 			"The trait is invalid. A valid trait must be no longer than 255 characters, start with the prefix \"CUSTOM_\" and use following characters: \"A\"-\"Z\", \"0\"-\"9\" and \"_\"")
 	}
-	created := false
-	err := s.writeTx(ctx, "create trait", func(tx *sqlx.Tx) error {
-		if id, err := s.nameID(ctx, tx, "traits", name, nil); err != nil || id != 0 {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO traits (name, created_at) VALUES (?, ?)`), name, s.db.Now()); err != nil {
-			if storage.IsDuplicate(err) {
-				return nil
-			}
-			return err
-		}
-		created = true
-		return nil
+	return s.createName(ctx, "trait", "traits", name, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO traits (name, created_at) VALUES (?, ?)`), name, s.db.Now())
+		return err
 	})
-	return created, err
 }
 
 // DeleteTrait is DELETE /traits/{name}.

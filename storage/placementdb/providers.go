@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"sort"
-	"strconv"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -16,40 +16,16 @@ import (
 	"github.com/rpctl/rpctl/storage"
 )
 
-// ListProviders is GET /resource_providers (objects/resource_provider.py
-// get_all_by_filters): the SQL narrows by name, uuid and tree; aggregates,
-// traits and resources are then checked per provider as Placement's
-// subqueries do.
+// ListProviders is GET /resource_providers at 1.39 (handlers
+// list_resource_providers and objects get_all_by_filters): the parameters
+// are checked in Placement's order with its 400 messages; then, as
+// Placement's query does, an unknown in_tree provider, required traits no
+// provider has or member_of aggregates no provider is in end the search
+// with no providers (before unknown forbidden traits or resource classes
+// are noticed); otherwise name, uuid and tree narrow the SQL and traits,
+// aggregates and resources are checked per provider.
 func (s *Store) ListProviders(ctx context.Context, f inventory.ProviderFilter) ([]inventory.Provider, error) {
-	if f.UUID != "" && !candidates.UUIDLike(f.UUID) {
-		return nil, inventory.Errorf(inventory.ErrBadRequest, "", "Invalid query string parameters: '%s' is not a 'uuid'", f.UUID)
-	}
-	if f.InTree != "" && !candidates.UUIDLike(f.InTree) {
-		return nil, inventory.Errorf(inventory.ErrBadRequest, "", "Invalid query string parameters: '%s' is not a 'uuid'", f.InTree)
-	}
-	var memberOf [][]string
-	var forbiddenAggs []string
-	for _, v := range f.MemberOf {
-		req, forb, err := parseMemberOf(v)
-		if err != nil {
-			return nil, err
-		}
-		if len(req) > 0 {
-			memberOf = append(memberOf, req)
-		}
-		forbiddenAggs = append(forbiddenAggs, forb...)
-	}
-	var requiredTraits [][]string
-	var forbiddenTraits []string
-	for _, v := range f.Required {
-		req, forb, err := parseRequired(v)
-		if err != nil {
-			return nil, err
-		}
-		requiredTraits = append(requiredTraits, req...)
-		forbiddenTraits = append(forbiddenTraits, forb...)
-	}
-	resources, err := parseResources(f.Resources)
+	q, err := parseProviderFilter(f)
 	if err != nil {
 		return nil, err
 	}
@@ -73,68 +49,59 @@ func (s *Store) ListProviders(ctx context.Context, f inventory.ProviderFilter) (
 			}
 			where, args = append(where, "rp.root_provider_id = ?"), append(args, root)
 		}
-		rows, err := tx.QueryxContext(ctx, s.db.Rebind(providerSelect+" WHERE "+strings.Join(where, " AND ")+" ORDER BY rp.id"), args...)
-		if err != nil {
-			return err
-		}
-		var ps []provRow
-		for rows.Next() {
-			p, err := scanProvider(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			ps = append(ps, p)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		keep := func(provRow) bool { return true }
-		if len(memberOf) > 0 || len(forbiddenAggs) > 0 {
-			aggs, err := s.links(ctx, tx, `SELECT a.resource_provider_id, pa.uuid FROM resource_provider_aggregates a JOIN placement_aggregates pa ON pa.id = a.aggregate_id`)
-			if err != nil {
-				return err
-			}
-			prev := keep
-			keep = func(p provRow) bool {
-				return prev(p) && allAnyOf(aggs[p.ID], memberOf) && !hasAny(aggs[p.ID], forbiddenAggs)
-			}
-		}
-		if len(requiredTraits) > 0 || len(forbiddenTraits) > 0 {
+		keep := func(int64) bool { return true }
+		if len(q.required) > 0 || len(q.forbidden) > 0 {
 			ids, _, err := s.nameIDs(ctx, tx, `SELECT id, name FROM traits`)
 			if err != nil {
 				return err
-			}
-			var missing []string
-			for _, set := range append(requiredTraits, forbiddenTraits) {
-				for _, t := range set {
-					if _, ok := ids[t]; !ok {
-						missing = append(missing, t)
-					}
-				}
-			}
-			if len(missing) > 0 {
-				return inventory.Errorf(inventory.ErrBadRequest, "", "Invalid trait(s) in \"required\" parameter: No such trait(s): %s.", strings.Join(missing, ", "))
 			}
 			traits, err := s.links(ctx, tx, `SELECT t.resource_provider_id, tr.name FROM resource_provider_traits t JOIN traits tr ON tr.id = t.trait_id`)
 			if err != nil {
 				return err
 			}
+			if len(q.required) > 0 {
+				if err := traitsKnown(ids, slices.Concat(q.required...)); err != nil {
+					return err
+				}
+				if !anyLinked(traits, q.required) {
+					return nil
+				}
+			}
+			if err := traitsKnown(ids, q.forbidden); err != nil {
+				return err
+			}
 			prev := keep
-			keep = func(p provRow) bool {
-				return prev(p) && allAnyOf(traits[p.ID], requiredTraits) && !hasAny(traits[p.ID], forbiddenTraits)
+			keep = func(id int64) bool {
+				return prev(id) && allAnyOf(traits[id], q.required) && !hasAny(traits[id], q.forbidden)
 			}
 		}
-		if len(resources) > 0 {
+		if len(q.memberOf) > 0 || len(q.forbiddenAggs) > 0 {
+			aggs, err := s.links(ctx, tx, `SELECT a.resource_provider_id, pa.uuid FROM resource_provider_aggregates a JOIN placement_aggregates pa ON pa.id = a.aggregate_id`)
+			if err != nil {
+				return err
+			}
+			if len(q.memberOf) > 0 && !anyLinked(aggs, q.memberOf) {
+				return nil
+			}
+			prev := keep
+			keep = func(id int64) bool {
+				return prev(id) && allAnyOf(aggs[id], q.memberOf) && !hasAny(aggs[id], q.forbiddenAggs)
+			}
+		}
+		if len(q.classes) > 0 {
 			ids, _, err := s.classIDs(ctx, tx)
 			if err != nil {
 				return err
 			}
 			fits := map[int64]int{}
-			for _, r := range resources {
-				if _, ok := ids[r.class]; !ok {
-					return inventory.Errorf(inventory.ErrBadRequest, "", "Invalid resource class in resources parameter: No such resource class %s.", r.class)
+			for _, rc := range q.classes {
+				id, ok := ids[rc]
+				if !ok {
+					return inventory.Errorf(inventory.ErrBadRequest, "", "Invalid resource class in resources parameter: No such resource class %s.", rc)
+				}
+				n := q.amounts[rc]
+				if n > math.MaxInt32 {
+					continue // above any max_unit: no provider has room
 				}
 				// _capacity_check_clause, as SQL so that the float
 				// arithmetic is the server's, as in Placement.
@@ -144,28 +111,110 @@ func (s *Store) ListProviders(ctx context.Context, f inventory.ProviderFilter) (
 					ON u.resource_provider_id = i.resource_provider_id
 					WHERE i.resource_class_id = ? AND COALESCE(u.used, 0) + ? <= (i.total - i.reserved) * i.allocation_ratio
 					AND i.min_unit <= ? AND i.max_unit >= ? AND (? % i.step_size) = 0`),
-					ids[r.class], ids[r.class], r.amount, r.amount, r.amount, r.amount)
+					id, id, n, n, n, n)
 				if err != nil {
 					return err
 				}
-				for _, id := range got {
-					fits[id]++
+				for _, p := range got {
+					fits[p]++
 				}
 			}
 			prev := keep
-			keep = func(p provRow) bool { return prev(p) && fits[p.ID] == len(resources) }
+			keep = func(id int64) bool { return prev(id) && fits[id] == len(q.classes) }
 		}
-		for _, p := range ps {
-			if keep(p) {
+		rows, err := tx.QueryxContext(ctx, s.db.Rebind(providerSelect+" WHERE "+strings.Join(where, " AND ")+" ORDER BY rp.id"), args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			p, err := scanProvider(rows)
+			if err != nil {
+				return err
+			}
+			if keep(p.ID) {
 				out = append(out, p.Provider)
 			}
 		}
-		return nil
+		return rows.Err()
 	})
 	if err != nil {
 		return nil, s.fail("list resource providers", err)
 	}
 	return out, nil
+}
+
+// providerQuery is GET /resource_providers' member_of, required and
+// resources parameters as Placement reads them.
+type providerQuery struct {
+	memberOf      [][]string // each an any-of set; all must hold
+	forbiddenAggs []string
+	required      [][]string // each an any-of set; all must hold
+	forbidden     []string
+	amounts       map[string]int64
+	classes       []string // amounts' classes in the order given
+}
+
+// parseProviderFilter checks the parameters as list_resource_providers
+// does: the JSON schema (uuid, then in_tree), then member_of, required and
+// resources, each failure a 400 with Placement's message as the API client
+// shows it.
+func parseProviderFilter(f inventory.ProviderFilter) (providerQuery, error) {
+	var q providerQuery
+	bad := func(err error) error {
+		return inventory.Errorf(inventory.ErrBadRequest, "", "%s", strings.TrimSpace(err.Error()))
+	}
+	for _, v := range []string{f.UUID, f.InTree} {
+		if v != "" && !candidates.UUIDLike(v) {
+			return q, inventory.Errorf(inventory.ErrBadRequest, "", "Invalid query string parameters: %s is not a 'uuid'", candidates.PyRepr(v))
+		}
+	}
+	for _, v := range f.MemberOf {
+		req, forb, err := candidates.ParseMemberOfParam(v)
+		if err != nil {
+			return q, bad(err)
+		}
+		if len(req) > 0 {
+			q.memberOf = append(q.memberOf, req)
+		}
+		q.forbiddenAggs = append(q.forbiddenAggs, forb...)
+	}
+	for _, v := range f.Required {
+		req, forb, err := candidates.ParseRequiredParam(v)
+		if err != nil {
+			return q, bad(err)
+		}
+		q.required = append(q.required, req...)
+		q.forbidden = append(q.forbidden, forb...)
+	}
+	if f.Resources != "" {
+		var err error
+		if q.amounts, q.classes, err = candidates.ParseResourcesParam(f.Resources); err != nil {
+			return q, bad(err)
+		}
+	}
+	return q, nil
+}
+
+// traitsKnown is the trait cache's lookup: the first unknown name is
+// Placement's 400.
+func traitsKnown(ids map[string]int64, names []string) error {
+	for _, t := range names {
+		if _, ok := ids[t]; !ok {
+			return inventory.Errorf(inventory.ErrBadRequest, "", "Invalid trait(s) in \"required\" parameter: No such trait(s): %s.", t)
+		}
+	}
+	return nil
+}
+
+// anyLinked says whether some provider satisfies every any-of set.
+func anyLinked(links map[int64]map[string]bool, sets [][]string) bool {
+	for _, have := range links {
+		if allAnyOf(have, sets) {
+			return true
+		}
+	}
+	return false
 }
 
 // links reads provider id -> names (traits or aggregate uuids).
@@ -206,79 +255,6 @@ func hasAny(have map[string]bool, names []string) bool {
 		}
 	}
 	return false
-}
-
-// parseMemberOf is util.normalize_member_of_qs_params for one value.
-func parseMemberOf(v string) (required, forbidden []string, err error) {
-	neg := strings.HasPrefix(v, "!")
-	v = strings.TrimPrefix(v, "!")
-	var uuids []string
-	if rest, ok := strings.CutPrefix(v, "in:"); ok {
-		uuids = strings.Split(rest, ",")
-	} else {
-		uuids = []string{v}
-	}
-	for _, u := range uuids {
-		if !candidates.UUIDLike(u) {
-			return nil, nil, inventory.Errorf(inventory.ErrBadRequest, "", "Invalid query string parameters: Expected 'member_of' parameter to contain valid UUID(s). Got: %s", u)
-		}
-	}
-	if neg {
-		return nil, uuids, nil
-	}
-	return uuids, nil, nil
-}
-
-// parseRequired is util.normalize_traits_qs_params for one value: a
-// conjunction of plain traits, "!T" forbidden ones and "in:A,B" any-of sets.
-func parseRequired(v string) (required [][]string, forbidden []string, err error) {
-	if rest, ok := strings.CutPrefix(v, "in:"); ok {
-		set := strings.Split(rest, ",")
-		for _, t := range set {
-			if t == "" || strings.HasPrefix(t, "!") {
-				return nil, nil, inventory.Errorf(inventory.ErrBadRequest, "", "Invalid query string parameters: Expected 'required' parameter value of the form: in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: %s", v)
-			}
-		}
-		return [][]string{set}, nil, nil
-	}
-	for _, t := range strings.Split(v, ",") {
-		if name, ok := strings.CutPrefix(t, "!"); ok && name != "" {
-			forbidden = append(forbidden, name)
-		} else if t != "" && !ok {
-			required = append(required, []string{t})
-		} else {
-			return nil, nil, inventory.Errorf(inventory.ErrBadRequest, "", "Invalid query string parameters: Expected 'required' parameter value of the form: HW_CPU_X86_VMX,!CUSTOM_MAGIC. Got: %s", v)
-		}
-	}
-	return required, forbidden, nil
-}
-
-type amount struct {
-	class  string
-	amount int64
-}
-
-// parseResources is util.normalize_resources_qs_param.
-func parseResources(v string) ([]amount, error) {
-	if v == "" {
-		return nil, nil
-	}
-	var out []amount
-	seen := map[string]bool{}
-	for _, part := range strings.Split(v, ",") {
-		rc, num, ok := strings.Cut(part, ":")
-		n, err := strconv.ParseInt(num, 10, 64)
-		if !ok || err != nil || n < 1 || rc == "" {
-			return nil, inventory.Errorf(inventory.ErrBadRequest, "",
-				"Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: %s.", v)
-		}
-		if !seen[rc] {
-			out = append(out, amount{rc, n})
-			seen[rc] = true
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].class < out[j].class })
-	return out, nil
 }
 
 // CreateProvider is POST /resource_providers (1.20+), ResourceProvider.create.
