@@ -424,43 +424,7 @@ func TestClaimsHealParityWithNova(t *testing.T) {
 	}
 	compare(t, "before")
 	nm := startNovaManage(t)
-	// Instances added to both cells before a step, to reach Nova's
-	// failure codes; each is deleted again after its step.
-	late := func(id int, node int, flavor string) []nova.Instance {
-		c2 := newHealCloud()
-		in := c2.instances[0]
-		t := in.CreatedAt.Add(24 * time.Hour)
-		host := fmt.Sprintf("compute%03d", node)
-		in.ID, in.UUID, in.CreatedAt, in.Host, in.Node, in.Flavor = int64(id), healUUID('e', id), &t, &host, &host, &flavor
-		return []nova.Instance{in}
-	}
-	steps := []struct {
-		name string
-		args []string
-		add  []nova.Instance
-		want int // nova-manage's code, as read in nova/cmd/manage.py
-	}{
-		{"dry run", []string{"--dry-run"}, nil, 4},
-		{"max-count 0", []string{"--max-count", "0"}, nil, 127},
-		{"max-count abc", []string{"--max-count", "abc"}, nil, 127},
-		{"cell and instance", []string{"--cell", "dddddddd-0000-4000-8000-000000000001", "--instance", healUUID('a', 1)}, nil, 127},
-		{"force without instance", []string{"--force"}, nil, 127},
-		{"unmapped instance", []string{"--instance", healUUID('z', 1)}, nil, 127},
-		{"unknown cell", []string{"--cell", "dddddddd-0000-4000-8000-00000000ffff"}, nil, 127},
-		{"one instance", []string{"--instance", healUUID('a', 3)}, nil, 0},
-		{"max-count 2", []string{"--max-count", "2"}, nil, 1},
-		// Nova checks --max-count only after a whole page of 3: pages that
-		// heal 1 or 2 let the next page go past it, here to 12 healed.
-		{"max-count 3", []string{"--max-count", "3"}, nil, 0},
-		{"again", nil, nil, 4},
-		{"new instances", nil, append(late(105, 2, healFlavor("small", 1, 512, 1, 0, 0, nil)), late(106, 3, healFlavor("gold", 1, 512, 1, 0, 0, map[string]string{"resources:MEMORY_MB": "64"}))...), 0},
-		{"force one", []string{"--instance", healUUID('a', 2), "--force"}, nil, 0},
-		{"cell by uuid", []string{"--cell", "dddddddd-0000-4000-8000-000000000001"}, nil, 4},
-		{"over capacity", nil, late(101, 1, healFlavor("huge", 1, 999999, 1, 0, 0, nil)), 3},
-		{"unknown resource class", nil, late(102, 1, healFlavor("odd", 1, 1, 1, 0, 0, map[string]string{"resources:CUSTOM_NOPE": "1"})), 3},
-		{"no compute node", nil, late(103, 9, healFlavor("small", 1, 1, 1, 0, 0, nil)), 2},
-		{"vgpu", nil, late(104, 1, healFlavor("vgpu", 1, 1, 1, 0, 0, map[string]string{"resources:VGPU": "1"})), 8},
-	}
+	steps := healSteps()
 	ctx := context.Background()
 	novaCell, rpctlCell := openDB(t, novaSide.cell, storage.RoleCell), openDB(t, rpctlSide.cell, storage.RoleCell)
 	for _, st := range steps {
@@ -492,6 +456,53 @@ func TestClaimsHealParityWithNova(t *testing.T) {
 			t.Logf("%s: nova-manage:\n%s\nrpctl:\n%s%s", st.name, novaOut, rOut, rErr)
 			return
 		}
+	}
+}
+
+// healStep is one heal run of the parity tests: its arguments, the
+// instances added to the cells before it (deleted again after it), and
+// nova-manage's exit code.
+type healStep struct {
+	name string
+	args []string
+	add  []nova.Instance
+	want int // nova-manage's code, as read in nova/cmd/manage.py
+}
+
+// healSteps are the heal runs of the parity tests, reaching every exit code
+// rpctl shares with nova-manage.
+func healSteps() []healStep {
+	// Instances added to both cells before a step, to reach Nova's
+	// failure codes; each is deleted again after its step.
+	late := func(id int, node int, flavor string) []nova.Instance {
+		c2 := newHealCloud()
+		in := c2.instances[0]
+		at := in.CreatedAt.Add(24 * time.Hour)
+		host := fmt.Sprintf("compute%03d", node)
+		in.ID, in.UUID, in.CreatedAt, in.Host, in.Node, in.Flavor = int64(id), healUUID('e', id), &at, &host, &host, &flavor
+		return []nova.Instance{in}
+	}
+	return []healStep{
+		{"dry run", []string{"--dry-run"}, nil, 4},
+		{"max-count 0", []string{"--max-count", "0"}, nil, 127},
+		{"max-count abc", []string{"--max-count", "abc"}, nil, 127},
+		{"cell and instance", []string{"--cell", "dddddddd-0000-4000-8000-000000000001", "--instance", healUUID('a', 1)}, nil, 127},
+		{"force without instance", []string{"--force"}, nil, 127},
+		{"unmapped instance", []string{"--instance", healUUID('z', 1)}, nil, 127},
+		{"unknown cell", []string{"--cell", "dddddddd-0000-4000-8000-00000000ffff"}, nil, 127},
+		{"one instance", []string{"--instance", healUUID('a', 3)}, nil, 0},
+		{"max-count 2", []string{"--max-count", "2"}, nil, 1},
+		// Nova checks --max-count only after a whole page of 3: pages that
+		// heal 1 or 2 let the next page go past it, here to 12 healed.
+		{"max-count 3", []string{"--max-count", "3"}, nil, 0},
+		{"again", nil, nil, 4},
+		{"new instances", nil, append(late(105, 2, healFlavor("small", 1, 512, 1, 0, 0, nil)), late(106, 3, healFlavor("gold", 1, 512, 1, 0, 0, map[string]string{"resources:MEMORY_MB": "64"}))...), 0},
+		{"force one", []string{"--instance", healUUID('a', 2), "--force"}, nil, 0},
+		{"cell by uuid", []string{"--cell", "dddddddd-0000-4000-8000-000000000001"}, nil, 4},
+		{"over capacity", nil, late(101, 1, healFlavor("huge", 1, 999999, 1, 0, 0, nil)), 3},
+		{"unknown resource class", nil, late(102, 1, healFlavor("odd", 1, 1, 1, 0, 0, map[string]string{"resources:CUSTOM_NOPE": "1"})), 3},
+		{"no compute node", nil, late(103, 9, healFlavor("small", 1, 1, 1, 0, 0, nil)), 2},
+		{"vgpu", nil, late(104, 1, healFlavor("vgpu", 1, 1, 1, 0, 0, map[string]string{"resources:VGPU": "1"})), 8},
 	}
 }
 
