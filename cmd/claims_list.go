@@ -8,7 +8,6 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/output"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // NewCmdClaimsList builds `rpctl claims list`.
@@ -29,6 +28,11 @@ orphan says whether claims audit would call the allocation orphaned (Nova's rule
 
 Filters: --host (host or hypervisor_hostname of the provider's compute node), --provider
 (uuid or name), --consumer, --project (repeatable), --orphans.
+
+With --os-endpoint/--os-cloud Placement is read through its API (GET /resource_providers,
+GET /resource_providers/{uuid}/allocations, GET /allocations/{consumer} for project, user
+and age); the API shows no consumer created_at, so the age is then the time since the
+consumer's allocations were last written (Last-Modified).
 
 Exit codes: 0 listed (also when nothing matches), 127 invalid input, 255 unexpected error.`,
 		Args: cobra.NoArgs,
@@ -52,7 +56,7 @@ func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
 	}
 	o.Now = time.Now()
 	var entries []claims.Entry
-	err := withClaimsView(c.Context(), f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+	err := withClaimsView(c.Context(), f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
 		entries, err = claims.List(c.Context(), ledger, cells, o)
 		return err
 	})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -29,14 +30,27 @@ func claimsViews(dbs *storage.Databases) []claims.CellView {
 	return out
 }
 
-// withClaimsView opens the cells and Placement that list, audit, snapshot
-// and diff read and calls fn with them.
-func withClaimsView(ctx context.Context, f *Factory, fn func(ledger storage.ClaimsLedger, cells []claims.CellView) error) error {
-	dbs, err := f.Databases(ctx, storage.NeedCells|storage.NeedPlacement, 0)
+// withClaimsView opens the cells and Placement (its database, or its API
+// with --os-endpoint/--os-cloud) that list, audit, snapshot and diff read
+// and calls fn with them.
+func withClaimsView(ctx context.Context, f *Factory, fn func(ledger claims.Ledger, cells []claims.CellView) error) error {
+	api := f.UsePlacementAPI()
+	need := storage.NeedCells | storage.NeedPlacement
+	if api {
+		need = storage.NeedCells
+	}
+	dbs, err := f.Databases(ctx, need, 0)
 	if err != nil {
 		return err
 	}
 	defer dbs.Close()
+	if api {
+		client, err := f.PlacementClient(ctx)
+		if err != nil {
+			return err
+		}
+		return fn(&placementclient.ClaimsLedger{C: client}, claimsViews(dbs))
+	}
 	return fn(storage.ClaimsLedger{DB: dbs.Placement}, claimsViews(dbs))
 }
 
