@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -169,28 +168,7 @@ func TestClaimsHealCrashSafety(t *testing.T) {
 		c.Env = append(os.Environ(), "RPCTL_CRASH_CHILD=1")
 		var out strings.Builder
 		c.Stdout, c.Stderr = &out, &out
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- c.Wait() }()
-		var err error
-		killed := false
-	wait:
-		for {
-			select {
-			case err = <-done:
-				break wait
-			case <-time.After(2 * time.Millisecond):
-				if consumers() > before {
-					time.Sleep(time.Duration(rng.Int64N(int64(group) + 1)))
-					c.Process.Signal(syscall.SIGKILL)
-					err = <-done
-					killed = strings.Contains(fmt.Sprint(err), "killed")
-					break wait
-				}
-			}
-		}
+		killed, err := killOnProgress(t, c, func() bool { return consumers() > before }, time.Duration(rng.Int64N(int64(group)+1)))
 		if killed {
 			kills++
 			got, broken := placementState(t, plB.DSN)

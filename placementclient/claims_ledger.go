@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/rpctl/rpctl/claims"
@@ -119,46 +118,26 @@ func (l *ClaimsLedger) consumers(ctx context.Context, rows []claims.AllocationRo
 	if workers < 1 {
 		workers = 4
 	}
-	out := make(map[string]consumerDetail, len(uuids))
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		next     = make(chan string)
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for u := range next {
-				a, written, err := l.C.GetAllocationsWritten(ctx, auditVersion, u)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				if err == nil {
-					d := consumerDetail{project: a.ProjectID, user: a.UserID, written: written}
-					if a.ConsumerGeneration != nil {
-						d.generation = *a.ConsumerGeneration
-					}
-					out[u] = d
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, u := range uuids {
-		if ctx.Err() != nil {
-			break
+	details := make([]consumerDetail, len(uuids))
+	err := parallel(ctx, workers, len(uuids), func(i int) error {
+		a, written, err := l.C.GetAllocationsWritten(ctx, auditVersion, uuids[i])
+		if err != nil {
+			return err
 		}
-		next <- u
+		details[i] = consumerDetail{project: a.ProjectID, user: a.UserID, written: written}
+		if a.ConsumerGeneration != nil {
+			details[i].generation = *a.ConsumerGeneration
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	close(next)
-	wg.Wait()
-	if firstErr == nil {
-		firstErr = ctx.Err()
+	out := make(map[string]consumerDetail, len(uuids))
+	for i, u := range uuids {
+		out[u] = details[i]
 	}
-	return out, firstErr
+	return out, nil
 }
 
 // RemoveConsumerFromProvider is Nova's _delete_allocations_from_consumer:
