@@ -157,7 +157,7 @@ func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error 
 	if err != nil {
 		return err
 	}
-	h := claims.Healer{Cells: claimsCells(cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
+	h := claims.Healer{Cells: claimsCells[claims.Cell](cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
 	if api {
 		// Through the API: Nova's own calls, GET and PUT
 		// /allocations/{consumer} at its report client's microversion.

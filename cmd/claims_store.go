@@ -21,11 +21,13 @@ func init() {
 	registerClaimsCommand(NewCmdClaimsRelease)
 }
 
-// claimsViews views every cell for claims list, audit and snapshot.
-func claimsViews(dbs *storage.Databases) []claims.CellView {
-	out := make([]claims.CellView, len(dbs.Cells))
-	for i, c := range dbs.Cells {
-		out[i] = storage.ClaimsCellView{DB: c}
+// claimsCells wraps each cell database as the claims domain reads it: I is
+// claims.Cell for healing, claims.CellView for list, audit and snapshot
+// (storage.ClaimsCell implements both, which storage asserts when built).
+func claimsCells[I any](dbs []*storage.DB) []I {
+	out := make([]I, len(dbs))
+	for i, db := range dbs {
+		out[i] = any(&storage.ClaimsCell{DB: db}).(I)
 	}
 	return out
 }
@@ -49,9 +51,9 @@ func withClaimsView(ctx context.Context, f *Factory, fn func(ledger claims.Ledge
 		if err != nil {
 			return err
 		}
-		return fn(&placementclient.ClaimsLedger{C: client}, claimsViews(dbs))
+		return fn(&placementclient.ClaimsLedger{C: client}, claimsCells[claims.CellView](dbs.Cells))
 	}
-	return fn(storage.ClaimsLedger{DB: dbs.Placement}, claimsViews(dbs))
+	return fn(storage.ClaimsLedger{DB: dbs.Placement}, claimsCells[claims.CellView](dbs.Cells))
 }
 
 // checkExpiry refuses a negative --expiry.
