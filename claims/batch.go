@@ -60,19 +60,13 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 			b.run.nodeCache = map[string]string{}
 			continue
 		}
-		var uuids []string
-		for _, in := range insts {
-			if in.TaskState == nil && in.Node != nil {
-				uuids = append(uuids, in.UUID)
-			}
-		}
-		current, err := b.Placement.ConsumerAllocations(ctx, uuids)
+		current, err := currentAllocations(ctx, b.Placement, insts)
 		if err != nil {
 			return found, done, skipped, err
 		}
 		for i := range insts {
 			in := &insts[i]
-			b.after = &Page{CreatedAt: in.CreatedAt, ID: in.ID}
+			b.after = pageAfter(in)
 			w, kind, err := b.run.decide(ctx, cell, in, current[in.UUID], cr)
 			if err != nil {
 				var s *stop

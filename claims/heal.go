@@ -202,10 +202,25 @@ func (r *healRun) healCell(ctx context.Context, cell Cell, limit int, unlimited 
 		if (!unlimited && processed == limit) || r.o.Instance != "" {
 			return processed, nil
 		}
-		last := insts[len(insts)-1]
-		after = &Page{CreatedAt: last.CreatedAt, ID: last.ID}
+		after = pageAfter(&insts[len(insts)-1])
 	}
 }
+
+// currentAllocations reads what Placement holds for the instances of a page
+// that heal_allocations asks Placement about: those in no task state and on
+// a node.
+func currentAllocations(ctx context.Context, p Placement, insts []Instance) (map[string]*Allocations, error) {
+	var uuids []string
+	for _, in := range insts {
+		if in.TaskState == nil && in.Node != nil {
+			uuids = append(uuids, in.UUID)
+		}
+	}
+	return p.ConsumerAllocations(ctx, uuids)
+}
+
+// pageAfter is the marker of the page that follows instance in.
+func pageAfter(in *Instance) *Page { return &Page{CreatedAt: in.CreatedAt, ID: in.ID} }
 
 type pending struct {
 	w    Write
@@ -216,13 +231,7 @@ type pending struct {
 // allocations in order; a failure stops at that instance with the ones
 // before it written, as Nova's one-by-one PUTs leave them.
 func (r *healRun) healPage(ctx context.Context, cell Cell, insts []Instance, cr *CellResult) (int, error) {
-	var uuids []string
-	for _, in := range insts {
-		if in.TaskState == nil && in.Node != nil {
-			uuids = append(uuids, in.UUID)
-		}
-	}
-	current, err := r.Placement.ConsumerAllocations(ctx, uuids)
+	current, err := currentAllocations(ctx, r.Placement, insts)
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -29,7 +30,9 @@ func NewCmdClaims(f *Factory) *cobra.Command {
 		Use:   "claims",
 		Short: "Placement allocations of instances and migrations: heal the missing ones (and more)",
 		Long: `A claim is a Placement allocation held by a consumer: an instance, or a migration for the
-source side of a move. These commands work straight on the Nova and Placement databases.`,
+source side of a move. These commands work straight on the Nova and Placement databases;
+heal, audit, create and release also work through the Placement API (--os-endpoint or
+--os-cloud), reading only the cell databases.`,
 	}
 	parent.AddCommand(NewCmdClaimsHeal(f))
 	for _, build := range claimsSubcommands {
@@ -59,6 +62,12 @@ its flavor. Each consumer is written atomically with Placement's own rules: proj
 records, consumer record and generation check, capacity and unit checks, provider and
 consumer generations incremented as placement-api increments them. Neutron port
 allocations are not healed (nova-manage's --skip-port-allocations).
+
+With --os-endpoint/--os-token or --os-cloud the allocations are read and written through
+the Placement API exactly as nova-manage does: GET /allocations/{consumer} for each
+candidate, then PUT /allocations/{consumer} with its consumer_generation, both at
+microversion 1.28 (Nova's report client's), one instance after the other; instances,
+flavors and compute nodes still come from the cell databases.
 
 Instances are taken oldest first (created_at), cell by cell. Without --max-count every
 instance is looked at; with it, nova-manage's batch rules apply (a batch may heal past it).
@@ -134,7 +143,12 @@ func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error 
 	if f.IO.Verbose {
 		hopts.Log = f.IO.ErrOut
 	}
-	dbs, err := f.Databases(ctx, storage.NeedCells|storage.NeedPlacement, storage.NeedAPI)
+	api := f.UsePlacementAPI()
+	need := storage.NeedCells | storage.NeedPlacement
+	if api {
+		need = storage.NeedCells
+	}
+	dbs, err := f.Databases(ctx, need, storage.NeedAPI)
 	if err != nil {
 		return unexpected(err)
 	}
@@ -143,7 +157,16 @@ func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error 
 	if err != nil {
 		return err
 	}
-	h := claims.Healer{Cells: claimsCells(cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
+	h := claims.Healer{Cells: claimsCells[claims.Cell](cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
+	if api {
+		// Through the API: Nova's own calls, GET and PUT
+		// /allocations/{consumer} at its report client's microversion.
+		client, err := f.PlacementClient(ctx)
+		if err != nil {
+			return unexpected(err)
+		}
+		h.Placement = placementclient.Claims{C: client, Microversion: &placementclient.NovaHealVersion}
+	}
 	res, err := h.Heal(ctx, hopts)
 	if werr := writeHealResult(f, res); werr != nil && err == nil {
 		err = werr

@@ -10,7 +10,6 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/output"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // ClaimsAuditOptions are the flags of `rpctl claims audit`.
@@ -42,8 +41,9 @@ func NewCmdClaimsAudit(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "audit [--delete] [--expiry 300s] [--provider UUID]",
 		Short: "Find (and --delete) allocations no instance or in-progress migration owns, as nova-manage placement audit",
-		Long: `Nova 26's nova-manage placement audit, straight on the databases. Walking the
-resource providers in id order, an allocation holding any of VCPU, MEMORY_MB, DISK_GB,
+		Long: `Nova 26's nova-manage placement audit, straight on the databases (or through the Placement
+API, below). Walking the resource providers in id order (the API's listing order), an
+allocation holding any of VCPU, MEMORY_MB, DISK_GB,
 VGPU, NET_BW_EGR_KILOBIT_PER_SEC, NET_BW_IGR_KILOBIT_PER_SEC, PCPU or
 MEM_ENCRYPTION_CONTEXT is orphaned when its consumer is neither a live instance on the
 node of the provider's root (its compute node) nor an in-progress migration from or to
@@ -55,6 +55,14 @@ root is no compute node (a sharing provider, say) has only orphans: Nova's rule.
 a consumer that also holds other providers keeps those (their generations and the
 consumer's go up by one, as a PUT does); otherwise its allocations and its consumer
 record go. A run interrupted at any point and run again ends as an uninterrupted run.
+
+With --os-endpoint/--os-cloud Placement is read and changed through its API with Nova's own
+calls: GET /resource_providers, GET /resource_providers/{uuid}/allocations in that order,
+and for a delete GET /allocations/{consumer}, then PUT of the rest (consumer_generation
+checked, microversion 1.28) or DELETE /allocations/{consumer}. For --expiry each
+consumer's allocations are read once more (GET /allocations/{consumer}): the API has no
+consumer created_at, so the age is the time since its allocations were last written
+(Last-Modified), which is never older than created_at.
 
 Output: one row per orphan (consumer, consumer_type, provider, resources, age, result);
 --verbose prints nova-manage's --verbose messages on standard error. The exit codes are
@@ -86,7 +94,7 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 		opts.Progress = func(s string) { fmt.Fprintln(f.IO.ErrOut, s) }
 	}
 	var res *claims.AuditResult
-	err := withClaimsView(c.Context(), f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+	err := withClaimsView(c.Context(), f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
 		res, err = claims.Audit(c.Context(), ledger, cells, opts)
 		return err
 	})

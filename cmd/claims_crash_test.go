@@ -94,28 +94,10 @@ func TestClaimsAuditDeleteCrashConverges(t *testing.T) {
 		cmd := run(crashed)
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		var err error
-	wait:
-		for {
-			select {
-			case err = <-done:
-				break wait
-			case <-time.After(2 * time.Millisecond):
-				if count() < before {
-					time.Sleep(time.Duration(rng.Intn(int(took/time.Millisecond)/4+1)) * time.Millisecond)
-					cmd.Process.Signal(syscall.SIGKILL)
-					err = <-done
-					break wait
-				}
-			}
-		}
+		delay := time.Duration(rng.Intn(int(took/time.Millisecond)/4+1)) * time.Millisecond
+		wasKilled, err := killOnProgress(t, cmd, func() bool { return count() < before }, delay)
 		switch code := exitCode(err); {
-		case err != nil && strings.Contains(err.Error(), "killed"):
+		case wasKilled:
 			killed++
 			if d := crashed.dump(t); d != initial && d != want {
 				partial++
@@ -140,6 +122,32 @@ func TestClaimsAuditDeleteCrashConverges(t *testing.T) {
 		t.Fatalf("a further run still finds orphans: %v\n%s", err, out)
 	}
 	t.Logf("%d runs killed, %d of them mid-way (uninterrupted run: %v)", killed, partial, took)
+}
+
+// killOnProgress starts cmd, polls progressed every 2 ms while it runs, and
+// once progressed says the run has changed something, waits delay and
+// SIGKILLs it. It returns whether the kill ended it (a run may end on its
+// own first) and cmd's Wait error.
+func killOnProgress(t *testing.T, cmd *exec.Cmd, progressed func() bool, delay time.Duration) (killed bool, err error) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case err := <-done:
+			return false, err
+		case <-time.After(2 * time.Millisecond):
+			if progressed() {
+				time.Sleep(delay)
+				cmd.Process.Signal(syscall.SIGKILL)
+				err := <-done
+				return err != nil && strings.Contains(err.Error(), "killed"), err
+			}
+		}
+	}
 }
 
 func exitCode(err error) int {

@@ -121,7 +121,7 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 		}},
 		Nodes: func(ctx context.Context) ([]claims.NodeRef, error) {
 			var out []claims.NodeRef
-			for _, v := range claimsViews(dbs) {
+			for _, v := range claimsCells[claims.CellView](dbs.Cells) {
 				n, err := v.ComputeNodes(ctx)
 				if err != nil {
 					return nil, err

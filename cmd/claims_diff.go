@@ -8,7 +8,6 @@ import (
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/claimstore"
 	"github.com/rpctl/rpctl/output"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // NewCmdClaimsDiff builds `rpctl claims diff`.
@@ -25,7 +24,8 @@ version) with the claims Placement holds now, consumer by consumer:
   resized   same places, different amounts
 
 Opening a file of an older layout upgrades it in place (each step in its own transaction);
-a file of a layout newer than this rpctl knows is refused.`,
+a file of a layout newer than this rpctl knows is refused. With --os-endpoint/--os-cloud
+the claims of now are read through the Placement API.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsDiff(c, f, args[0]))
@@ -46,7 +46,7 @@ func runClaimsDiff(c *cobra.Command, f *Factory, file string) error {
 		return fmt.Errorf("%w: %v", claims.ErrBadInput, err)
 	}
 	var now []claimstore.Claim
-	err = withClaimsView(ctx, f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+	err = withClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
 		now, err = claims.Snapshot(ctx, ledger, cells)
 		return err
 	})

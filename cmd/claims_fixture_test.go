@@ -166,7 +166,9 @@ func (c *claimsCopy) seedCell(t *testing.T, instances []nova.Instance, migration
 	}
 }
 
-// ageConsumers makes every consumer an hour old, past any expiry.
+// ageConsumers makes every consumer and allocation an hour old, past any
+// expiry (the database backend reads the consumer's created_at, the API
+// backend the allocations' Last-Modified).
 func (c *claimsCopy) ageConsumers(t *testing.T) {
 	t.Helper()
 	db, err := sql.Open("mysql", c.Placement.DSN)
@@ -174,8 +176,10 @@ func (c *claimsCopy) ageConsumers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(`UPDATE consumers SET created_at = UTC_TIMESTAMP() - INTERVAL 1 HOUR`); err != nil {
-		t.Fatal(err)
+	for _, table := range []string{"consumers", "allocations"} {
+		if _, err := db.Exec(`UPDATE ` + table + ` SET created_at = UTC_TIMESTAMP() - INTERVAL 1 HOUR`); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -89,15 +89,18 @@ func TestClaimsHealCrashSafety(t *testing.T) {
 	with := func(cell, api, pl *testdb.MySQL, args ...string) []string {
 		return append([]string{"--cell-db", cell.URL, "--api-db", api.URL, "--placement-db", pl.URL}, args...)
 	}
-	for _, args := range [][]string{{"init"}, {"sample-cloud", "--nodes", "400", "--seed", "11"}, {"migrate", "inventory"}} {
+	for _, args := range [][]string{{"init"}, {"sample-cloud", "--nodes", "400", "--max-instances-per-node", "9", "--seed", "11"}, {"migrate", "inventory"}} {
 		if out, errOut, code := rpctl(t, with(cellA, apiA, plA, args...)...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
 		}
 	}
 	// The sample cloud has instances Placement refuses (a disk beyond a
-	// provider's max_unit, say), where heal stops with exit 3. Find them
-	// on a scratch copy and take them out of the test, so that one run
-	// heals everything.
+	// provider's max_unit, say), where heal stops with exit 3. Lift
+	// max_unit to the total, find the rest on a scratch copy and take them
+	// out of the test, so that one run heals everything.
+	if _, err := plA.Admin.Exec(fmt.Sprintf("UPDATE `%s`.inventories SET max_unit = total", plA.Name)); err != nil {
+		t.Fatal(err)
+	}
 	cellC, apiC, plC := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
 	cloneDB(t, cellA, cellC)
 	cloneDB(t, apiA, apiC)
@@ -132,52 +135,62 @@ func TestClaimsHealCrashSafety(t *testing.T) {
 	if out, errOut, code := rpctl(t, with(cellA, apiA, plA, "claims", "heal")...); code != 0 {
 		t.Fatalf("uninterrupted heal: exit %d\n%s%s", code, out, errOut)
 	}
-	// Kill points spread over what an uninterrupted heal takes (plus the
-	// child's start), later ones past it so that a run can finish.
-	span := time.Since(start) + 100*time.Millisecond
+	took := time.Since(start)
 	want, broken := placementState(t, plA.DSN)
 	if len(broken) > 0 {
 		t.Fatalf("uninterrupted heal left broken rows: %v", broken)
 	}
+	initial, _ := placementState(t, plB.DSN)
 
-	rng := rand.New(rand.NewPCG(11, uint64(time.Now().UnixNano())))
-	kills := 0
-	for try := 0; try < 40; try++ {
-		c := exec.Command(os.Args[0], append([]string{"-test.run=^TestClaimsHealCrashChild$", "--"}, with(cellB, apiB, plB, "claims", "heal")...)...)
-		c.Env = append(os.Environ(), "RPCTL_CRASH_CHILD=1")
-		if err := c.Start(); err != nil {
+	// Each run is killed once the database shows it has committed something
+	// (polled), plus a random part of the time one write group takes here
+	// (the uninterrupted run's time over its groups of 100 consumers), so
+	// every kill lands mid-way, inside or between transactions, however
+	// fast the machine is; a run is never killed before its first commit,
+	// so each one makes progress and the loop ends.
+	consumers := func() int {
+		var n int
+		if err := plB.Admin.QueryRow(fmt.Sprintf("SELECT COUNT(*) FROM `%s`.consumers", plB.Name)).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan error, 1)
-		go func() { done <- c.Wait() }()
-		limit := span / 2
-		if try >= 10 {
-			limit = span * time.Duration(try-8)
-		}
-		delay := time.Duration(rng.Int64N(int64(limit)))
-		select {
-		case err := <-done:
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			}
-			if code != 0 && code != 4 {
-				t.Fatalf("heal after %d kills: exit %d", kills, code)
-			}
-			if code == 4 || try > 0 {
-				goto converged
-			}
-		case <-time.After(delay):
-			c.Process.Signal(syscall.SIGKILL)
-			<-done
+		return n
+	}
+	var healed int
+	if err := plA.Admin.QueryRow(fmt.Sprintf("SELECT COUNT(*) FROM `%s`.consumers", plA.Name)).Scan(&healed); err != nil {
+		t.Fatal(err)
+	}
+	group := took / time.Duration(healed/100+1)
+	rng := rand.New(rand.NewPCG(11, uint64(time.Now().UnixNano())))
+	kills, midway := 0, 0
+	for try := 0; try < 60; try++ {
+		before := consumers()
+		c := exec.Command(os.Args[0], append([]string{"-test.run=^TestClaimsHealCrashChild$", "--"}, with(cellB, apiB, plB, "claims", "heal")...)...)
+		c.Env = append(os.Environ(), "RPCTL_CRASH_CHILD=1")
+		var out strings.Builder
+		c.Stdout, c.Stderr = &out, &out
+		killed, err := killOnProgress(t, c, func() bool { return consumers() > before }, time.Duration(rng.Int64N(int64(group)+1)))
+		if killed {
 			kills++
-			_, broken := placementState(t, plB.DSN)
+			got, broken := placementState(t, plB.DSN)
 			if len(broken) > 0 {
-				t.Fatalf("after a SIGKILL at %v: half-written state: %v", delay, broken)
+				t.Fatalf("after SIGKILL %d: half-written state: %v", kills, broken)
 			}
+			if !slices.Equal(got, want) && !slices.Equal(got, initial) {
+				midway++
+			}
+			continue
+		}
+		// The run ended on its own: 0 or 4 is the end, 1 is nova-manage's
+		// stop after exactly 50 healed (run again), anything else a failure.
+		switch code := exitCode(err); code {
+		case 0, 4:
+			goto converged
+		case 1:
+		default:
+			t.Fatalf("heal after %d kills: exit %d\n%s", kills, code, out.String())
 		}
 	}
-	t.Fatalf("heal did not complete in 40 tries")
+	t.Fatalf("heal did not complete in 60 runs (%d killed)", kills)
 converged:
 	if out, errOut, code := rpctl(t, with(cellB, apiB, plB, "claims", "heal")...); code != 4 {
 		t.Errorf("re-run after convergence: exit %d, want 4 (nothing to do)\n%s%s", code, out, errOut)
@@ -194,8 +207,8 @@ converged:
 			t.Errorf("after %d kills: %s, uninterrupted run %s", kills, got[i], want[i])
 		}
 	}
-	t.Logf("%d SIGKILLs before the heal completed; %d state rows equal", kills, len(want))
-	if kills < 5 {
-		t.Errorf("only %d runs were killed: the heal finished before the kill points", kills)
+	t.Logf("%d SIGKILLs (%d mid-way) before the heal completed; %d state rows equal (uninterrupted run %v, %d consumers)", kills, midway, len(want), took, healed)
+	if midway < 5 {
+		t.Errorf("only %d runs were killed mid-way (%d killed): the test proved too little", midway, kills)
 	}
 }

@@ -403,43 +403,115 @@ func TestClaimsHealParityWithNova(t *testing.T) {
 	rpctlSide := cloneSide(t, novaSide)
 	novaSide.writeNovaConf(t)
 	rpctlSide.writeNovaConf(t)
-	var consumers, providers []string
+	nm := startNovaManage(t)
+	twins := newHealTwins(t, c, [2]*healSide{novaSide, rpctlSide}, [2]string{"nova", "rpctl"})
+	twins.run(t, func(st healStep) string {
+		novaArgs := append([]string{"--config-file", novaSide.conf, "placement", "heal_allocations", "--skip-port-allocations", "--verbose"}, st.args...)
+		novaOut, novaCode := nm.run(t, novaArgs...)
+		rargs := append([]string{"--config-file", rpctlSide.conf, "claims", "heal"}, st.args...)
+		rOut, rErr, rCode := rpctl(t, rargs...)
+		if novaCode != rCode {
+			t.Errorf("%s: exit code nova-manage %d, rpctl %d\nnova-manage:\n%s\nrpctl:\n%s%s", st.name, novaCode, rCode, novaOut, rOut, rErr)
+		}
+		if novaCode != st.want {
+			t.Errorf("%s: nova-manage exited %d, the reading of its code says %d:\n%s", st.name, novaCode, st.want, novaOut)
+		}
+		return fmt.Sprintf("nova-manage:\n%s\nrpctl:\n%s%s", novaOut, rOut, rErr)
+	})
+}
+
+// healTwins are two copies of the heal cloud that a parity test heals step
+// by step, each its own way, comparing what the real Placement answers.
+type healTwins struct {
+	sides                [2]*healSide
+	names                [2]string
+	cells                [2]*storage.DB
+	consumers, providers []string
+}
+
+func newHealTwins(t *testing.T, c *healCloud, sides [2]*healSide, names [2]string) *healTwins {
+	w := &healTwins{sides: sides, names: names}
+	for i, s := range sides {
+		w.cells[i] = openDB(t, s.cell, storage.RoleCell)
+	}
 	for _, in := range c.instances {
-		consumers = append(consumers, in.UUID)
+		w.consumers = append(w.consumers, in.UUID)
 	}
 	for _, m := range c.migrations {
-		consumers = append(consumers, m.UUID)
+		w.consumers = append(w.consumers, m.UUID)
 	}
 	for _, n := range c.nodes {
-		providers = append(providers, *n.UUID)
+		w.providers = append(w.providers, *n.UUID)
 	}
-	compare := func(t *testing.T, step string) {
-		t.Helper()
-		want, got := novaSide.consumersView(t, consumers, providers), rpctlSide.consumersView(t, consumers, providers)
-		for _, k := range sortedKeysAny(want) {
-			if !reflect.DeepEqual(want[k], got[k]) {
-				t.Errorf("%s: GET %s:\n nova:  %v\n rpctl: %v", step, k, want[k], got[k])
-			}
+	return w
+}
+
+// compare requires the same GET answers for every consumer and provider.
+func (w *healTwins) compare(t *testing.T, step string) {
+	t.Helper()
+	want, got := w.sides[0].consumersView(t, w.consumers, w.providers), w.sides[1].consumersView(t, w.consumers, w.providers)
+	for _, k := range sortedKeysAny(want) {
+		if !reflect.DeepEqual(want[k], got[k]) {
+			t.Errorf("%s: GET %s:\n %s: %v\n %s: %v", step, k, w.names[0], want[k], w.names[1], got[k])
 		}
 	}
-	compare(t, "before")
-	nm := startNovaManage(t)
+}
+
+// run compares the copies, then for each of healSteps adds its instances
+// to both cells, calls heal (which runs the step on both copies, checks
+// its codes and returns both outputs), compares again and deletes the
+// step's instances; it stops after the first step that failed.
+func (w *healTwins) run(t *testing.T, heal func(st healStep) (outputs string)) {
+	t.Helper()
+	w.compare(t, "before")
+	ctx := context.Background()
+	for _, st := range healSteps() {
+		for _, db := range w.cells {
+			if err := storage.InsertCellRows(ctx, db, storage.CellRows{Instances: st.add}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		outputs := heal(st)
+		w.compare(t, st.name)
+		for _, in := range st.add {
+			for _, db := range w.cells {
+				if _, err := db.ExecContext(ctx, `UPDATE instances SET deleted = id, deleted_at = NOW() WHERE uuid = ?`, in.UUID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.consumers = append(w.consumers, in.UUID)
+		}
+		if t.Failed() {
+			t.Logf("%s: %s", st.name, outputs)
+			return
+		}
+	}
+}
+
+// healStep is one heal run of the parity tests: its arguments, the
+// instances added to the cells before it (deleted again after it), and
+// nova-manage's exit code.
+type healStep struct {
+	name string
+	args []string
+	add  []nova.Instance
+	want int // nova-manage's code, as read in nova/cmd/manage.py
+}
+
+// healSteps are the heal runs of the parity tests, reaching every exit code
+// rpctl shares with nova-manage.
+func healSteps() []healStep {
 	// Instances added to both cells before a step, to reach Nova's
 	// failure codes; each is deleted again after its step.
 	late := func(id int, node int, flavor string) []nova.Instance {
 		c2 := newHealCloud()
 		in := c2.instances[0]
-		t := in.CreatedAt.Add(24 * time.Hour)
+		at := in.CreatedAt.Add(24 * time.Hour)
 		host := fmt.Sprintf("compute%03d", node)
-		in.ID, in.UUID, in.CreatedAt, in.Host, in.Node, in.Flavor = int64(id), healUUID('e', id), &t, &host, &host, &flavor
+		in.ID, in.UUID, in.CreatedAt, in.Host, in.Node, in.Flavor = int64(id), healUUID('e', id), &at, &host, &host, &flavor
 		return []nova.Instance{in}
 	}
-	steps := []struct {
-		name string
-		args []string
-		add  []nova.Instance
-		want int // nova-manage's code, as read in nova/cmd/manage.py
-	}{
+	return []healStep{
 		{"dry run", []string{"--dry-run"}, nil, 4},
 		{"max-count 0", []string{"--max-count", "0"}, nil, 127},
 		{"max-count abc", []string{"--max-count", "abc"}, nil, 127},
@@ -460,38 +532,6 @@ func TestClaimsHealParityWithNova(t *testing.T) {
 		{"unknown resource class", nil, late(102, 1, healFlavor("odd", 1, 1, 1, 0, 0, map[string]string{"resources:CUSTOM_NOPE": "1"})), 3},
 		{"no compute node", nil, late(103, 9, healFlavor("small", 1, 1, 1, 0, 0, nil)), 2},
 		{"vgpu", nil, late(104, 1, healFlavor("vgpu", 1, 1, 1, 0, 0, map[string]string{"resources:VGPU": "1"})), 8},
-	}
-	ctx := context.Background()
-	novaCell, rpctlCell := openDB(t, novaSide.cell, storage.RoleCell), openDB(t, rpctlSide.cell, storage.RoleCell)
-	for _, st := range steps {
-		for _, db := range []*storage.DB{novaCell, rpctlCell} {
-			if err := storage.InsertCellRows(ctx, db, storage.CellRows{Instances: st.add}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		novaArgs := append([]string{"--config-file", novaSide.conf, "placement", "heal_allocations", "--skip-port-allocations", "--verbose"}, st.args...)
-		novaOut, novaCode := nm.run(t, novaArgs...)
-		rargs := append([]string{"--config-file", rpctlSide.conf, "claims", "heal"}, st.args...)
-		rOut, rErr, rCode := rpctl(t, rargs...)
-		if novaCode != rCode {
-			t.Errorf("%s: exit code nova-manage %d, rpctl %d\nnova-manage:\n%s\nrpctl:\n%s%s", st.name, novaCode, rCode, novaOut, rOut, rErr)
-		}
-		if novaCode != st.want {
-			t.Errorf("%s: nova-manage exited %d, the reading of its code says %d:\n%s", st.name, novaCode, st.want, novaOut)
-		}
-		compare(t, st.name)
-		for _, in := range st.add {
-			for _, db := range []*storage.DB{novaCell, rpctlCell} {
-				if _, err := db.ExecContext(ctx, `UPDATE instances SET deleted = id, deleted_at = NOW() WHERE uuid = ?`, in.UUID); err != nil {
-					t.Fatal(err)
-				}
-			}
-			consumers = append(consumers, in.UUID)
-		}
-		if t.Failed() {
-			t.Logf("%s: nova-manage:\n%s\nrpctl:\n%s%s", st.name, novaOut, rOut, rErr)
-			return
-		}
 	}
 }
 

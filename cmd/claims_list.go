@@ -8,7 +8,6 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/output"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // NewCmdClaimsList builds `rpctl claims list`.
@@ -28,7 +27,12 @@ func NewCmdClaimsList(f *Factory) *cobra.Command {
 orphan says whether claims audit would call the allocation orphaned (Nova's rule, --expiry).
 
 Filters: --host (host or hypervisor_hostname of the provider's compute node), --provider
-(uuid or name), --consumer, --project (repeatable), --orphans.`,
+(uuid or name), --consumer, --project (repeatable), --orphans.
+
+With --os-endpoint/--os-cloud Placement is read through its API (GET /resource_providers,
+GET /resource_providers/{uuid}/allocations, GET /allocations/{consumer} for project, user
+and age); the API shows no consumer created_at, so the age is then the time since the
+consumer's allocations were last written (Last-Modified).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsList(c, f, o))
@@ -54,7 +58,7 @@ func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
 	}
 	o.Now = time.Now()
 	var entries []claims.Entry
-	err := withClaimsView(c.Context(), f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+	err := withClaimsView(c.Context(), f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
 		entries, err = claims.List(c.Context(), ledger, cells, o)
 		return err
 	})

@@ -7,7 +7,6 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/claimstore"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // NewCmdClaimsSnapshot builds `rpctl claims snapshot`.
@@ -25,7 +24,9 @@ claims_version (table_name = 'claims', version). This rpctl writes layout versio
 host and node are those of the provider's compute node (empty for a provider that is none);
 pci lists PCI_DEVICE, SRIOV_NET_VF, CUSTOM_SRIOV_NET_PF and CUSTOM_PCI_* as CLASS=N,...;
 resize_target is 1 for an instance's claim on the destination of its in-progress migration.
-The file is written beside FILE and renamed over it: it appears whole or not at all.`, claimstore.Current),
+The file is written beside FILE and renamed over it: it appears whole or not at all.
+With --os-endpoint/--os-cloud Placement is read through its API (as claims list does;
+created_at is then when the consumer's allocations were last written).`, claimstore.Current),
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsSnapshot(c, f, out))
@@ -46,7 +47,7 @@ func runClaimsSnapshot(c *cobra.Command, f *Factory, out string) error {
 	}
 	ctx := c.Context()
 	var snap []claimstore.Claim
-	err := withClaimsView(ctx, f, func(ledger storage.ClaimsLedger, cells []claims.CellView) (err error) {
+	err := withClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
 		if out == "" {
 			return fmt.Errorf("%w: --out FILE is required", claims.ErrBadInput)
 		}

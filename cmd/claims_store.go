@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -20,24 +21,39 @@ func init() {
 	registerClaimsCommand(NewCmdClaimsRelease)
 }
 
-// claimsViews views every cell for claims list, audit and snapshot.
-func claimsViews(dbs *storage.Databases) []claims.CellView {
-	out := make([]claims.CellView, len(dbs.Cells))
-	for i, c := range dbs.Cells {
-		out[i] = storage.ClaimsCellView{DB: c}
+// claimsCells wraps each cell database as the claims domain reads it: I is
+// claims.Cell for healing, claims.CellView for list, audit and snapshot
+// (storage.ClaimsCell implements both, which storage asserts when built).
+func claimsCells[I any](dbs []*storage.DB) []I {
+	out := make([]I, len(dbs))
+	for i, db := range dbs {
+		out[i] = any(&storage.ClaimsCell{DB: db}).(I)
 	}
 	return out
 }
 
-// withClaimsView opens the cells and Placement that list, audit, snapshot
-// and diff read and calls fn with them.
-func withClaimsView(ctx context.Context, f *Factory, fn func(ledger storage.ClaimsLedger, cells []claims.CellView) error) error {
-	dbs, err := f.Databases(ctx, storage.NeedCells|storage.NeedPlacement, 0)
+// withClaimsView opens the cells and Placement (its database, or its API
+// with --os-endpoint/--os-cloud) that list, audit, snapshot and diff read
+// and calls fn with them.
+func withClaimsView(ctx context.Context, f *Factory, fn func(ledger claims.Ledger, cells []claims.CellView) error) error {
+	api := f.UsePlacementAPI()
+	need := storage.NeedCells | storage.NeedPlacement
+	if api {
+		need = storage.NeedCells
+	}
+	dbs, err := f.Databases(ctx, need, 0)
 	if err != nil {
 		return err
 	}
 	defer dbs.Close()
-	return fn(storage.ClaimsLedger{DB: dbs.Placement}, claimsViews(dbs))
+	if api {
+		client, err := f.PlacementClient(ctx)
+		if err != nil {
+			return err
+		}
+		return fn(&placementclient.ClaimsLedger{C: client}, claimsCells[claims.CellView](dbs.Cells))
+	}
+	return fn(storage.ClaimsLedger{DB: dbs.Placement}, claimsCells[claims.CellView](dbs.Cells))
 }
 
 // checkExpiry refuses a negative --expiry.

@@ -24,20 +24,12 @@ request, no room on the provider): that one is reported as a skipped row (exit c
 and the others go on. See "rpctl claims heal --help" for the rules.`,
 		Need: storage.NeedCells | storage.NeedPlacement,
 		Build: func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
-			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: claimsCells(dbs.Cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}}}, nil
+			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: claimsCells[claims.Cell](dbs.Cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}}}, nil
 		},
 		DryRun: func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) error {
-			h := claims.Healer{Cells: claimsCells(dbs.Cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
+			h := claims.Healer{Cells: claimsCells[claims.Cell](dbs.Cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
 			_, err := h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
 			return err
 		},
 	})
-}
-
-func claimsCells(dbs []*storage.DB) []claims.Cell {
-	out := make([]claims.Cell, len(dbs))
-	for i, db := range dbs {
-		out[i] = &storage.ClaimsCell{DB: db}
-	}
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // ProviderUsages is GET /resource_providers/{uuid}/usages.
@@ -67,20 +68,67 @@ func (c *Client) GetAllocations(ctx context.Context, consumer string) (*Allocati
 	return &out, nil
 }
 
-// allocBody drops what the negotiated microversion does not accept.
-func (c *Client) allocBody(a Allocations) any {
+// GetAllocationsAt is GET /allocations/{consumer} at microversion mv
+// rather than the client's (Nova's report client reads at 1.28, say).
+func (c *Client) GetAllocationsAt(ctx context.Context, mv Version, consumer string) (*Allocations, error) {
+	if err := c.supports(mv); err != nil {
+		return nil, err
+	}
+	var out Allocations
+	if err := c.do(ctx, http.MethodGet, allocPath(consumer), nil, nil, &out, &mv); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAllocationsWritten is GetAllocationsAt (mv at least 1.15) with the
+// answer's Last-Modified: when the consumer's allocations were last
+// written (Placement inserts a consumer's allocations anew on every write).
+func (c *Client) GetAllocationsWritten(ctx context.Context, mv Version, consumer string) (*Allocations, time.Time, error) {
+	if err := c.supports(mv); err != nil {
+		return nil, time.Time{}, err
+	}
+	if !mv.AtLeast(15) {
+		return nil, time.Time{}, fmt.Errorf("the Last-Modified header needs Placement microversion 1.15 or later; asked for %s", mv)
+	}
+	var out Allocations
+	_, _, h, err := c.exchange(ctx, http.MethodGet, allocPath(consumer), "", nil, &out, &mv)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	written, err := http.ParseTime(h.Get("Last-Modified"))
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("GET %s: Last-Modified %q: %v", allocPath(consumer), h.Get("Last-Modified"), err)
+	}
+	return &out, written.UTC(), nil
+}
+
+// SetAllocationsAt is SetAllocations at microversion mv rather than the
+// client's.
+func (c *Client) SetAllocationsAt(ctx context.Context, mv Version, consumer string, a Allocations) error {
+	if err := c.supports(mv); err != nil {
+		return err
+	}
+	if !mv.AtLeast(12) {
+		return fmt.Errorf("PUT /allocations in the dict format needs Placement microversion 1.12 or later; asked for %s", mv)
+	}
+	return c.do(ctx, http.MethodPut, allocPath(consumer), nil, allocBody(mv, a), nil, &mv)
+}
+
+// allocBody drops what microversion mv does not accept.
+func allocBody(mv Version, a Allocations) any {
 	allocs := make(map[string]ProviderAllocations, len(a.Allocations))
 	for rp, pa := range a.Allocations {
 		allocs[rp] = ProviderAllocations{Resources: pa.Resources}
 	}
 	m := map[string]any{"allocations": allocs}
-	if c.mv.AtLeast(8) {
+	if mv.AtLeast(8) {
 		m["project_id"], m["user_id"] = a.ProjectID, a.UserID
 	}
-	if c.mv.AtLeast(28) {
+	if mv.AtLeast(28) {
 		m["consumer_generation"] = a.ConsumerGeneration
 	}
-	if c.mv.AtLeast(38) && a.ConsumerType != "" {
+	if mv.AtLeast(38) && a.ConsumerType != "" {
 		m["consumer_type"] = a.ConsumerType
 	}
 	return m
@@ -93,7 +141,7 @@ func (c *Client) SetAllocations(ctx context.Context, consumer string, a Allocati
 	if err := c.need(12, "PUT /allocations in the dict format"); err != nil {
 		return err
 	}
-	return c.do(ctx, http.MethodPut, allocPath(consumer), nil, c.allocBody(a), nil)
+	return c.do(ctx, http.MethodPut, allocPath(consumer), nil, allocBody(c.mv, a), nil)
 }
 
 // DeleteAllocations is DELETE /allocations/{consumer}.
@@ -109,7 +157,7 @@ func (c *Client) PostAllocations(ctx context.Context, byConsumer map[string]Allo
 	}
 	body := make(map[string]any, len(byConsumer))
 	for k, a := range byConsumer {
-		body[k] = c.allocBody(a)
+		body[k] = allocBody(c.mv, a)
 	}
 	return c.do(ctx, http.MethodPost, "/allocations", nil, body, nil)
 }
@@ -149,8 +197,8 @@ func (c *Client) AllocationCandidates(ctx context.Context, rawQuery string) (jso
 // client's) and returns Placement's status and body also when it refuses
 // the query: a 4xx is then both the body and an *Error.
 func (c *Client) AllocationCandidatesAt(ctx context.Context, mv Version, rawQuery string) (int, []byte, error) {
-	if mv.Less(c.server[0]) || c.server[1].Less(mv) {
-		return 0, nil, fmt.Errorf("microversion %s: the Placement service at %s supports %s to %s", mv, c.base, c.server[0], c.server[1])
+	if err := c.supports(mv); err != nil {
+		return 0, nil, err
 	}
 	return c.doRaw(ctx, http.MethodGet, "/allocation_candidates", rawQuery, nil, nil, &mv)
 }

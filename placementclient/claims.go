@@ -14,20 +14,43 @@ import (
 	"github.com/rpctl/rpctl/claims"
 )
 
-// Claims is the Placement API backend of claims create and release: it
-// implements claims.Placement and claims.Picker with Placement's own
-// GET /allocation_candidates, PUT and DELETE /allocations/{consumer}.
+// Claims is the Placement API backend of claims heal, create and release:
+// it implements claims.Placement and claims.Picker with Placement's own
+// GET /allocation_candidates, GET, PUT and DELETE /allocations/{consumer}.
 type Claims struct {
 	C *Client
 	// ConsumerType is sent from microversion 1.38, where PUT requires it.
 	ConsumerType string
+	// Microversion, when set, is the version of GET and PUT
+	// /allocations/{consumer} instead of the client's: heal uses 1.28, as
+	// Nova's report client does (CONSUMER_GENERATION_VERSION).
+	Microversion *Version
+}
+
+// NovaHealVersion is the microversion of Nova's report client for GET and
+// PUT /allocations/{consumer} (nova/scheduler/client/report.py,
+// CONSUMER_GENERATION_VERSION).
+var NovaHealVersion = Version{1, 28}
+
+func (a Claims) get(ctx context.Context, consumer string) (*Allocations, error) {
+	if a.Microversion != nil {
+		return a.C.GetAllocationsAt(ctx, *a.Microversion, consumer)
+	}
+	return a.C.GetAllocations(ctx, consumer)
+}
+
+func (a Claims) put(ctx context.Context, consumer string, body Allocations) error {
+	if a.Microversion != nil {
+		return a.C.SetAllocationsAt(ctx, *a.Microversion, consumer, body)
+	}
+	return a.C.SetAllocations(ctx, consumer, body)
 }
 
 // ConsumerAllocations is GET /allocations/{consumer} for each consumer.
 func (a Claims) ConsumerAllocations(ctx context.Context, consumers []string) (map[string]*claims.Allocations, error) {
 	out := map[string]*claims.Allocations{}
 	for _, c := range consumers {
-		got, err := a.C.GetAllocations(ctx, c)
+		got, err := a.get(ctx, c)
 		if err != nil {
 			return nil, err
 		}
@@ -48,9 +71,15 @@ func (a Claims) ConsumerAllocations(ctx context.Context, consumers []string) (ma
 	return out, nil
 }
 
+// putTries is how often a PUT that lost a provider generation race inside
+// Placement is sent, as Nova's report client's @retries does.
+const putTries = 4
+
 // PutAllocations is PUT /allocations/{consumer} for each write, in order.
-// Placement's 400 and 409 become *claims.WriteError (Conflict for a consumer
-// generation conflict).
+// A 409 that is no consumer generation conflict (a provider generation race
+// inside Placement: the body carries no provider generations) is sent again
+// up to putTries times, as Nova does. Placement's 400 and 409 become
+// *claims.WriteError (Conflict for a consumer generation conflict).
 func (a Claims) PutAllocations(ctx context.Context, ws []claims.Write) (int, error) {
 	for i, w := range ws {
 		body := Allocations{Allocations: map[string]ProviderAllocations{}, ProjectID: w.Alloc.ProjectID, UserID: w.Alloc.UserID,
@@ -58,8 +87,14 @@ func (a Claims) PutAllocations(ctx context.Context, ws []claims.Write) (int, err
 		for rp, pa := range w.Alloc.Allocations {
 			body.Allocations[rp] = ProviderAllocations{Resources: pa.Resources}
 		}
-		err := a.C.SetAllocations(ctx, w.Consumer, body)
+		var err error
 		var pe *Error
+		for try := 0; try < putTries; try++ {
+			if err = a.put(ctx, w.Consumer, body); err == nil || !errors.As(err, &pe) || pe.Status != 409 ||
+				pe.Code != CodeConcurrentUpdate || strings.Contains(pe.Message, "consumer generation conflict") {
+				break
+			}
+		}
 		switch {
 		case err == nil:
 			continue

@@ -189,6 +189,14 @@ func (v Version) Less(o Version) bool {
 // AtLeast reports whether v >= 1.minor.
 func (v Version) AtLeast(minor int) bool { return !v.Less(Version{1, minor}) }
 
+// supports fails a request at microversion mv the server does not serve.
+func (c *Client) supports(mv Version) error {
+	if mv.Less(c.server[0]) || c.server[1].Less(mv) {
+		return fmt.Errorf("microversion %s: the Placement service at %s supports %s to %s", mv, c.base, c.server[0], c.server[1])
+	}
+	return nil
+}
+
 // need fails a call the negotiated microversion cannot make.
 func (c *Client) need(minor int, what string) error {
 	if c.mv.AtLeast(minor) {
@@ -209,11 +217,17 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 
 // doRaw is do that also returns the status and the raw answer body.
 func (c *Client) doRaw(ctx context.Context, method, path, rawQuery string, in, out any, mv ...*Version) (int, []byte, error) {
+	status, body, _, err := c.exchange(ctx, method, path, rawQuery, in, out, mv...)
+	return status, body, err
+}
+
+// exchange is doRaw that also returns the answer's headers.
+func (c *Client) exchange(ctx context.Context, method, path, rawQuery string, in, out any, mv ...*Version) (int, []byte, http.Header, error) {
 	var body []byte
 	if in != nil {
 		var err error
 		if body, err = json.Marshal(in); err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 	}
 	u := *c.base
@@ -226,7 +240,7 @@ func (c *Client) doRaw(ctx context.Context, method, path, rawQuery string, in, o
 	}
 	reauthed := false
 	for attempt := 0; ; attempt++ {
-		status, respBody, reqID, err := c.send(ctx, method, &u, body, version)
+		status, respBody, header, err := c.send(ctx, method, &u, body, version)
 		if err != nil {
 			if attempt < c.retries && retryable(method, err) && ctx.Err() == nil {
 				c.debug("retrying after a connection error", "method", method, "url", u.String(), "attempt", attempt+1, "error", err)
@@ -234,13 +248,13 @@ func (c *Client) doRaw(ctx context.Context, method, path, rawQuery string, in, o
 				case <-time.After(time.Duration(attempt+1) * 200 * time.Millisecond):
 					continue
 				case <-ctx.Done():
-					return 0, nil, ctx.Err()
+					return 0, nil, nil, ctx.Err()
 				}
 			}
 			if !idempotent(method) && !neverSent(err) {
-				return 0, nil, &OutcomeUnknownError{Method: method, URL: u.String(), Err: err}
+				return 0, nil, nil, &OutcomeUnknownError{Method: method, URL: u.String(), Err: err}
 			}
-			return 0, nil, fmt.Errorf("%s %s: %w", method, u.String(), err)
+			return 0, nil, nil, fmt.Errorf("%s %s: %w", method, u.String(), err)
 		}
 		if status == http.StatusUnauthorized && !reauthed {
 			reauthed = true
@@ -249,25 +263,25 @@ func (c *Client) doRaw(ctx context.Context, method, path, rawQuery string, in, o
 			}
 		}
 		if status >= 400 {
-			return status, respBody, newAPIError(method, u.Path, status, reqID, respBody)
+			return status, respBody, header, newAPIError(method, u.Path, status, requestID(header), respBody)
 		}
 		if out != nil && len(respBody) > 0 {
 			if err := json.Unmarshal(respBody, out); err != nil {
-				return status, respBody, fmt.Errorf("%s %s: unreadable answer: %v", method, u.Path, err)
+				return status, respBody, header, fmt.Errorf("%s %s: unreadable answer: %v", method, u.Path, err)
 			}
 		}
-		return status, respBody, nil
+		return status, respBody, header, nil
 	}
 }
 
-func (c *Client) send(ctx context.Context, method string, u *url.URL, body []byte, mv Version) (int, []byte, string, error) {
+func (c *Client) send(ctx context.Context, method string, u *url.URL, body []byte, mv Version) (int, []byte, http.Header, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
-		return 0, nil, "", err
+		return 0, nil, nil, err
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "rpctl placementclient")
@@ -284,14 +298,11 @@ func (c *Client) send(ctx context.Context, method string, u *url.URL, body []byt
 	resp, err := c.http.Do(req)
 	if err != nil {
 		c.debug("HTTP request failed", "method", method, "url", u.String(), "microversion", mv.String(), "error", err, "elapsed", time.Since(start))
-		return 0, nil, "", err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	respBody, err := io.ReadAll(resp.Body)
-	reqID := resp.Header.Get("OpenStack-Request-Id")
-	if reqID == "" {
-		reqID = resp.Header.Get("X-Openstack-Request-Id")
-	}
+	reqID := requestID(resp.Header)
 	if c.log != nil {
 		attrs := []any{"method", method, "url", u.String(), "status", resp.StatusCode, "microversion", mv.String(),
 			"request_id", reqID, "elapsed", time.Since(start).Round(time.Microsecond)}
@@ -305,9 +316,17 @@ func (c *Client) send(ctx context.Context, method string, u *url.URL, body []byt
 	}
 	if err != nil {
 		// The answer was cut off: the request did reach the server.
-		return 0, nil, reqID, fmt.Errorf("reading the answer: %w", err)
+		return 0, nil, resp.Header, fmt.Errorf("reading the answer: %w", err)
 	}
-	return resp.StatusCode, respBody, reqID, nil
+	return resp.StatusCode, respBody, resp.Header, nil
+}
+
+// requestID is the request id Placement answered with.
+func requestID(h http.Header) string {
+	if id := h.Get("OpenStack-Request-Id"); id != "" {
+		return id
+	}
+	return h.Get("X-Openstack-Request-Id")
 }
 
 func (c *Client) debug(msg string, args ...any) {

@@ -3,7 +3,6 @@ package placementclient
 import (
 	"context"
 	"slices"
-	"sync"
 
 	"github.com/rpctl/rpctl/candidates"
 )
@@ -38,40 +37,12 @@ func (c *Client) LoadModelInput(ctx context.Context, workers int) (*candidates.M
 		ids[rp.UUID] = int64(i + 1)
 	}
 	details := make([]providerDetail, len(rps))
-	if workers < 1 {
-		workers = 1
-	}
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		next     = make(chan int)
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				d, err := c.providerDetail(ctx, rps[i].UUID)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					continue
-				}
-				details[i] = d
-			}
-		}()
-	}
-	for i := range rps {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err := parallel(ctx, workers, len(rps), func(i int) error {
+		d, err := c.providerDetail(ctx, rps[i].UUID)
+		details[i] = d
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	traitID, aggID := map[string]int64{}, map[string]int64{}
 	named := func(m map[string]int64, rows *[]candidates.NamedRow, name string) int64 {

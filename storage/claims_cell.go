@@ -9,8 +9,8 @@ import (
 	"github.com/rpctl/rpctl/claims"
 )
 
-// ClaimsCell reads what healing needs from one cell database. It
-// implements claims.Cell.
+// ClaimsCell reads what the claims commands need from one cell database:
+// healing (claims.Cell) and list, audit and snapshot (claims.CellView).
 type ClaimsCell struct {
 	DB *DB
 	// hasBDM is nil until block_device_mapping's presence was checked: the
@@ -19,6 +19,11 @@ type ClaimsCell struct {
 	// for instances without a root block device).
 	hasBDM *bool
 }
+
+var (
+	_ claims.Cell     = (*ClaimsCell)(nil)
+	_ claims.CellView = (*ClaimsCell)(nil)
+)
 
 // Name is the cell's name.
 func (c *ClaimsCell) Name() string { return c.DB.Name }

@@ -54,15 +54,8 @@ func (l ClaimsLedger) AllocationRows(ctx context.Context) ([]claims.AllocationRo
 	return out, err
 }
 
-// ClaimsCellView reads what claims list, audit and snapshot need of one
-// cell. It implements claims.CellView.
-type ClaimsCellView struct{ DB *DB }
-
-// Name is the cell's name.
-func (v ClaimsCellView) Name() string { return v.DB.Name }
-
 // ComputeNodes lists the cell's live compute nodes that have a uuid.
-func (v ClaimsCellView) ComputeNodes(ctx context.Context) ([]claims.NodeRef, error) {
+func (v *ClaimsCell) ComputeNodes(ctx context.Context) ([]claims.NodeRef, error) {
 	nodes, err := ListComputeNodes(ctx, v.DB, false)
 	if err != nil {
 		return nil, err
@@ -85,7 +78,7 @@ func sqlStr(s *string) sql.NullString {
 
 // InstanceStates reads every instance of the cell, deleted ones included
 // (claims list says "deleted" for them).
-func (v ClaimsCellView) InstanceStates(ctx context.Context) ([]claims.InstanceState, error) {
+func (v *ClaimsCell) InstanceStates(ctx context.Context) ([]claims.InstanceState, error) {
 	cell := v.DB
 	rows, err := cell.QueryContext(ctx, `SELECT uuid, COALESCE(host, ''), COALESCE(node, ''), COALESCE(vm_state, ''), COALESCE(task_state, ''),
 		COALESCE(deleted, 0) <> 0 FROM instances ORDER BY id`)
@@ -108,7 +101,7 @@ func (v ClaimsCellView) InstanceStates(ctx context.Context) ([]claims.InstanceSt
 }
 
 // MigrationStates reads the cell's non-deleted migrations with a uuid.
-func (v ClaimsCellView) MigrationStates(ctx context.Context) ([]claims.MigrationState, error) {
+func (v *ClaimsCell) MigrationStates(ctx context.Context) ([]claims.MigrationState, error) {
 	cell := v.DB
 	rows, err := cell.QueryContext(ctx, `SELECT uuid, COALESCE(instance_uuid, ''), COALESCE(source_compute, ''), COALESCE(source_node, ''),
 		COALESCE(dest_compute, ''), COALESCE(dest_node, ''), COALESCE(status, ''), COALESCE(migration_type, '')
