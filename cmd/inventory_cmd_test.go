@@ -23,7 +23,14 @@ type storeBackend struct {
 
 // storeBackends are the backends every command test runs on; the API
 // backend's wiring adds itself here.
-var storeBackends = []storeBackend{{name: "database", open: openDatabaseBackend}}
+var storeBackends = []storeBackend{{name: "database", open: openDatabaseBackend}, {name: "api", open: openAPIBackend}}
+
+// openAPIBackend gives the commands only the real placement-api (noauth2):
+// no Placement database flag at all.
+func openAPIBackend(t *testing.T) ([]string, string) {
+	p := placementtest.New(t)
+	return []string{"--os-endpoint", p.Base, "--os-token", "admin"}, p.Base
+}
 
 func openDatabaseBackend(t *testing.T) ([]string, string) {
 	p := placementtest.New(t)
