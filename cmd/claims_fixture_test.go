@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpctl/rpctl/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
@@ -65,21 +64,6 @@ func newClaimsCopy(t *testing.T, forNova bool) *claimsCopy {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// openMySQL opens a test database as rpctl's storage does (cell "cell1").
-func openMySQL(t *testing.T, m *testdb.MySQL, role storage.Role) *storage.DB {
-	t.Helper()
-	tg, err := dsn.Parse(m.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(context.Background(), tg, role, "cell1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
 }
 
 // rpctlArgs point rpctl at the copy's cell and Placement databases.
@@ -146,7 +130,7 @@ func (c *claimsCopy) seedProviders(t *testing.T) {
 func (c *claimsCopy) seedCell(t *testing.T, instances []nova.Instance, migrations []nova.Migration) {
 	t.Helper()
 	ctx := context.Background()
-	cell := openMySQL(t, c.Cell, storage.RoleCell)
+	cell := openDB(t, c.Cell, storage.RoleCell)
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var nodes []nova.ComputeNode
 	for i, u := range []string{cn1UUID, cn2UUID} {
@@ -157,7 +141,7 @@ func (c *claimsCopy) seedCell(t *testing.T, instances []nova.Instance, migration
 	if err := storage.InsertCellRows(ctx, cell, storage.CellRows{ComputeNodes: nodes, Instances: instances, Migrations: migrations, Replace: true}); err != nil {
 		t.Fatal(err)
 	}
-	api := openMySQL(t, c.API, storage.RoleAPI)
+	api := openDB(t, c.API, storage.RoleAPI)
 	if err := storage.InsertAPIRows(ctx, api, storage.APIRows{CellMappings: []nova.CellMapping{
 		{UUID: "00000000-0000-0000-0000-000000000000", Name: "cell0", TransportURL: "none:///", DatabaseConnection: c.Cell.URL},
 		{UUID: cell1UUID, Name: "cell1", TransportURL: "fake://", DatabaseConnection: c.Cell.URL},

@@ -175,6 +175,7 @@ func cloneDB(t testing.TB, src, dst *testdb.MySQL) {
 	}
 }
 
+// openDB opens a test database as rpctl's storage does (cell "cell1").
 func openDB(t testing.TB, m *testdb.MySQL, role storage.Role) *storage.DB {
 	t.Helper()
 	tg, err := dsn.Parse(m.DSN)

@@ -49,7 +49,7 @@ func newMySQLCloud(t *testing.T) *sqliteCloud {
 	if _, errOut, code := rpctl(t, append(args, "init")...); code != 0 {
 		t.Fatalf("init: %s", errOut)
 	}
-	c := &sqliteCloud{args: args, db: openMySQL(t, cell, storage.RoleCell), p: openMySQL(t, place, storage.RolePlacement)}
+	c := &sqliteCloud{args: args, db: openDB(t, cell, storage.RoleCell), p: openDB(t, place, storage.RolePlacement)}
 	c.seed(t)
 	return c
 }

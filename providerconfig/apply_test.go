@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/providerconfig"
-	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
@@ -65,20 +64,8 @@ providers:
 // a generation.
 func TestApplyThroughRealPlacement(t *testing.T) {
 	ctx := context.Background()
-	my := testdb.NewMySQL(t)
-	tg, err := dsn.Parse(my.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	base := testdb.PlacementAPI(t, my.URL)
+	fresh := placementtest.New(t)
+	db, base := fresh.DB, fresh.Base
 	do := func(method, path, body string) []byte {
 		t.Helper()
 		code, b := testdb.PlacementDo(t, method, base, path, mv, body)
