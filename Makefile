@@ -60,8 +60,8 @@ bench:
 # testdata/fuzz run in make test). Crashers land in the package's
 # testdata/fuzz/<Target>: fix the parser and commit the input.
 FUZZTIME ?= 1m
-FUZZ_TARGETS := candidates:FuzzParseQuery novaformats/fuzz:FuzzParsePCIStats novaformats/fuzz:FuzzParseNUMATopology \
-	novaformats/fuzz:FuzzParseExtraResources novaformats/fuzz:FuzzParseCPUSpec config:FuzzParseINI dsn:FuzzParse
+FUZZ_TARGETS := candidates:FuzzParseQuery internal/novaformats/fuzz:FuzzParsePCIStats internal/novaformats/fuzz:FuzzParseNUMATopology \
+	internal/novaformats/fuzz:FuzzParseExtraResources internal/novaformats/fuzz:FuzzParseCPUSpec internal/config:FuzzParseINI internal/dsn:FuzzParse
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "== $${t#*:} ($(FUZZTIME))"; \

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/rpctl/rpctl/pyjson"
+	"github.com/rpctl/rpctl/internal/pyjson"
 )
 
 // Error codes Placement sets explicitly (placement/errors.py); every other

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rpctl/rpctl/pyjson"
-	"github.com/rpctl/rpctl/standards"
+	"github.com/rpctl/rpctl/internal/pyjson"
+	"github.com/rpctl/rpctl/internal/standards"
 )
 
 // StandardResourceClasses are os-resource-classes 1.1.0's STANDARDS (the one

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/rpctl/rpctl/pyjson"
+	"github.com/rpctl/rpctl/internal/pyjson"
 )
 
 // MarshalPlacement renders the GET /allocation_candidates response body that

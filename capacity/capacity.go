@@ -23,7 +23,7 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/flavors"
-	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/internal/nova"
 )
 
 // Flavor is one flavor's Placement request(s): Nova asks Request and, for

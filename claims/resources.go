@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rpctl/rpctl/flavors"
-	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/internal/nova"
 )
 
 // Flavor is the part of an embedded Flavor object that decides an

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/internal/sanitize"
-	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rpctl/rpctl/candcompare"
 	"github.com/rpctl/rpctl/candidates"
-	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/internal/candcompare"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpctl/rpctl/flavors"
-	"github.com/rpctl/rpctl/nova"
-	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/cmd"
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -11,10 +11,10 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/capacity"
-	"github.com/rpctl/rpctl/chart"
+	"github.com/rpctl/rpctl/capacity/chart"
 	"github.com/rpctl/rpctl/flavors"
-	"github.com/rpctl/rpctl/nova"
-	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/candidates"
-	"github.com/rpctl/rpctl/dsn"
 	"github.com/rpctl/rpctl/flavors"
+	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/storage"
 )
 

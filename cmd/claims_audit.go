@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/claims"
-	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/internal/output"
 )
 
 // ClaimsAuditOptions are the flags of `rpctl claims audit`.

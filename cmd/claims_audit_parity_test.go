@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/nova"
 )
 
 func cu(n int) string { return fmt.Sprintf("a0000000-0000-4000-8000-%012d", n) }

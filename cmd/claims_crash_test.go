@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/nova"
 )
 
 // seedOrphans writes n consumers: every fourth owned by a live instance on

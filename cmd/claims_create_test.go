@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/claimstore"
-	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/internal/output"
 )
 
 // NewCmdClaimsDiff builds `rpctl claims diff`.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/internal/iostreams"
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/iostreams"
-	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/iostreams"
 )
 
 // TestClaimsHealCrashChild is not a test: the crash test runs this test

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/claims"
-	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/internal/output"
 )
 
 // NewCmdClaimsList builds `rpctl claims list`.

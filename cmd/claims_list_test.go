@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/claimstore"
-	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/iostreams"
 )
 
 func commandTree() *cmd.Factory {

@@ -11,10 +11,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rpctl/rpctl/config"
-	"github.com/rpctl/rpctl/dsn"
-	"github.com/rpctl/rpctl/iostreams"
-	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/iostreams"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd"
-	"github.com/rpctl/rpctl/iostreams"
+	"github.com/rpctl/rpctl/internal/iostreams"
 )
 
 // rpctl runs the command tree as main does and returns stdout, stderr and

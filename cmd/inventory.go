@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
-	"github.com/rpctl/rpctl/output"
 )
 
 // inventoryRow is one class of `inventory list`: osc-placement's columns,

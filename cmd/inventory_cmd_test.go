@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/iostreams"
 )
 
 // storeBackend is one way the provider/inventory commands reach Placement.

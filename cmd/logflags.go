@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rpctl/rpctl/logging"
+	"github.com/rpctl/rpctl/internal/logging"
 )
 
 // setupLogging applies --debug, --log-file and -q before a command runs.

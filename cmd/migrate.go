@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/migrate"
-	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/migrate"
-	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
-	"github.com/rpctl/rpctl/output"
 )
 
 // nameRows prints a list of names under one column.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rpctl/rpctl/logging"
+	"github.com/rpctl/rpctl/internal/logging"
 	"github.com/rpctl/rpctl/placementclient"
 )
 

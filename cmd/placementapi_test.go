@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/iostreams"
+	"github.com/rpctl/rpctl/internal/iostreams"
 )
 
 func TestUsePlacementAPI(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
-	"github.com/rpctl/rpctl/output"
 )
 
 // withStore runs fn with the selected Store and maps its errors to exit codes.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
-	"github.com/rpctl/rpctl/output"
 	"github.com/rpctl/rpctl/providerconfig"
 )
 

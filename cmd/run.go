@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rpctl/rpctl/internal/iostreams"
+	"github.com/rpctl/rpctl/internal/logging"
 	"github.com/rpctl/rpctl/internal/sanitize"
-	"github.com/rpctl/rpctl/iostreams"
-	"github.com/rpctl/rpctl/logging"
 )
 
 // Run executes rpctl with args on ios and returns the process exit code.

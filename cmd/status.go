@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rpctl/rpctl/output"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
 )

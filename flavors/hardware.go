@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/rpctl/rpctl/candidates"
-	"github.com/rpctl/rpctl/nova"
-	"github.com/rpctl/rpctl/standards"
+	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/standards"
 )
 
 // NovaError is an exception Nova raises while building the request (the API

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/nova"
 )
 
 // parityCase is one flavor (and image, options) asked of Nova and of rpctl.

@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/rpctl/rpctl/candidates"
-	"github.com/rpctl/rpctl/nova"
-	"github.com/rpctl/rpctl/standards"
+	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/standards"
 )
 
 // NovaMicroversion is the Placement microversion Nova 26 asks

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rpctl/rpctl/config"
-	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
 )

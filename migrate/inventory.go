@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/sanitize"
-	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpctl/rpctl/config"
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rpctl/rpctl/config"
-	"github.com/rpctl/rpctl/nova"
-	"github.com/rpctl/rpctl/novaformats"
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/novaformats"
 	"github.com/rpctl/rpctl/storage"
 )
 

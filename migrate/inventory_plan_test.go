@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/config"
-	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 

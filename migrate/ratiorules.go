@@ -1,6 +1,6 @@
 package migrate
 
-import "github.com/rpctl/rpctl/config"
+import "github.com/rpctl/rpctl/internal/config"
 
 // Nova 26's allocation-ratio rules (Stein's initial-allocation-ratios work),
 // in one place so that the ratio migration and the inventory migration agree.

@@ -3,7 +3,7 @@ package migrate
 import (
 	"testing"
 
-	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/storage"
 )
 

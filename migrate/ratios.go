@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/storage"
 )
 

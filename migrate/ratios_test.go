@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpctl/rpctl/config"
-	"github.com/rpctl/rpctl/dsn"
-	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/inventory"
-	"github.com/rpctl/rpctl/nova"
 
 	"github.com/rpctl/rpctl/internal/sanitize"
 )

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/storage"
 )
 

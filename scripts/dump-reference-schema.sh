@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate storage/schema/* from the schemas Nova's and Placement's own
-# `db sync` create (Debian python3-nova / python3-placement), and standards/*.txt
+# `db sync` create (Debian python3-nova / python3-placement), and internal/standards/*.txt
 # (the standard resource classes and traits) from the installed os-resource-classes and
 # os-traits. Run it after a package upgrade; the Go tests compare the result
 # with a fresh db sync, so a stale copy fails `make test`.

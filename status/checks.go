@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
 )

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/config"
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/nova"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
 )

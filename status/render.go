@@ -8,8 +8,8 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/rpctl/rpctl/iostreams"
-	"github.com/rpctl/rpctl/pyjson"
+	"github.com/rpctl/rpctl/internal/iostreams"
+	"github.com/rpctl/rpctl/internal/pyjson"
 )
 
 // Title is oslo.upgradecheck's display_title.

@@ -13,8 +13,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/iostreams"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/dsn"
 )
 
 // Source is a database URL and where it was given, for error messages.

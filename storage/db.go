@@ -19,8 +19,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 
-	"github.com/rpctl/rpctl/dsn"
-	"github.com/rpctl/rpctl/logging"
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/logging"
 )
 
 // Role says which of Nova's and Placement's databases a handle is, so that

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/internal/nova"
 )
 
 // ScanNodesForInventory streams a cell's live compute nodes in id order to

@@ -15,7 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 
-	"github.com/rpctl/rpctl/nova"
+	"github.com/rpctl/rpctl/internal/nova"
 )
 
 // maxPlaceholders bounds one INSERT's bound parameters: SQLite's default

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/nova"
 )
 
 func openSQLiteCell(t *testing.T) *DB {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/candidates"
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
 )

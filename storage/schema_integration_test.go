@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/dsn"
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/standards"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/standards"
 	"github.com/rpctl/rpctl/storage"
 )
 

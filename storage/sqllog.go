@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpctl/rpctl/logging"
+	"github.com/rpctl/rpctl/internal/logging"
 )
 
 // loggingConnector wraps a driver's connector so that every statement that

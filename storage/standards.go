@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpctl/rpctl/standards"
+	"github.com/rpctl/rpctl/internal/standards"
 )
 
 // CustomResourceClassMinID is where Placement starts numbering custom

@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/rpctl/rpctl/cmd"
-	"github.com/rpctl/rpctl/iostreams"
+	"github.com/rpctl/rpctl/internal/iostreams"
 )
 
 // Set by `make build` (-ldflags -X); `go install` leaves them empty and

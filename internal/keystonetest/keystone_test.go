@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/iostreams"
 	"github.com/rpctl/rpctl/placementclient"
 )
 

@@ -133,7 +133,7 @@ func TestParseExtraResources(t *testing.T) {
 // TestFixtures reads every stored-format fixture (taken from Nova itself)
 // that the sample cloud generator is checked against.
 func TestFixtures(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/compute_nodes/*.json")
+	files, _ := filepath.Glob("../../testdata/compute_nodes/*.json")
 	if len(files) == 0 {
 		t.Skip("no fixtures in testdata/compute_nodes")
 	}

@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rpctl/rpctl/pyjson"
+	"github.com/rpctl/rpctl/internal/pyjson"
 )
 
 // Options are cliff's output options, shared by every command.

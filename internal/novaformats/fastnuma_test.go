@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/rpctl/rpctl/novaformats"
+	"github.com/rpctl/rpctl/internal/novaformats"
 	"github.com/rpctl/rpctl/samplecloud"
 )
 

@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/fuzzcheck"
-	"github.com/rpctl/rpctl/novaformats"
+	"github.com/rpctl/rpctl/internal/novaformats"
 )
 
 // addFixtures seeds f with the stored-format fixtures (taken from Nova
 // itself) whose names start with prefix, and with extra.
 func addFixtures(f *testing.F, prefix string, extra ...string) {
-	files, _ := filepath.Glob("../../testdata/compute_nodes/" + prefix + "*.json")
+	files, _ := filepath.Glob("../../../testdata/compute_nodes/" + prefix + "*.json")
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/config"
+	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/testdb"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rpctl/rpctl/pyjson"
+	"github.com/rpctl/rpctl/internal/pyjson"
 )
 
 // PythonJSON re-lays a JSON document out as Python's json.dump does (what
