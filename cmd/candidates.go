@@ -17,6 +17,7 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // CandidatesOptions are the flags of `rpctl candidates`. Every request flag
@@ -204,7 +205,7 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	}
 	defer dbs.Close()
 	start := time.Now()
-	model, err := storage.LoadPlacement(ctx, dbs.Placement)
+	model, err := placementdb.LoadPlacement(ctx, dbs.Placement)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // Exit codes of `rpctl candidates --compare`.
@@ -74,7 +75,7 @@ func runCandidatesCompare(c *cobra.Command, f *Factory, o *CandidatesOptions) er
 		}
 		defer dbs.Close()
 		source = dbs.Placement.Label()
-		if model, err = storage.LoadPlacement(ctx, dbs.Placement); err != nil {
+		if model, err = placementdb.LoadPlacement(ctx, dbs.Placement); err != nil {
 			return failed(err)
 		}
 	} else {

@@ -15,6 +15,7 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
 )
 
 // FlavorOptions name a flavor (and image) whose Placement request a command
@@ -53,7 +54,7 @@ func loadFlavorArg(ctx context.Context, f *Factory, arg string) (*nova.Flavor, *
 		return nil, nil, fmt.Errorf("--flavor %q is not a file, and looking it up by name needs the API database: %w", arg, err)
 	}
 	defer dbs.Close()
-	list, err := storage.ListFlavors(ctx, dbs.API, arg)
+	list, err := apidb.ListFlavors(ctx, dbs.API, arg)
 	if err != nil {
 		return nil, nil, err
 	}

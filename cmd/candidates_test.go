@@ -10,6 +10,8 @@ import (
 	"github.com/rpctl/rpctl/cmd"
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // candidatesCloud writes candidates.ScaleInput(250) (50 sharing storage
@@ -24,11 +26,11 @@ func candidatesCloud(t *testing.T) (string, *candidates.Model) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+	if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
 		t.Fatal(err)
 	}
 	in := candidates.ScaleInput(250)
-	if err := storage.WriteSyntheticPlacement(ctx, db, in); err != nil {
+	if err := placementdb.WriteSyntheticPlacement(ctx, db, in); err != nil {
 		t.Fatal(err)
 	}
 	m, err := candidates.NewModel(in)

@@ -16,6 +16,8 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // CapacityOptions are the flags of `rpctl capacity`.
@@ -174,7 +176,7 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 		return err
 	}
 	defer dbs.Close()
-	model, err := storage.LoadPlacement(ctx, dbs.Placement)
+	model, err := placementdb.LoadPlacement(ctx, dbs.Placement)
 	if err != nil {
 		return err
 	}
@@ -182,7 +184,7 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 	// their names live in the API database, when it has them.
 	names := map[string]string{}
 	if dbs.API != nil {
-		if names, err = storage.AggregateNames(ctx, dbs.API); err != nil {
+		if names, err = apidb.AggregateNames(ctx, dbs.API); err != nil {
 			return err
 		}
 	}
@@ -234,7 +236,7 @@ func loadCapacityFlavors(ctx context.Context, f *Factory, args []string) ([]nova
 			return nil, fmt.Errorf("capacity without --flavor counts the API database's flavors: %w", err)
 		}
 		defer dbs.Close()
-		all, err := storage.ListFlavors(ctx, dbs.API, "")
+		all, err := apidb.ListFlavors(ctx, dbs.API, "")
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/rpctl/rpctl/flavors"
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 type capacityOut struct {
@@ -90,11 +92,11 @@ func TestCapacityEqualsBruteForce(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pdb.Close()
-			m, err := storage.LoadPlacement(ctx, pdb)
+			m, err := placementdb.LoadPlacement(ctx, pdb)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fls, err := storage.ListFlavors(ctx, pdb, "")
+			fls, err := apidb.ListFlavors(ctx, pdb, "")
 			if err != nil {
 				t.Fatal(err)
 			}

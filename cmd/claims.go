@@ -13,6 +13,8 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // claimsSubcommands are the `rpctl claims` subcommands that live in other
@@ -157,7 +159,7 @@ func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error 
 	if err != nil {
 		return err
 	}
-	h := claims.Healer{Cells: claimsCells[claims.Cell](cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
+	h := claims.Healer{Cells: claimsCells[claims.Cell](cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}}
 	if api {
 		// Through the API: Nova's own calls, GET and PUT
 		// /allocations/{consumer} at its report client's microversion.
@@ -196,7 +198,7 @@ func healCells(ctx context.Context, f *Factory, dbs *storage.Databases, o *Claim
 	}
 	switch {
 	case o.Instance != "" && dbs.API != nil && !dbs.Embedded:
-		name, cellUUID, found, err := storage.InstanceCell(ctx, dbs.API, o.Instance)
+		name, cellUUID, found, err := apidb.InstanceCell(ctx, dbs.API, o.Instance)
 		if err != nil {
 			return nil, unexpected(err)
 		}

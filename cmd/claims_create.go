@@ -13,6 +13,8 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // ClaimsCreateOptions are the flags of `rpctl claims create`.
@@ -99,7 +101,7 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 	}
 	req := claims.CreateRequest{Consumer: o.Consumer, Project: o.Project, User: o.User, Host: o.Host}
 	if o.Flavor != "" {
-		list, err := storage.ListFlavors(ctx, dbs.API, o.Flavor)
+		list, err := apidb.ListFlavors(ctx, dbs.API, o.Flavor)
 		if err != nil {
 			return err
 		}
@@ -115,9 +117,9 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 		return err
 	}
 	cr := claims.Creator{
-		Placement: &storage.ClaimsPlacement{DB: dbs.Placement},
+		Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement},
 		Picker: claims.CorePicker{Model: func(ctx context.Context) (*candidates.Model, error) {
-			return storage.LoadPlacement(ctx, dbs.Placement)
+			return placementdb.LoadPlacement(ctx, dbs.Placement)
 		}},
 		Nodes: func(ctx context.Context) ([]claims.NodeRef, error) {
 			var out []claims.NodeRef

@@ -9,12 +9,12 @@ import (
 
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
 )
 
 func TestClaimsCreateRelease(t *testing.T) {
 	c := newSQLiteCloud(t)
-	if err := storage.InsertAPIRows(context.Background(), c.db, storage.APIRows{Flavors: []nova.Flavor{
+	if err := apidb.InsertAPIRows(context.Background(), c.db, nova.APIRows{Flavors: []nova.Flavor{
 		{ID: 1, FlavorID: "42", Name: "m1.small", VCPUs: 2, MemoryMB: 1024, RootGB: 10, IsPublic: true},
 		{ID: 2, FlavorID: "43", Name: "m1.custom", VCPUs: 1, MemoryMB: 512, IsPublic: true, ExtraSpecs: map[string]string{"resources:MEMORY_MB": "768"}},
 	}}); err != nil {

@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/claims"
-	"github.com/rpctl/rpctl/claimstore"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/storage/claimsnap"
 )
 
 // NewCmdClaimsDiff builds `rpctl claims diff`.
@@ -41,11 +41,11 @@ the claims of now are read through the Placement API.`,
 
 func runClaimsDiff(c *cobra.Command, f *Factory, file string) error {
 	ctx := c.Context()
-	before, _, err := claimstore.Read(ctx, file)
+	before, _, err := claimsnap.Read(ctx, file)
 	if err != nil {
 		return fmt.Errorf("%w: %v", claims.ErrBadInput, err)
 	}
-	var now []claimstore.Claim
+	var now []claims.Claim
 	err = withClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
 		now, err = claims.Snapshot(ctx, ledger, cells)
 		return err
@@ -53,7 +53,7 @@ func runClaimsDiff(c *cobra.Command, f *Factory, file string) error {
 	if err != nil {
 		return err
 	}
-	changes := claimstore.Diff(before, now)
+	changes := claims.Diff(before, now)
 	rows := output.Rows{Headers: []string{"change", "consumer", "before", "after"}}
 	type row struct {
 		Change   string `json:"change"`

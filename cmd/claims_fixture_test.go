@@ -17,6 +17,8 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
+	"github.com/rpctl/rpctl/storage/celldb"
 )
 
 // claimsCopy is one copy of a small cloud: Nova's cell and API databases
@@ -138,11 +140,11 @@ func (c *claimsCopy) seedCell(t *testing.T, instances []nova.Instance, migration
 		nodes = append(nodes, nova.ComputeNode{ID: int64(i + 1), CreatedAt: &created, Host: ptrS(host), HypervisorHostname: ptrS(fmt.Sprintf("node%d", i+1)),
 			UUID: ptrS(u), VCPUs: 16, MemoryMB: 32768, LocalGB: 500, HypervisorType: "QEMU", HypervisorVersion: 1, CPUInfo: "{}"})
 	}
-	if err := storage.InsertCellRows(ctx, cell, storage.CellRows{ComputeNodes: nodes, Instances: instances, Migrations: migrations, Replace: true}); err != nil {
+	if err := celldb.InsertCellRows(ctx, cell, nova.CellRows{ComputeNodes: nodes, Instances: instances, Migrations: migrations, Replace: true}); err != nil {
 		t.Fatal(err)
 	}
 	api := openDB(t, c.API, storage.RoleAPI)
-	if err := storage.InsertAPIRows(ctx, api, storage.APIRows{CellMappings: []nova.CellMapping{
+	if err := apidb.InsertAPIRows(ctx, api, nova.APIRows{CellMappings: []nova.CellMapping{
 		{UUID: "00000000-0000-0000-0000-000000000000", Name: "cell0", TransportURL: "none:///", DatabaseConnection: c.Cell.URL},
 		{UUID: cell1UUID, Name: "cell1", TransportURL: "fake://", DatabaseConnection: c.Cell.URL},
 	}}); err != nil {

@@ -17,6 +17,9 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // benchHealRows is a cloud of instances that all miss their allocations:
@@ -58,7 +61,7 @@ func benchHealCloud(b *testing.B, nodes, perNode int) *healSide {
 	ctx := context.Background()
 	ns, is := benchHealRows(nodes, perNode)
 	cell := openDB(b, s.cell, storage.RoleCell)
-	if err := storage.InsertCellRows(ctx, cell, storage.CellRows{ComputeNodes: ns, Instances: is}); err != nil {
+	if err := celldb.InsertCellRows(ctx, cell, nova.CellRows{ComputeNodes: ns, Instances: is}); err != nil {
 		b.Fatal(err)
 	}
 	api := openDB(b, s.api, storage.RoleAPI)
@@ -71,7 +74,7 @@ func benchHealCloud(b *testing.B, nodes, perNode int) *healSide {
 		{ID: 1, UUID: nova.Cell0UUID, Name: "cell0", TransportURL: "none:///", DatabaseConnection: "mysql+pymysql://x@127.0.0.1/unused"},
 		{ID: 2, UUID: "dddddddd-0000-4000-8000-000000000001", Name: "cell1", TransportURL: "fake://", DatabaseConnection: s.cell.URL},
 	}
-	if err := storage.InsertAPIRows(ctx, api, storage.APIRows{CellMappings: cm, InstanceMappings: maps}); err != nil {
+	if err := apidb.InsertAPIRows(ctx, api, nova.APIRows{CellMappings: cm, InstanceMappings: maps}); err != nil {
 		b.Fatal(err)
 	}
 	s.url = testdb.PlacementAPI(b, s.placement.URL) // syncs the standard classes first
@@ -105,8 +108,8 @@ func BenchmarkClaimsHeal(b *testing.B) {
 	}
 	heal := func(s *healSide) time.Duration {
 		ctx := context.Background()
-		cells := []claims.Cell{&storage.ClaimsCell{DB: openDB(b, s.cell, storage.RoleCell)}}
-		h := claims.Healer{Cells: cells, Placement: &storage.ClaimsPlacement{DB: openDB(b, s.placement, storage.RolePlacement)}}
+		cells := []claims.Cell{&celldb.Cell{DB: openDB(b, s.cell, storage.RoleCell)}}
+		h := claims.Healer{Cells: cells, Placement: &placementdb.ClaimsPlacement{DB: openDB(b, s.placement, storage.RolePlacement)}}
 		start := time.Now()
 		res, err := h.Heal(ctx, claims.HealOptions{})
 		d := time.Since(start)

@@ -19,6 +19,7 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
 )
 
 // healFlavor is a Flavor primitive as instance_extra.flavor stores it,
@@ -201,7 +202,7 @@ func buildHealCloud(t *testing.T, c *healCloud) *healSide {
 	}
 	ctx := context.Background()
 	cell := openDB(t, s.cell, storage.RoleCell)
-	if err := storage.InsertCellRows(ctx, cell, storage.CellRows{ComputeNodes: c.nodes, Instances: c.instances, Migrations: c.migrations}); err != nil {
+	if err := celldb.InsertCellRows(ctx, cell, nova.CellRows{ComputeNodes: c.nodes, Instances: c.instances, Migrations: c.migrations}); err != nil {
 		t.Fatal(err)
 	}
 	for u, dest := range c.bdms {
@@ -468,7 +469,7 @@ func (w *healTwins) run(t *testing.T, heal func(st healStep) (outputs string)) {
 	ctx := context.Background()
 	for _, st := range healSteps() {
 		for _, db := range w.cells {
-			if err := storage.InsertCellRows(ctx, db, storage.CellRows{Instances: st.add}); err != nil {
+			if err := celldb.InsertCellRows(ctx, db, nova.CellRows{Instances: st.add}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpctl/rpctl/claimstore"
 	"github.com/rpctl/rpctl/internal/nova"
-	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/claimsnap"
 )
 
 func TestClaimsList(t *testing.T) {
@@ -18,7 +18,7 @@ func TestClaimsList(t *testing.T) {
 	deleted.Deleted, deleted.VMState = 2, "deleted"
 	c.instances(t, liveInstance(1, "1"), deleted, liveInstance(3, "2"), liveInstance(4, "2"))
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := storage.InsertCellRows(context.Background(), c.db, storage.CellRows{Migrations: []nova.Migration{
+	if err := celldb.InsertCellRows(context.Background(), c.db, nova.CellRows{Migrations: []nova.Migration{
 		{ID: 1, UUID: cu(101), CreatedAt: &created, SourceCompute: "host1", SourceNode: "node1", DestCompute: "host2", DestNode: "node2",
 			Status: "finished", InstanceUUID: cu(4), MigrationType: "resize"},
 	}}); err != nil {
@@ -92,7 +92,7 @@ func TestClaimsList(t *testing.T) {
 	if _, errOut, code := rpctl(t, append(c.args, "claims", "snapshot", "--out", snap)...); code != 0 {
 		t.Fatalf("snapshot: %s", errOut)
 	}
-	claimsIn, _, err := claimstore.Read(context.Background(), snap)
+	claimsIn, _, err := claimsnap.Read(context.Background(), snap)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // NewCmdClaimsRelease builds `rpctl claims release`.
@@ -53,7 +54,7 @@ func runClaimsRelease(c *cobra.Command, f *Factory, consumer string) error {
 			return err
 		}
 		defer dbs.Close()
-		if ok, err = (storage.ClaimsLedger{DB: dbs.Placement}).Release(ctx, consumer); err != nil {
+		if ok, err = (placementdb.ClaimsLedger{DB: dbs.Placement}).Release(ctx, consumer); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/claims"
-	"github.com/rpctl/rpctl/claimstore"
+	"github.com/rpctl/rpctl/storage/claimsnap"
 )
 
 // NewCmdClaimsSnapshot builds `rpctl claims snapshot`.
@@ -26,7 +26,7 @@ pci lists PCI_DEVICE, SRIOV_NET_VF, CUSTOM_SRIOV_NET_PF and CUSTOM_PCI_* as CLAS
 resize_target is 1 for an instance's claim on the destination of its in-progress migration.
 The file is written beside FILE and renamed over it: it appears whole or not at all.
 With --os-endpoint/--os-cloud Placement is read through its API (as claims list does;
-created_at is then when the consumer's allocations were last written).`, claimstore.Current),
+created_at is then when the consumer's allocations were last written).`, claimsnap.Current),
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsSnapshot(c, f, out))
@@ -46,7 +46,7 @@ func runClaimsSnapshot(c *cobra.Command, f *Factory, out string) error {
 		return err
 	}
 	ctx := c.Context()
-	var snap []claimstore.Claim
+	var snap []claims.Claim
 	err := withClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
 		if out == "" {
 			return fmt.Errorf("%w: --out FILE is required", claims.ErrBadInput)
@@ -57,13 +57,13 @@ func runClaimsSnapshot(c *cobra.Command, f *Factory, out string) error {
 	if err != nil {
 		return err
 	}
-	if err := claimstore.Write(ctx, out, snap); err != nil {
+	if err := claimsnap.Write(ctx, out, snap); err != nil {
 		return err
 	}
 	consumers := map[string]bool{}
 	for _, s := range snap {
 		consumers[s.InstanceUUID] = true
 	}
-	fmt.Fprintf(f.IO.Out, "Wrote %d claims of %d consumers to %s (layout version %d).\n", len(snap), len(consumers), out, claimstore.Current)
+	fmt.Fprintf(f.IO.Out, "Wrote %d claims of %d consumers to %s (layout version %d).\n", len(snap), len(consumers), out, claimsnap.Current)
 	return nil
 }

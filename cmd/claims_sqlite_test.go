@@ -13,6 +13,7 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
 )
 
 // sqliteCloud is a small cloud with two compute nodes (host1/node1,
@@ -63,7 +64,7 @@ func (c *sqliteCloud) seed(t *testing.T) {
 		nodes = append(nodes, nova.ComputeNode{ID: int64(i + 1), CreatedAt: &created, Host: ptrS("host" + n), HypervisorHostname: ptrS("node" + n),
 			UUID: ptrS(u), VCPUs: 4, MemoryMB: 4096, LocalGB: 100, HypervisorType: "QEMU", HypervisorVersion: 1, CPUInfo: "{}"})
 	}
-	if err := storage.InsertCellRows(context.Background(), c.db, storage.CellRows{ComputeNodes: nodes}); err != nil {
+	if err := celldb.InsertCellRows(context.Background(), c.db, nova.CellRows{ComputeNodes: nodes}); err != nil {
 		t.Fatal(err)
 	}
 	c.exec(t, `INSERT INTO resource_providers (id, uuid, name, generation, root_provider_id) VALUES (1, ?, 'node1', 1, 1), (2, ?, 'node2', 1, 2)`, cn1UUID, cn2UUID)
@@ -101,7 +102,7 @@ func (c *sqliteCloud) alloc(t *testing.T, consumer string, age time.Duration, re
 
 func (c *sqliteCloud) instances(t *testing.T, ins ...nova.Instance) {
 	t.Helper()
-	if err := storage.InsertCellRows(context.Background(), c.db, storage.CellRows{Instances: ins}); err != nil {
+	if err := celldb.InsertCellRows(context.Background(), c.db, nova.CellRows{Instances: ins}); err != nil {
 		t.Fatal(err)
 	}
 }

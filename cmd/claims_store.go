@@ -8,6 +8,8 @@ import (
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // The `rpctl claims` subcommands of the list, audit, create/release and
@@ -23,11 +25,11 @@ func init() {
 
 // claimsCells wraps each cell database as the claims domain reads it: I is
 // claims.Cell for healing, claims.CellView for list, audit and snapshot
-// (storage.ClaimsCell implements both, which storage asserts when built).
+// (celldb.Cell implements both, which storage asserts when built).
 func claimsCells[I any](dbs []*storage.DB) []I {
 	out := make([]I, len(dbs))
 	for i, db := range dbs {
-		out[i] = any(&storage.ClaimsCell{DB: db}).(I)
+		out[i] = any(&celldb.Cell{DB: db}).(I)
 	}
 	return out
 }
@@ -53,7 +55,7 @@ func withClaimsView(ctx context.Context, f *Factory, fn func(ledger claims.Ledge
 		}
 		return fn(&placementclient.ClaimsLedger{C: client}, claimsCells[claims.CellView](dbs.Cells))
 	}
-	return fn(storage.ClaimsLedger{DB: dbs.Placement}, claimsCells[claims.CellView](dbs.Cells))
+	return fn(placementdb.ClaimsLedger{DB: dbs.Placement}, claimsCells[claims.CellView](dbs.Cells))
 }
 
 // checkExpiry refuses a negative --expiry.

@@ -12,6 +12,7 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // completionTimeout bounds how long a <TAB> waits for the databases.
@@ -99,12 +100,12 @@ func placementNames(c *cobra.Command, f *Factory, pick namesOf) []string {
 	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 	defer cancel()
-	classes, traits, providers, err := storage.PlacementNames(ctx, dbs.Placement)
+	classes, traits, providers, err := placementdb.PlacementNames(ctx, dbs.Placement)
 	if err != nil {
 		return nil
 	}
 	if len(classes) == 0 {
-		classes = storage.StandardResourceClasses()
+		classes = placementdb.StandardResourceClasses()
 	}
 	return pick(classes, traits, providers)
 }

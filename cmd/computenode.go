@@ -8,6 +8,7 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
 )
 
 // NewCmdComputeNode builds `rpctl compute-node`.
@@ -51,7 +52,7 @@ other column of compute_nodes (pci_stats, numa_topology, ...), in every format.`
 			}
 			rows := output.Rows{Headers: computeNodeColumns, Align: output.AlignLeft}
 			for _, db := range dbs.Cells {
-				nodes, err := storage.ListComputeNodes(ctx, db, all)
+				nodes, err := celldb.ListComputeNodes(ctx, db, all)
 				if err != nil {
 					return err
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // NewCmdInit builds `rpctl init`.
@@ -30,8 +31,8 @@ standard resource classes and traits are synced.`,
 			}
 			defer dbs.Close()
 			rows := output.Rows{Headers: []string{"schema", "database", "state", "tables"}}
-			do := func(db *storage.DB, part storage.Part) error {
-				res, err := storage.Init(ctx, db, part)
+			do := func(db *storage.DB, part schema.Part) error {
+				res, err := schema.Init(ctx, db, part)
 				for _, r := range res {
 					state := "created"
 					if len(r.Created) == 0 {
@@ -42,7 +43,7 @@ standard resource classes and traits are synced.`,
 				return err
 			}
 			if dbs.API != nil {
-				if err := do(dbs.API, storage.PartAPI); err != nil {
+				if err := do(dbs.API, schema.PartAPI); err != nil {
 					return err
 				}
 			}
@@ -56,12 +57,12 @@ standard resource classes and traits are synced.`,
 				cells = cdbs.Cells
 			}
 			for _, c := range cells {
-				if err := do(c, storage.PartCell); err != nil {
+				if err := do(c, schema.PartCell); err != nil {
 					return err
 				}
 			}
 			if dbs.Placement != nil {
-				if err := do(dbs.Placement, storage.PartPlacement); err != nil {
+				if err := do(dbs.Placement, schema.PartPlacement); err != nil {
 					return err
 				}
 			}

@@ -14,6 +14,8 @@ import (
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // BenchmarkInventorySetAggregateVsOSC is the benchmark: one
@@ -38,7 +40,7 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+	if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
 		b.Fatal(err)
 	}
 	const agg = "a66a66a6-0000-4000-8000-000000000001"
@@ -51,7 +53,7 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 			candidates.InventoryRow{ProviderID: id, ResourceClassID: 1, Total: 262144, Reserved: 512, MinUnit: 1, MaxUnit: 262144, StepSize: 1, AllocationRatio: 1.5})
 		in.ProviderAggregates = append(in.ProviderAggregates, candidates.LinkRow{ProviderID: id, OtherID: 1})
 	}
-	if err := storage.WriteSyntheticPlacement(ctx, db, in); err != nil {
+	if err := placementdb.WriteSyntheticPlacement(ctx, db, in); err != nil {
 		b.Fatal(err)
 	}
 	base := testdb.PlacementAPI(b, my.URL)

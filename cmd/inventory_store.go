@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/inventory"

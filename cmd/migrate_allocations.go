@@ -6,6 +6,7 @@ import (
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 func init() {
@@ -24,10 +25,10 @@ request, no room on the provider): that one is reported as a skipped row (exit c
 and the others go on. See "rpctl claims heal --help" for the rules.`,
 		Need: storage.NeedCells | storage.NeedPlacement,
 		Build: func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
-			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: claimsCells[claims.Cell](dbs.Cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}}}, nil
+			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: claimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}}}}, nil
 		},
 		DryRun: func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) error {
-			h := claims.Healer{Cells: claimsCells[claims.Cell](dbs.Cells), Placement: &storage.ClaimsPlacement{DB: dbs.Placement}}
+			h := claims.Healer{Cells: claimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}}
 			_, err := h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
 			return err
 		},

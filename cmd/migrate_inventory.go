@@ -11,9 +11,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
 )
 
 func init() {
@@ -100,7 +102,7 @@ func buildInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o *
 	if err := checkControlServices(ctx, f, dbs); err != nil {
 		return nil, err
 	}
-	m := &migrate.Inventory{Cells: dbs.Cells, Placement: dbs.Placement, Config: c, Parallel: inventoryFlags.parallel}
+	m := &migrate.Inventory{Cells: stores.MigrateCells(dbs.Cells), Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: inventoryFlags.parallel}
 	p := newProgress(f.IO.ErrOut, f.IO.IsStderrTTY())
 	m.Progress = p.update
 	m.AfterRun = p.clear
@@ -176,7 +178,7 @@ func (p *progress) clear() {
 	}
 }
 
-func fmtInv(v *storage.PInventory) string {
+func fmtInv(v *inventory.Inventory) string {
 	if v == nil {
 		return "-"
 	}
@@ -188,7 +190,7 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 	if err != nil {
 		return err
 	}
-	plan, err := migrate.PlanInventory(ctx, dbs.Cells, dbs.Placement, &c)
+	plan, err := migrate.PlanInventory(ctx, stores.MigrateCells(dbs.Cells), stores.MigratePlacement(dbs.Placement), &c)
 	if err != nil {
 		return err
 	}
@@ -243,7 +245,7 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 // checkControlServices refuses the inventory migration while a control
 // service is older than the minimum version, unless --force.
 func checkControlServices(ctx context.Context, f *Factory, dbs *storage.Databases) error {
-	old, n, err := status.OldControlServices(ctx, dbs.Cells, status.DefaultMinServiceVersion, 5)
+	old, n, err := status.OldControlServices(ctx, stores.StatusCells(dbs.Cells), status.DefaultMinServiceVersion, 5)
 	if err != nil || n == 0 {
 		return err
 	}

@@ -31,7 +31,8 @@ func TestMigrateInventoryRefusesOldControlServices(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 naming the old service:\n%s", args, code, errOut)
 		}
 	}
-	if n, err := storage.CountRows(context.Background(), db, "resource_providers"); err != nil || n != 0 {
+	var n int
+	if err := db.GetContext(context.Background(), &n, "SELECT COUNT(*) FROM resource_providers"); err != nil || n != 0 {
 		t.Errorf("refused migration wrote %d providers (%v)", n, err)
 	}
 	if _, errOut, code := rpctl(t, "--db", path, "migrate", "inventory", "--force"); code != 0 || !strings.Contains(errOut, "--force") {

@@ -10,6 +10,7 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
 )
 
 func init() {
@@ -31,7 +32,7 @@ An explicit 0.0 override behaves as in Nova 26: it falls back to the initial val
 			if err != nil {
 				return nil, err
 			}
-			return []migrate.Migration{&migrate.EmptyRatios{Cells: dbs.Cells, Ratios: r}}, nil
+			return []migrate.Migration{&migrate.EmptyRatios{Cells: stores.MigrateCells(dbs.Cells), Ratios: r}}, nil
 		},
 		DryRun: dryRunRatios,
 	})
@@ -132,7 +133,7 @@ func dryRunRatios(ctx context.Context, f *Factory, dbs *storage.Databases, o *Mi
 	if o.MaxCountSet {
 		limit = o.MaxCount
 	}
-	changes, skipped, err := migrate.PlanEmptyRatios(ctx, dbs.Cells, r, limit)
+	changes, skipped, err := migrate.PlanEmptyRatios(ctx, stores.MigrateCells(dbs.Cells), r, limit)
 	if err != nil {
 		return err
 	}

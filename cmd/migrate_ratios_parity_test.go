@@ -17,6 +17,7 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
 )
 
 // ratiosLegacyRows are compute nodes in every state migrate_empty_ratio
@@ -197,7 +198,7 @@ func TestMigrateRatiosParityWithNova(t *testing.T) {
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, db := range []*storage.DB{novaDB, rpctlDB} {
-				if err := storage.InsertCellRows(ctx, db, storage.CellRows{ComputeNodes: ratiosLegacyRows(), Replace: true}); err != nil {
+				if err := celldb.InsertCellRows(ctx, db, nova.CellRows{ComputeNodes: ratiosLegacyRows(), Replace: true}); err != nil {
 					t.Fatal(err)
 				}
 			}

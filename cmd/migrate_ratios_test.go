@@ -12,6 +12,7 @@ import (
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
 )
 
 func ratiosFP(v float64) *float64 { return &v }
@@ -41,7 +42,7 @@ func ratiosEmbedded(t *testing.T) string {
 		ratiosNode(2, ratiosFP(4), ratiosFP(1), nil),
 		ratiosNode(3, ratiosFP(4), ratiosFP(1), ratiosFP(1)),
 	}
-	if err := storage.InsertComputeNodes(context.Background(), db, nodes); err != nil {
+	if err := celldb.InsertComputeNodes(context.Background(), db, nodes); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -54,7 +55,7 @@ func ratiosDump(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	nodes, err := storage.ListComputeNodes(context.Background(), db, true)
+	nodes, err := celldb.ListComputeNodes(context.Background(), db, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/schema"
+	"github.com/rpctl/rpctl/storage/stores"
 )
 
 type sampleCloudOptions struct {
@@ -61,7 +63,7 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 				o.instances = -1 // Options: 0 is the default, negative none
 			}
 			cloud := samplecloud.Generate(samplecloud.Options{Nodes: o.nodes, Cells: cells, Seed: o.seed, BadRows: o.badRows, MaxInstancesPerNode: o.instances})
-			sum, err := samplecloud.Write(ctx, dbs, cloud, samplecloud.WriteOptions{Force: o.force})
+			sum, err := samplecloud.Write(ctx, stores.SampleTarget(dbs), cloud, samplecloud.WriteOptions{Force: o.force})
 			if err != nil {
 				return err
 			}
@@ -92,16 +94,16 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 func initSchemas(c *cobra.Command, dbs *storage.Databases) error {
 	ctx := c.Context()
 	if dbs.Embedded {
-		_, err := storage.Init(ctx, dbs.Cells[0], storage.PartCell, storage.PartAPI, storage.PartPlacement)
+		_, err := schema.Init(ctx, dbs.Cells[0], schema.PartCell, schema.PartAPI, schema.PartPlacement)
 		return err
 	}
 	for _, db := range dbs.Cells {
-		if _, err := storage.Init(ctx, db, storage.PartCell); err != nil {
+		if _, err := schema.Init(ctx, db, schema.PartCell); err != nil {
 			return err
 		}
 	}
 	if dbs.API != nil {
-		if _, err := storage.Init(ctx, dbs.API, storage.PartAPI); err != nil {
+		if _, err := schema.Init(ctx, dbs.API, schema.PartAPI); err != nil {
 			return err
 		}
 	}

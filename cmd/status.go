@@ -8,6 +8,7 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
 )
 
 // StatusOptions are the flags of `rpctl status`.
@@ -102,7 +103,7 @@ func runStatus(c *cobra.Command, f *Factory, o *StatusOptions) error {
 		return usage(err)
 	}
 	defer dbs.Close()
-	env.Cells, env.CellErrs, env.Placement, env.PlacementErr = dbs.Cells, dbs.CellErrs, dbs.Placement, dbs.PlacementErr
+	env.Cells, env.CellErrs, env.Placement, env.PlacementErr = stores.StatusCells(dbs.Cells), dbs.CellErrs, stores.StatusPlacement(dbs.Placement), dbs.PlacementErr
 
 	env.Prefetch(ctx, checks)
 	rep := status.Run(ctx, checks)

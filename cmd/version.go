@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // BuildInfo is what `make build` stamps into the binary with -ldflags -X
@@ -49,7 +49,7 @@ func versionString(b BuildInfo) string {
 		}
 		return s
 	}
-	nova, placement := storage.SchemaReleases()
+	nova, placement := schema.SchemaReleases()
 	return fmt.Sprintf("%s (commit %s, built %s)\nschemas: Nova %s, Placement %s\n",
 		or(b.Version, "dev"), or(b.Commit, "unknown"), or(b.Date, "unknown"), nova, placement)
 }

@@ -1,4 +1,4 @@
-package migrate
+package migrate_test
 
 import (
 	"context"
@@ -10,8 +10,11 @@ import (
 
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // corruption is one kind of bad legacy row: the columns a test sets on an
@@ -68,7 +71,7 @@ var corruptions = []corruption{
 func corruptCloud(t *testing.T, cell *storage.DB, mysql bool) (map[int64]corruption, []nova.ComputeNode) {
 	t.Helper()
 	ctx := context.Background()
-	nodes, err := storage.ListComputeNodes(ctx, cell, false)
+	nodes, err := celldb.ListComputeNodes(ctx, cell, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,10 +121,10 @@ func TestCorruptedRows(t *testing.T) {
 func corruptedRowsCase(t *testing.T, cell, placement *storage.DB, mysql bool) {
 	ctx := context.Background()
 	bad, _ := corruptCloud(t, cell, mysql)
-	cfg := InventoryConfig{Layout: LayoutNested, Ratios: config.DefaultOptions().Ratios}
+	cfg := migrate.InventoryConfig{Layout: migrate.LayoutNested, Ratios: config.DefaultOptions().Ratios}
 
 	// --dry-run's plan names every bad row with its column.
-	plan, err := PlanInventory(ctx, []*storage.DB{cell}, placement, &cfg)
+	plan, err := migrate.PlanInventory(ctx, cellStores(cell), placementStore(placement), &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +148,8 @@ func corruptedRowsCase(t *testing.T, cell, placement *storage.DB, mysql bool) {
 		}
 	}
 
-	m := &Inventory{Cells: []*storage.DB{cell}, Placement: placement, Config: cfg, Parallel: 2, GroupSize: 8}
-	sum, err := (&Runner{Migrations: []Migration{m}, Batch: 50}).Run(ctx, 0, true)
+	m := &migrate.Inventory{Cells: cellStores(cell), Placement: placementStore(placement), Config: cfg, Parallel: 2, GroupSize: 8}
+	sum, err := (&migrate.Runner{Migrations: []migrate.Migration{m}, Batch: 50}).Run(ctx, 0, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +161,7 @@ func corruptedRowsCase(t *testing.T, cell, placement *storage.DB, mysql bool) {
 	}
 	for _, re := range sum.RowErrors {
 		c, ok := bad[re.ID]
-		var fe *FieldError
+		var fe *migrate.FieldError
 		switch {
 		case !ok:
 			t.Errorf("good node skipped: %v", re)
@@ -172,11 +175,11 @@ func corruptedRowsCase(t *testing.T, cell, placement *storage.DB, mysql bool) {
 		}
 	}
 	// Every good node has its provider, under its own uuid and name.
-	nodes, err := storage.ListComputeNodes(ctx, cell, false)
+	nodes, err := celldb.ListComputeNodes(ctx, cell, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := storage.LoadPlacementState(ctx, placement)
+	st, err := placementdb.LoadPlacementState(ctx, placement)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,17 +199,17 @@ func corruptedRowsCase(t *testing.T, cell, placement *storage.DB, mysql bool) {
 	if sum.Rows[0].Completed != good {
 		t.Errorf("Completed %d, want the %d good nodes", sum.Rows[0].Completed, good)
 	}
-	// Nothing Placement would refuse was written.
+	// Nothing migrate.Placement would refuse was written.
 	for _, p := range st.Providers {
 		for rc, v := range p.Inventories {
-			if v.Total < 1 || v.Total > PlacementMaxInt || v.MaxUnit > PlacementMaxInt || !canonicalUUID.MatchString(p.UUID) || len([]rune(p.Name)) > PlacementMaxNameLen {
-				t.Errorf("provider %s %s: %+v is beyond Placement's limits", p.Name, rc, v)
+			if v.Total < 1 || v.Total > migrate.PlacementMaxInt || v.MaxUnit > migrate.PlacementMaxInt || !migrate.CanonicalUUID().MatchString(p.UUID) || len([]rune(p.Name)) > migrate.PlacementMaxNameLen {
+				t.Errorf("provider %s %s: %+v is beyond migrate.Placement's limits", p.Name, rc, v)
 			}
 		}
 	}
 	before := dumpPlacement(t, placement)
-	m2 := &Inventory{Cells: []*storage.DB{cell}, Placement: placement, Config: cfg, Parallel: 2}
-	sum2, err := (&Runner{Migrations: []Migration{m2}}).Run(ctx, 0, true)
+	m2 := &migrate.Inventory{Cells: cellStores(cell), Placement: placementStore(placement), Config: cfg, Parallel: 2}
+	sum2, err := (&migrate.Runner{Migrations: []migrate.Migration{m2}}).Run(ctx, 0, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/sanitize"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // InventoryName is the migration's key in the summary table, named like
@@ -34,9 +33,9 @@ type PlannedNode struct {
 	Field string `json:"field,omitempty"`
 	Value string `json:"value,omitempty"`
 
-	cell  *storage.DB
+	cell  Cell
 	plan  *NodePlan
-	write *storage.NodeWrite
+	write *NodeWrite
 	err   error
 	// needsUUID: the row's uuid is NULL; one is generated and stored in the
 	// cell database before anything is written to Placement.
@@ -78,8 +77,8 @@ type InventoryPlan struct {
 // PlanInventory reads every live compute node of the cells and the
 // Placement state, and works out what the migration would write. It writes
 // nothing.
-func PlanInventory(ctx context.Context, cells []*storage.DB, placement *storage.DB, cfg *InventoryConfig) (*InventoryPlan, error) {
-	st, err := storage.LoadPlacementState(ctx, placement)
+func PlanInventory(ctx context.Context, cells []Cell, placement Placement, cfg *InventoryConfig) (*InventoryPlan, error) {
+	st, err := placement.LoadPlacementState(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +191,7 @@ func (pn *PlannedNode) describe() string {
 // most of the planning time. The result is in row order. A node with a plan
 // but a Diff error keeps both (its providers still count for the shared
 // pools and the names to create).
-func planCell(ctx context.Context, cell *storage.DB, cfg *InventoryConfig, st *storage.PlacementState) ([]*PlannedNode, error) {
+func planCell(ctx context.Context, cell Cell, cfg *InventoryConfig, st *PlacementState) ([]*PlannedNode, error) {
 	const chunk = 256
 	type part struct {
 		seq   int
@@ -225,7 +224,7 @@ func planCell(ctx context.Context, cell *storage.DB, cfg *InventoryConfig, st *s
 		close(collected)
 	}()
 	cur := &part{}
-	err := storage.ScanNodesForInventory(ctx, cell, func(n nova.ComputeNode) {
+	err := cell.ScanNodesForInventory(ctx, func(n nova.ComputeNode) {
 		cur.nodes = append(cur.nodes, n)
 		if len(cur.nodes) == chunk {
 			in <- cur
@@ -250,12 +249,12 @@ func planCell(ctx context.Context, cell *storage.DB, cfg *InventoryConfig, st *s
 	return out, nil
 }
 
-func planOne(cell *storage.DB, n nova.ComputeNode, cfg *InventoryConfig, st *storage.PlacementState) *PlannedNode {
-	pn := &PlannedNode{Cell: cell.Name, NodeID: n.ID, cell: cell}
+func planOne(cell Cell, n nova.ComputeNode, cfg *InventoryConfig, st *PlacementState) *PlannedNode {
+	pn := &PlannedNode{Cell: cell.Name(), NodeID: n.ID, cell: cell}
 	if n.HypervisorHostname != nil {
 		pn.Host = *n.HypervisorHostname
 	}
-	p, err := cfg.PlanNode(cell.Name, n)
+	p, err := cfg.PlanNode(cell.Name(), n)
 	if err != nil {
 		pn.fail(err)
 		return pn
@@ -286,8 +285,8 @@ const DefaultParallel = 2
 // first Run, and then hands out the pending nodes batch by batch, so that
 // 100,000 nodes are read once rather than once per batch of 50.
 type Inventory struct {
-	Cells     []*storage.DB
-	Placement *storage.DB
+	Cells     []Cell
+	Placement Placement
 	Config    InventoryConfig
 	// Parallel workers write groups of GroupSize nodes, each group in one
 	// transaction (a failing node is retried alone, so it neither undoes
@@ -304,7 +303,7 @@ type Inventory struct {
 	NewUUID func() string
 
 	plan     *InventoryPlan
-	ids      *storage.PlacementIDs
+	ids      *PlacementIDs
 	cellMu   sync.Mutex
 	next     int
 	finished int
@@ -327,13 +326,13 @@ func (m *Inventory) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ids, err := storage.EnsurePlacementNames(ctx, m.Placement, p.classes, p.traits, p.aggregates)
+	ids, err := m.Placement.EnsurePlacementNames(ctx, p.classes, p.traits, p.aggregates)
 	if err != nil {
 		return err
 	}
 	m.plan, m.ids = p, ids
 	for _, s := range p.Shared {
-		if errs := storage.WriteNodes(ctx, m.Placement, ids, []storage.NodeWrite{*s.write}); errs[0] != nil {
+		if errs := m.Placement.WriteNodes(ctx, ids, []NodeWrite{*s.write}); errs[0] != nil {
 			return fmt.Errorf("shared storage provider %s: %w", s.Host, errs[0])
 		}
 	}
@@ -400,7 +399,7 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 // another first, and returns the nodes still to write. Row-level problems
 // land in errs.
 func (m *Inventory) storeUUIDs(ctx context.Context, batch []*PlannedNode, gen []string, idx []int, errs []error) ([]int, error) {
-	want := map[*storage.DB]map[int64]string{}
+	want := map[Cell]map[int64]string{}
 	for _, i := range idx {
 		if pn := batch[i]; pn.needsUUID {
 			if want[pn.cell] == nil {
@@ -409,13 +408,13 @@ func (m *Inventory) storeUUIDs(ctx context.Context, batch []*PlannedNode, gen []
 			want[pn.cell][pn.NodeID] = gen[i]
 		}
 	}
-	stored := map[*storage.DB]map[int64]string{}
+	stored := map[Cell]map[int64]string{}
 	for cell, w := range want {
 		// One writer per cell at a time: two workers' UPDATEs of the
 		// uuid unique index could deadlock each other, and the cell update
 		// still overlaps the other workers' Placement transactions.
 		m.cellMu.Lock()
-		got, err := storage.SetComputeNodeUUIDs(ctx, cell, w)
+		got, err := cell.SetComputeNodeUUIDs(ctx, w)
 		m.cellMu.Unlock()
 		if err != nil {
 			return nil, err
@@ -461,8 +460,8 @@ func (m *Inventory) storeUUIDs(ctx context.Context, batch []*PlannedNode, gen []
 
 // isRowLevel says whether a write error concerns only that node.
 func isRowLevel(err error) bool {
-	return errors.Is(err, storage.ErrDuplicate) || errors.Is(err, storage.ErrGenerationConflict) || errors.Is(err, storage.ErrBadValue) ||
-		errors.Is(err, storage.ErrInventoryInUse) || errors.Is(err, errPlan)
+	return errors.Is(err, ErrDuplicate) || errors.Is(err, ErrGenerationConflict) || errors.Is(err, ErrBadValue) ||
+		errors.Is(err, ErrInventoryInUse) || errors.Is(err, errPlan)
 }
 
 var errPlan = errors.New("plan")
@@ -481,7 +480,7 @@ func (m *Inventory) replan(ctx context.Context, pn *PlannedNode) error {
 	for _, d := range pn.plan.Providers {
 		uuids, names = append(uuids, d.UUID), append(names, d.Name)
 	}
-	st, err := storage.LoadProviders(ctx, m.Placement, uuids, names)
+	st, err := m.Placement.LoadProviders(ctx, uuids, names)
 	if err != nil {
 		return err
 	}
@@ -512,7 +511,7 @@ func (m *Inventory) committedAnyway(ctx context.Context, batch []*PlannedNode, i
 			uuids, names = append(uuids, d.UUID), append(names, d.Name)
 		}
 	}
-	st, err := storage.LoadProviders(rctx, m.Placement, uuids, names)
+	st, err := m.Placement.LoadProviders(rctx, uuids, names)
 	if err != nil {
 		return nil
 	}
@@ -544,7 +543,7 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 		group = 100
 	}
 	workers := max(m.Parallel, 1)
-	if !m.Placement.IsMySQL() {
+	if m.Placement.SingleWriter() {
 		workers = 1 // SQLite has one writer
 	}
 	// A runner batch (50 nodes by default) is split so that every worker
@@ -580,21 +579,21 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 						}
 					}
 				}
-				writes := make([]storage.NodeWrite, len(left))
+				writes := make([]NodeWrite, len(left))
 				for k, i := range left {
 					writes[k] = *batch[i].write
 				}
-				res := storage.WriteNodes(ctx, m.Placement, m.ids, writes)
+				res := m.Placement.WriteNodes(ctx, m.ids, writes)
 				for k, e := range res {
 					pn := batch[left[k]]
-					for try := 0; e != nil && try < conflictRetries && (errors.Is(e, storage.ErrGenerationConflict) || errors.Is(e, storage.ErrDuplicate)); try++ {
+					for try := 0; e != nil && try < conflictRetries && (errors.Is(e, ErrGenerationConflict) || errors.Is(e, ErrDuplicate)); try++ {
 						if e = m.replan(ctx, pn); e != nil {
 							break
 						}
 						if pn.write == nil {
 							break // someone else wrote exactly what we wanted
 						}
-						e = storage.WriteNodes(ctx, m.Placement, m.ids, []storage.NodeWrite{*pn.write})[0]
+						e = m.Placement.WriteNodes(ctx, m.ids, []NodeWrite{*pn.write})[0]
 					}
 					switch {
 					case e == nil:

@@ -1,4 +1,4 @@
-package migrate
+package migrate_test
 
 import (
 	"context"
@@ -11,14 +11,18 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/placementdb"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // BenchmarkInventory100k migrates 100,000 legacy compute nodes into MariaDB
 // the way `rpctl migrate inventory` does (the runner's default batches, the
 // default --parallel writers; reading and parsing the rows included) and, on a second
-// empty Placement database, bulk-inserts the very rows the migration wrote
+// empty migrate.Placement database, bulk-inserts the very rows the migration wrote
 // in the fastest plain form (one transaction of multi-row INSERTs with
 // explicit ids): the floor. Each is timed at least three times, alternately,
 // so both see the same machine; it reports the medians, nodes/s and their
@@ -29,9 +33,9 @@ func BenchmarkInventory100k(b *testing.B) {
 	}
 	const nodes = 100_000
 	ctx := context.Background()
-	cell, _ := mysqlDB(b, storage.PartCell, storage.RoleCell, "cell1")
+	cell, _ := mysqlDB(b, schema.PartCell, storage.RoleCell, "cell1")
 	cloud := samplecloud.Generate(samplecloud.Options{Nodes: nodes, Seed: 1, MaxInstancesPerNode: 0})
-	if _, err := samplecloud.Write(ctx, &storage.Databases{Cells: []*storage.DB{cell}}, cloud, samplecloud.WriteOptions{}); err != nil {
+	if _, err := samplecloud.Write(ctx, samplecloud.Target{Cells: []samplecloud.CellDB{celldb.New(cell)}}, cloud, samplecloud.WriteOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	// The nodes written without a uuid get one from the migration; each run
@@ -40,7 +44,7 @@ func BenchmarkInventory100k(b *testing.B) {
 	for _, id := range cloud.Kinds["uuid=null"] {
 		nullIDs = append(nullIDs, fmt.Sprint(id))
 	}
-	cfg := InventoryConfig{Layout: LayoutFlat, Ratios: config.DefaultOptions().Ratios, Reserved: config.Reserved{MemoryMB: 512}}
+	cfg := migrate.InventoryConfig{Layout: migrate.LayoutFlat, Ratios: config.DefaultOptions().Ratios, Reserved: config.Reserved{MemoryMB: 512}}
 	var migr, bulk []float64
 	runs := max(b.N, 3)
 	b.ResetTimer()
@@ -51,29 +55,29 @@ func BenchmarkInventory100k(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		placement, _ := mysqlDB(b, storage.PartPlacement, storage.RolePlacement, "")
-		floorDB, _ := mysqlDB(b, storage.PartPlacement, storage.RolePlacement, "")
+		placement, _ := mysqlDB(b, schema.PartPlacement, storage.RolePlacement, "")
+		floorDB, _ := mysqlDB(b, schema.PartPlacement, storage.RolePlacement, "")
 		b.StartTimer()
 		start := time.Now()
-		m := &Inventory{Cells: []*storage.DB{cell}, Placement: placement, Config: cfg, Parallel: benchParallel()}
+		m := &migrate.Inventory{Cells: cellStores(cell), Placement: placementStore(placement), Config: cfg, Parallel: benchParallel()}
 		var planned time.Duration // until the first group is written: reading and planning
 		m.Progress = func(int, int) {
 			if planned == 0 {
 				planned = time.Since(start)
 			}
 		}
-		sum, err := (&Runner{Migrations: []Migration{m}, Batch: benchBatch()}).Run(ctx, 0, true)
+		sum, err := (&migrate.Runner{Migrations: []migrate.Migration{m}, Batch: benchBatch()}).Run(ctx, 0, true)
 		if err != nil || len(sum.Rows) != 1 || sum.Rows[0].Completed != nodes || sum.Exit != 0 {
 			b.Fatalf("summary %+v: %v", sum, err)
 		}
 		migr = append(migr, time.Since(start).Seconds())
 		b.StopTimer()
 
-		st, err := storage.LoadPlacementState(ctx, placement)
+		st, err := placementdb.LoadPlacementState(ctx, placement)
 		if err != nil {
 			b.Fatal(err)
 		}
-		var ps []*storage.PProvider
+		var ps []*migrate.PProvider
 		for _, p := range st.Providers {
 			ps = append(ps, p)
 		}
@@ -84,13 +88,13 @@ func BenchmarkInventory100k(b *testing.B) {
 				classes = append(classes, rc)
 			}
 		}
-		ids, err := storage.EnsurePlacementNames(ctx, floorDB, classes, []string{TraitComputeNode}, nil)
+		ids, err := placementdb.EnsurePlacementNames(ctx, floorDB, classes, []string{migrate.TraitComputeNode}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 		start = time.Now()
-		if err := storage.BulkLoadProviders(ctx, floorDB, ids, ps); err != nil {
+		if err := placementdb.BulkLoadProviders(ctx, floorDB, ids, ps); err != nil {
 			b.Fatal(err)
 		}
 		bulk = append(bulk, time.Since(start).Seconds())
@@ -116,7 +120,7 @@ func benchParallel() int {
 	if n, err := strconv.Atoi(os.Getenv("RPCTL_BENCH_PARALLEL")); err == nil && n > 0 {
 		return n
 	}
-	return DefaultParallel
+	return migrate.DefaultParallel
 }
 
 // benchBatch is the command's default batch size unless RPCTL_BENCH_BATCH
@@ -125,5 +129,5 @@ func benchBatch() int {
 	if n, err := strconv.Atoi(os.Getenv("RPCTL_BENCH_BATCH")); err == nil && n > 0 {
 		return n
 	}
-	return DefaultBatch
+	return migrate.DefaultBatch
 }

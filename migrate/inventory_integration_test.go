@@ -1,4 +1,4 @@
-package migrate
+package migrate_test
 
 import (
 	"context"
@@ -18,12 +18,17 @@ import (
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/placementdb"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // mysqlDB opens a fresh MariaDB database with one schema part.
-func mysqlDB(t testing.TB, part storage.Part, role storage.Role, name string) (*storage.DB, *testdb.MySQL) {
+func mysqlDB(t testing.TB, part schema.Part, role storage.Role, name string) (*storage.DB, *testdb.MySQL) {
 	t.Helper()
 	m := testdb.NewMySQL(t)
 	ctx := context.Background()
@@ -36,30 +41,30 @@ func mysqlDB(t testing.TB, part storage.Part, role storage.Role, name string) (*
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := storage.Init(ctx, db, part); err != nil {
+	if _, err := schema.Init(ctx, db, part); err != nil {
 		t.Fatal(err)
 	}
 	return db, m
 }
 
 // sampleCloud writes a generated cloud into a fresh cell database and
-// returns it with an empty Placement database.
+// returns it with an empty migrate.Placement database.
 func sampleCloud(t *testing.T, o samplecloud.Options) (cell, placement *storage.DB, cellM, placeM *testdb.MySQL, cloud *samplecloud.Cloud) {
 	t.Helper()
-	cell, cellM = mysqlDB(t, storage.PartCell, storage.RoleCell, "cell1")
-	placement, placeM = mysqlDB(t, storage.PartPlacement, storage.RolePlacement, "")
+	cell, cellM = mysqlDB(t, schema.PartCell, storage.RoleCell, "cell1")
+	placement, placeM = mysqlDB(t, schema.PartPlacement, storage.RolePlacement, "")
 	cloud = samplecloud.Generate(o)
-	if _, err := samplecloud.Write(context.Background(), &storage.Databases{Cells: []*storage.DB{cell}}, cloud, samplecloud.WriteOptions{}); err != nil {
+	if _, err := samplecloud.Write(context.Background(), samplecloud.Target{Cells: []samplecloud.CellDB{celldb.New(cell)}}, cloud, samplecloud.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return
 }
 
-// dumpPlacement renders the Placement tables by provider name (uuids of
+// dumpPlacement renders the migrate.Placement tables by provider name (uuids of
 // generated compute node uuids differ between runs), for comparisons.
 func dumpPlacement(t *testing.T, db *storage.DB) string {
 	t.Helper()
-	st, err := storage.LoadPlacementState(context.Background(), db)
+	st, err := placementdb.LoadPlacementState(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +77,11 @@ func dumpPlacement(t *testing.T, db *storage.DB) string {
 	var lines []string
 	for _, p := range st.Providers {
 		l := fmt.Sprintf("%s gen=%d parent=%s root=%s", p.Name, p.Generation, name(p.ParentUUID), name(p.RootUUID))
-		for _, rc := range sortedKeys(p.Inventories) {
+		for _, rc := range migrate.SortedKeys(p.Inventories) {
 			v := p.Inventories[rc]
 			l += fmt.Sprintf(" %s=%d/%d/%d/%d/%d/%g", rc, v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, v.AllocationRatio)
 		}
-		l += " traits=" + strings.Join(sortedKeys(p.Traits), ",") + " aggs=" + strings.Join(sortedKeys(p.Aggregates), ",")
+		l += " traits=" + strings.Join(migrate.SortedKeys(p.Traits), ",") + " aggs=" + strings.Join(migrate.SortedKeys(p.Aggregates), ",")
 		lines = append(lines, l)
 	}
 	sort.Strings(lines)
@@ -112,14 +117,14 @@ func getJSON(t *testing.T, base, path string, v any) {
 // layouts.
 func TestInventoryAgainstRealPlacement(t *testing.T) {
 	testdb.RequirePython(t, "placement")
-	for _, layout := range []string{LayoutFlat, LayoutNested} {
+	for _, layout := range []string{migrate.LayoutFlat, migrate.LayoutNested} {
 		t.Run(layout, func(t *testing.T) {
 			ctx := context.Background()
 			cell, placement, _, placeM, cloud := sampleCloud(t, samplecloud.Options{Nodes: 40, Seed: 7, BadRows: 9})
-			cfg := InventoryConfig{Layout: layout, Ratios: config.DefaultOptions().Ratios, Reserved: config.Reserved{CPUs: 1, MemoryMB: 512, DiskMB: 1500},
-				SharedStorage: []SharedPool{{Name: "ceph", Globs: []string{"cmp1-0000*"}}}}
-			m := &Inventory{Cells: []*storage.DB{cell}, Placement: placement, Config: cfg, Parallel: 2, GroupSize: 7}
-			sum, err := (&Runner{Migrations: []Migration{m}}).Run(ctx, 0, true)
+			cfg := migrate.InventoryConfig{Layout: layout, Ratios: config.DefaultOptions().Ratios, Reserved: config.Reserved{CPUs: 1, MemoryMB: 512, DiskMB: 1500},
+				SharedStorage: []migrate.SharedPool{{Name: "ceph", Globs: []string{"cmp1-0000*"}}}}
+			m := &migrate.Inventory{Cells: cellStores(cell), Placement: placementStore(placement), Config: cfg, Parallel: 2, GroupSize: 7}
+			sum, err := (&migrate.Runner{Migrations: []migrate.Migration{m}}).Run(ctx, 0, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,9 +138,9 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 			}
 			before := dumpPlacement(t, placement)
 
-			// What the real Placement says.
+			// What the real migrate.Placement says.
 			base := testdb.PlacementAPI(t, placeM.URL)
-			nodes, err := storage.ListComputeNodes(ctx, cell, false)
+			nodes, err := celldb.ListComputeNodes(ctx, cell, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +158,7 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 				}
 				for _, d := range p.Providers {
 					var got struct {
-						Inventories map[string]storage.PInventory `json:"inventories"`
+						Inventories map[string]inventory.Inventory `json:"inventories"`
 					}
 					getJSON(t, base, "/resource_providers/"+d.UUID+"/inventories", &got)
 					if len(got.Inventories) != len(d.Inventories) {
@@ -161,17 +166,17 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 					}
 					for rc, want := range d.Inventories {
 						g := got.Inventories[rc]
-						wr := cfg.ratio(want, nil)
+						wr := cfg.Ratio(want, nil)
 						if g.Total != want.Total || g.Reserved != want.Reserved || g.MaxUnit != want.MaxUnit || g.MinUnit != 1 || g.StepSize != 1 || float32(g.AllocationRatio) != float32(wr) {
-							t.Errorf("%s %s: placement says %+v, want %+v ratio %v", d.Name, rc, g, want.PInventory, wr)
+							t.Errorf("%s %s: placement says %+v, want %+v ratio %v", d.Name, rc, g, want.Inventory, wr)
 						}
 					}
 					checked++
 				}
 				// Spot checks by hand, independent of PlanNode.
-				if layout == LayoutFlat {
+				if layout == migrate.LayoutFlat {
 					var got struct {
-						Inventories map[string]storage.PInventory `json:"inventories"`
+						Inventories map[string]inventory.Inventory `json:"inventories"`
 					}
 					getJSON(t, base, "/resource_providers/"+*n.UUID+"/inventories", &got)
 					if v := got.Inventories["VCPU"]; v.Total != n.VCPUs || v.Reserved != 1 {
@@ -210,10 +215,10 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 				} `json:"resource_providers"`
 			}
 			getJSON(t, base, "/resource_providers?required=MISC_SHARES_VIA_AGGREGATE", &sharing)
-			if len(sharing.ResourceProviders) != 1 || sharing.ResourceProviders[0].UUID != SharedProviderUUID("ceph") {
+			if len(sharing.ResourceProviders) != 1 || sharing.ResourceProviders[0].UUID != migrate.SharedProviderUUID("ceph") {
 				t.Errorf("sharing providers: %+v", sharing)
 			}
-			if layout == LayoutNested {
+			if layout == migrate.LayoutNested {
 				var numa struct {
 					ResourceProviders []json.RawMessage `json:"resource_providers"`
 				}
@@ -225,8 +230,8 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 			placementStatus(t, placeM.URL)
 
 			// A re-run changes nothing.
-			m2 := &Inventory{Cells: []*storage.DB{cell}, Placement: placement, Config: cfg, Parallel: 2}
-			if _, err := (&Runner{Migrations: []Migration{m2}}).Run(ctx, 0, true); err != nil {
+			m2 := &migrate.Inventory{Cells: cellStores(cell), Placement: placementStore(placement), Config: cfg, Parallel: 2}
+			if _, err := (&migrate.Runner{Migrations: []migrate.Migration{m2}}).Run(ctx, 0, true); err != nil {
 				t.Fatal(err)
 			}
 			if m2.Pending() != 7 {
@@ -243,7 +248,7 @@ func TestInventoryAgainstRealPlacement(t *testing.T) {
 func buildRpctl(t *testing.T) string { return testdb.BuildRpctl(t) }
 
 // TestInventoryCrashConverges kills the migration with SIGKILL at random
-// moments, re-runs it, and compares the Placement tables with a clean run's.
+// moments, re-runs it, and compares the migrate.Placement tables with a clean run's.
 func TestInventoryCrashConverges(t *testing.T) {
 	bin := testdb.BuildRpctl(t)
 	o := samplecloud.Options{Nodes: 400, Cells: 1, Seed: 3}
@@ -278,7 +283,7 @@ func TestInventoryCrashConverges(t *testing.T) {
 	got := dumpPlacement(t, crashP)
 	if got != want {
 		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-		t.Errorf("after %d SIGKILLs and a re-run, Placement differs from a clean run (%d vs %d providers)", kills, len(gl), len(wl))
+		t.Errorf("after %d SIGKILLs and a re-run, migrate.Placement differs from a clean run (%d vs %d providers)", kills, len(gl), len(wl))
 		for _, l := range gl {
 			if !slices.Contains(wl, l) {
 				t.Logf("only after crash: %s", l)
@@ -304,11 +309,11 @@ func TestRatioSurvivesRerun(t *testing.T) {
 		}
 	}
 	run()
-	st, err := storage.LoadPlacementState(context.Background(), placement)
+	st, err := placementdb.LoadPlacementState(context.Background(), placement)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rp *storage.PProvider
+	var rp *migrate.PProvider
 	for _, p := range st.Providers {
 		rp = p
 		break
@@ -321,7 +326,7 @@ func TestRatioSurvivesRerun(t *testing.T) {
 		t.Fatalf("PUT inventory: %d %s", code, b)
 	}
 	ratio := func() float64 {
-		var got storage.PInventory
+		var got inventory.Inventory
 		getJSON(t, base, "/resource_providers/"+rp.UUID+"/inventories/VCPU", &got)
 		return got.AllocationRatio
 	}

@@ -12,7 +12,8 @@ import (
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/novaformats"
-	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/internal/standards"
+	"github.com/rpctl/rpctl/inventory"
 )
 
 // Layouts of the provider tree a compute node becomes.
@@ -102,7 +103,7 @@ var invalidClassChars = regexp.MustCompile(`[^A-Z0-9_]`)
 
 var standardClasses = func() map[string]bool {
 	m := map[string]bool{}
-	for _, c := range storage.StandardResourceClasses() {
+	for _, c := range standards.ResourceClasses() {
 		m[c] = true
 	}
 	return m
@@ -150,7 +151,7 @@ const ratioFixed RatioKind = -1
 // DesiredInventory is an inventory before its allocation ratio is resolved
 // against what Placement holds.
 type DesiredInventory struct {
-	storage.PInventory
+	inventory.Inventory
 	kind RatioKind
 	row  *float64 // the compute node row's ratio column
 	// src and val name the column the inventory comes from and its
@@ -195,7 +196,7 @@ func (p *NodePlan) Host() string {
 	return ""
 }
 
-func (c *InventoryConfig) ratio(d DesiredInventory, existing *storage.PInventory) float64 {
+func (c *InventoryConfig) ratio(d DesiredInventory, existing *inventory.Inventory) float64 {
 	var cur *float64
 	if existing != nil {
 		cur = &existing.AllocationRatio
@@ -231,7 +232,7 @@ func SharedProviderName(pool string) string { return "shared-storage-" + pool }
 func inv(total, reserved, maxUnit int64, kind RatioKind, row *float64) DesiredInventory {
 	reserved = min(max(reserved, 0), total)
 	maxUnit = min(max(maxUnit, 1), total)
-	return DesiredInventory{PInventory: storage.PInventory{Total: total, Reserved: reserved, MinUnit: 1, MaxUnit: maxUnit, StepSize: 1}, kind: kind, row: row}
+	return DesiredInventory{Inventory: inventory.Inventory{Total: total, Reserved: reserved, MinUnit: 1, MaxUnit: maxUnit, StepSize: 1}, kind: kind, row: row}
 }
 
 func put(m map[string]DesiredInventory, rc string, d DesiredInventory) {
@@ -480,9 +481,9 @@ func (c *InventoryConfig) SharedPlans(plans []*NodePlan) []DesiredProvider {
 
 // InventoryChange is one inventory's before and after, for --dry-run.
 type InventoryChange struct {
-	ResourceClass string              `json:"resource_class"`
-	Before        *storage.PInventory `json:"before"`
-	After         *storage.PInventory `json:"after"`
+	ResourceClass string               `json:"resource_class"`
+	Before        *inventory.Inventory `json:"before"`
+	After         *inventory.Inventory `json:"after"`
 }
 
 // ProviderChange describes what happens to one provider.
@@ -508,23 +509,23 @@ var managedClasses = map[string]bool{
 // writes (nil when nothing changes) and a description of the changes. A
 // provider name held by another uuid is an error: Placement names are
 // unique.
-func (c *InventoryConfig) Diff(desired []DesiredProvider, st *storage.PlacementState) (*storage.NodeWrite, []ProviderChange, error) {
-	w := &storage.NodeWrite{}
+func (c *InventoryConfig) Diff(desired []DesiredProvider, st *PlacementState) (*NodeWrite, []ProviderChange, error) {
+	w := &NodeWrite{}
 	var changes []ProviderChange
 	for _, d := range desired {
 		cur := st.Providers[d.UUID]
 		if other, ok := st.ByName[d.Name]; ok && other != d.UUID {
 			return nil, nil, fmt.Errorf("resource provider name %q is already used by provider %s", d.Name, other)
 		}
-		pw := storage.ProviderWrite{UUID: d.UUID, Name: d.Name, ParentUUID: d.ParentUUID}
+		pw := ProviderWrite{UUID: d.UUID, Name: d.Name, ParentUUID: d.ParentUUID}
 		ch := ProviderChange{UUID: d.UUID, Name: d.Name, Parent: d.ParentUUID}
 		if cur == nil {
 			pw.Create = true
 			ch.Action = "create"
-			pw.AddInventories = map[string]storage.PInventory{}
+			pw.AddInventories = map[string]inventory.Inventory{}
 			for _, rc := range sortedKeys(d.Inventories) {
 				di := d.Inventories[rc]
-				v := di.PInventory
+				v := di.Inventory
 				v.AllocationRatio = c.ratio(di, nil)
 				if err := checkRatio(rc, v.AllocationRatio); err != nil {
 					return nil, nil, err
@@ -546,7 +547,7 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *storage.PlacementS
 		invChanged := false
 		for _, rc := range sortedKeys(d.Inventories) {
 			di := d.Inventories[rc]
-			v := di.PInventory
+			v := di.Inventory
 			old, has := cur.Inventories[rc]
 			if has {
 				v.AllocationRatio = c.ratio(di, &old)
@@ -557,7 +558,7 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *storage.PlacementS
 					continue
 				}
 				if pw.UpdateInventories == nil {
-					pw.UpdateInventories = map[string]storage.PInventory{}
+					pw.UpdateInventories = map[string]inventory.Inventory{}
 				}
 				pw.UpdateInventories[rc] = v
 				o := old
@@ -568,7 +569,7 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *storage.PlacementS
 					return nil, nil, err
 				}
 				if pw.AddInventories == nil {
-					pw.AddInventories = map[string]storage.PInventory{}
+					pw.AddInventories = map[string]inventory.Inventory{}
 				}
 				pw.AddInventories[rc] = v
 				ch.Inventories = append(ch.Inventories, InventoryChange{ResourceClass: rc, After: &v})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/nova"
-	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/inventory"
 )
 
 func sp(s string) *string   { return &s }
@@ -243,8 +243,8 @@ func TestFlagParsers(t *testing.T) {
 	}
 }
 
-func state(ps ...*storage.PProvider) *storage.PlacementState {
-	st := &storage.PlacementState{Providers: map[string]*storage.PProvider{}, ByName: map[string]string{}}
+func state(ps ...*PProvider) *PlacementState {
+	st := &PlacementState{Providers: map[string]*PProvider{}, ByName: map[string]string{}}
 	for _, p := range ps {
 		st.Providers[p.UUID] = p
 		st.ByName[p.Name] = p.UUID
@@ -274,7 +274,7 @@ func TestDiffRatiosAndChanges(t *testing.T) {
 		t.Errorf("generation %d, want 2 (inventories, traits)", w.Providers[0].Generation)
 	}
 	// Existing provider as written: unchanged.
-	cur := &storage.PProvider{UUID: *n.UUID, Name: *n.HypervisorHostname, Generation: 5, Inventories: map[string]storage.PInventory{},
+	cur := &PProvider{UUID: *n.UUID, Name: *n.HypervisorHostname, Generation: 5, Inventories: map[string]inventory.Inventory{},
 		Traits: map[string]bool{TraitComputeNode: true}, Aggregates: map[string]bool{}, Used: map[string]bool{}}
 	for rc, v := range got {
 		cur.Inventories[rc] = v
@@ -308,8 +308,8 @@ func TestDiffRatiosAndChanges(t *testing.T) {
 		t.Errorf("memory change: %+v", w)
 	}
 	// A managed class the node no longer has is removed, unless in use.
-	cur.Inventories["PCI_DEVICE"] = storage.PInventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
-	cur.Inventories["CUSTOM_OPERATOR"] = storage.PInventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
+	cur.Inventories["PCI_DEVICE"] = inventory.Inventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
+	cur.Inventories["CUSTOM_OPERATOR"] = inventory.Inventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
 	w, _, _ = cfg.Diff(p.Providers, state(cur))
 	if w == nil || !reflect.DeepEqual(w.Providers[0].DeleteInventories, []string{"PCI_DEVICE"}) {
 		t.Errorf("delete: %+v", w)
@@ -319,7 +319,7 @@ func TestDiffRatiosAndChanges(t *testing.T) {
 		t.Errorf("in-use delete: %v", err)
 	}
 	// The name is held by another provider.
-	other := &storage.PProvider{UUID: "22222222-2222-4222-8222-222222222222", Name: *n.HypervisorHostname}
+	other := &PProvider{UUID: "22222222-2222-4222-8222-222222222222", Name: *n.HypervisorHostname}
 	if _, _, err := cfg.Diff(p.Providers, state(other)); err == nil || !strings.Contains(err.Error(), "already used") {
 		t.Errorf("name clash: %v", err)
 	}
@@ -345,7 +345,7 @@ func TestSharedPlans(t *testing.T) {
 		t.Fatalf("%d sharing providers, want 1 (pools without members get none)", len(sh))
 	}
 	d := sh[0].Inventories["DISK_GB"]
-	if d.Total != 800 || d.Reserved != 2 || d.MaxUnit != 800 || cfg.ratio(d, nil) != 2 || sh[0].Traits[0] != TraitShares || sh[0].UUID != SharedProviderUUID("ceph") {
+	if d.Total != 800 || d.Reserved != 2 || d.MaxUnit != 800 || cfg.Ratio(d, nil) != 2 || sh[0].Traits[0] != TraitShares || sh[0].UUID != SharedProviderUUID("ceph") {
 		t.Errorf("sharing provider %+v %+v", sh[0], d)
 	}
 }

@@ -1,4 +1,4 @@
-package migrate
+package migrate_test
 
 import (
 	"context"
@@ -8,8 +8,13 @@ import (
 
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/placementdb"
+	"github.com/rpctl/rpctl/storage/schema"
+	"github.com/rpctl/rpctl/storage/stores"
 )
 
 // TestInventorySQLite runs the migration on the embedded file: the same
@@ -18,10 +23,10 @@ import (
 func TestInventorySQLite(t *testing.T) {
 	ctx := context.Background()
 	dbs, cloud := sqliteCloud(t, samplecloud.Options{Nodes: 30, Seed: 5, BadRows: 3})
-	cfg := InventoryConfig{Layout: LayoutNested, Ratios: config.DefaultOptions().Ratios, Reserved: config.Reserved{MemoryMB: 512}}
-	run := func(maxCount int) (Summary, *Inventory) {
-		m := &Inventory{Cells: dbs.Cells, Placement: dbs.Placement, Config: cfg, Parallel: 4}
-		sum, err := (&Runner{Migrations: []Migration{m}}).Run(ctx, maxCount, maxCount == 0)
+	cfg := migrate.InventoryConfig{Layout: migrate.LayoutNested, Ratios: config.DefaultOptions().Ratios, Reserved: config.Reserved{MemoryMB: 512}}
+	run := func(maxCount int) (migrate.Summary, *migrate.Inventory) {
+		m := &migrate.Inventory{Cells: cellStores(dbs.Cells...), Placement: placementStore(dbs.Placement), Config: cfg, Parallel: 4}
+		sum, err := (&migrate.Runner{Migrations: []migrate.Migration{m}}).Run(ctx, maxCount, maxCount == 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +40,7 @@ func TestInventorySQLite(t *testing.T) {
 	if sum.Exit != 2 || len(sum.RowErrors) != 3 || sum.Rows[0].Completed != 20 {
 		t.Fatalf("full run: %+v (%v)", sum, sum.RowErrors)
 	}
-	nodes, err := storage.ListComputeNodes(ctx, dbs.Cells[0], false)
+	nodes, err := celldb.ListComputeNodes(ctx, dbs.Cells[0], false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +50,7 @@ func TestInventorySQLite(t *testing.T) {
 			t.Fatalf("node %d has no uuid after the migration", n.ID)
 		}
 	}
-	before, err := storage.LoadPlacementState(ctx, dbs.Placement)
+	before, err := placementdb.LoadPlacementState(ctx, dbs.Placement)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +66,7 @@ func TestInventorySQLite(t *testing.T) {
 	if _, m := run(0); m.Pending() != 4 {
 		t.Fatalf("after a capacity change: %d pending, want 1 + 3 bad", m.Pending())
 	}
-	after, err := storage.LoadPlacementState(ctx, dbs.Placement)
+	after, err := placementdb.LoadPlacementState(ctx, dbs.Placement)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +96,11 @@ func sqliteCloud(t *testing.T, o samplecloud.Options) (*storage.Databases, *samp
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dbs.Close() })
-	if _, err := storage.Init(ctx, dbs.Cells[0], storage.PartCell, storage.PartAPI, storage.PartPlacement); err != nil {
+	if _, err := schema.Init(ctx, dbs.Cells[0], schema.PartCell, schema.PartAPI, schema.PartPlacement); err != nil {
 		t.Fatal(err)
 	}
 	cloud := samplecloud.Generate(o)
-	if _, err := samplecloud.Write(ctx, dbs, cloud, samplecloud.WriteOptions{}); err != nil {
+	if _, err := samplecloud.Write(ctx, stores.SampleTarget(dbs), cloud, samplecloud.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return dbs, cloud

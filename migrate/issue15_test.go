@@ -1,4 +1,4 @@
-package migrate
+package migrate_test
 
 import (
 	"bytes"
@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/placementdb"
 
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
@@ -22,7 +25,7 @@ import (
 
 // runRpctl runs the binary and returns its exit code, the summary it
 // printed with -f json, and standard error.
-func runRpctl(t *testing.T, bin string, args ...string) (int, Summary, string) {
+func runRpctl(t *testing.T, bin string, args ...string) (int, migrate.Summary, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd := exec.Command(bin, append(args, "-f", "json")...)
@@ -36,17 +39,17 @@ func runRpctl(t *testing.T, bin string, args ...string) (int, Summary, string) {
 		t.Fatal(err)
 	}
 	// -f json prints the summary table's rows.
-	var sum Summary
+	var sum migrate.Summary
 	if err := json.Unmarshal(out.Bytes(), &sum.Rows); err != nil {
 		t.Fatalf("rpctl %v: exit %d, no JSON summary: %v\n%s\n%s", args, code, err, out.String(), errOut.String())
 	}
 	return code, sum, errOut.String()
 }
 
-// rootProviders counts Placement's root providers.
+// rootProviders counts migrate.Placement's root providers.
 func rootProviders(t *testing.T, db *storage.DB) int {
 	t.Helper()
-	st, err := storage.LoadPlacementState(context.Background(), db)
+	st, err := placementdb.LoadPlacementState(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +59,8 @@ func rootProviders(t *testing.T, db *storage.DB) int {
 			n++
 		}
 		for rc, v := range p.Inventories {
-			if v.Total > PlacementMaxInt || !canonicalUUID.MatchString(p.UUID) {
-				t.Errorf("provider %s %s %+v: beyond Placement's limits", p.UUID, rc, v)
+			if v.Total > migrate.PlacementMaxInt || !migrate.CanonicalUUID().MatchString(p.UUID) {
+				t.Errorf("provider %s %s %+v: beyond migrate.Placement's limits", p.UUID, rc, v)
 			}
 		}
 	}
@@ -102,7 +105,7 @@ func TestIssue15Reproductions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			args, cell, placement := tc.args(t)
-			nodes, err := storage.ListComputeNodes(ctx, cell, false)
+			nodes, err := celldb.ListComputeNodes(ctx, cell, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,8 +117,8 @@ func TestIssue15Reproductions(t *testing.T) {
 			if _, err := cell.ExecContext(ctx, cell.Rebind("UPDATE compute_nodes SET "+tc.col+" = ? WHERE id = ?"), v, victim); err != nil {
 				t.Fatal(err)
 			}
-			migrate := append(append([]string{}, args...), "migrate", "inventory")
-			code, sum, stderr := runRpctl(t, bin, migrate...)
+			migrateArgs := append(append([]string{}, args...), "migrate", "inventory")
+			code, sum, stderr := runRpctl(t, bin, migrateArgs...)
 			id := "id=" + strconv.FormatInt(victim, 10)
 			if code != 2 || !strings.Contains(stderr, id) || !strings.Contains(stderr, tc.wantField+"=") {
 				t.Fatalf("exit %d, want 2 with the node (%s) and %s named:\n%s", code, id, tc.wantField, stderr)
@@ -127,7 +130,7 @@ func TestIssue15Reproductions(t *testing.T) {
 			// says so.
 			bad := 0
 			for _, n := range nodes {
-				if _, err := (&InventoryConfig{Layout: LayoutFlat}).PlanNode("", n); err != nil {
+				if _, err := (&migrate.InventoryConfig{Layout: migrate.LayoutFlat}).PlanNode("", n); err != nil {
 					bad++ // the sample cloud's own bad rows, if any
 				}
 			}
@@ -137,7 +140,7 @@ func TestIssue15Reproductions(t *testing.T) {
 			}
 			// The re-run no longer fails as a whole: it names the same row
 			// and has nothing else to do.
-			code, sum, stderr = runRpctl(t, bin, migrate...)
+			code, sum, stderr = runRpctl(t, bin, migrateArgs...)
 			if code != 2 || sum.Rows[0].Completed != 0 || !strings.Contains(stderr, id) {
 				t.Errorf("re-run: exit %d, Completed %d:\n%s", code, sum.Rows[0].Completed, stderr)
 			}
@@ -145,15 +148,15 @@ func TestIssue15Reproductions(t *testing.T) {
 	}
 }
 
-// TestKilledConnectionSummary kills the Placement connections (KILL on
+// TestKilledConnectionSummary kills the migrate.Placement connections (KILL on
 // MariaDB) while the migration writes: the run fails, and the summary's
 // Completed is exactly the providers that were written, not fewer (the
 // issue saw 4,000 completed for 4,300 written); a re-run completes the rest.
 func TestKilledConnectionSummary(t *testing.T) {
 	ctx := context.Background()
 	cell, placement, _, placeM, _ := sampleCloud(t, samplecloud.Options{Nodes: 1500, Seed: 4, MaxInstancesPerNode: -1})
-	cfg := InventoryConfig{Layout: LayoutNested, Ratios: config.DefaultOptions().Ratios}
-	m := &Inventory{Cells: []*storage.DB{cell}, Placement: placement, Config: cfg, Parallel: 2, GroupSize: 10}
+	cfg := migrate.InventoryConfig{Layout: migrate.LayoutNested, Ratios: config.DefaultOptions().Ratios}
+	m := &migrate.Inventory{Cells: cellStores(cell), Placement: placementStore(placement), Config: cfg, Parallel: 2, GroupSize: 10}
 	third := make(chan struct{})
 	var once sync.Once
 	m.Progress = func(done, total int) {
@@ -166,7 +169,7 @@ func TestKilledConnectionSummary(t *testing.T) {
 	go func() {
 		defer close(stopped)
 		// From a third on, keep killing every connection to the
-		// Placement database (from the cell's handle), so that one dies
+		// migrate.Placement database (from the cell's handle), so that one dies
 		// inside a transaction.
 		select {
 		case <-third:
@@ -190,7 +193,7 @@ func TestKilledConnectionSummary(t *testing.T) {
 			}
 		}
 	}()
-	sum, err := (&Runner{Migrations: []Migration{m}, Batch: 1000}).Run(ctx, 0, true)
+	sum, err := (&migrate.Runner{Migrations: []migrate.Migration{m}, Batch: 1000}).Run(ctx, 0, true)
 	close(stop)
 	<-stopped
 	if err != nil {
@@ -204,8 +207,8 @@ func TestKilledConnectionSummary(t *testing.T) {
 	if sum.Rows[0].Completed != written || len(sum.RowErrors) > 0 {
 		t.Errorf("Completed %d, but %d compute nodes' providers were written (row errors %v)", sum.Rows[0].Completed, written, sum.RowErrors)
 	}
-	m2 := &Inventory{Cells: []*storage.DB{cell}, Placement: placement, Config: cfg, Parallel: 2}
-	sum2, err := (&Runner{Migrations: []Migration{m2}}).Run(ctx, 0, true)
+	m2 := &migrate.Inventory{Cells: cellStores(cell), Placement: placementStore(placement), Config: cfg, Parallel: 2}
+	sum2, err := (&migrate.Runner{Migrations: []migrate.Migration{m2}}).Run(ctx, 0, true)
 	if err != nil || sum2.Exit != 0 {
 		t.Fatalf("re-run: exit %d, %v %v %v", sum2.Exit, err, sum2.Errors, sum2.RowErrors)
 	}

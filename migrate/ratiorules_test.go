@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/config"
-	"github.com/rpctl/rpctl/storage"
 )
 
 func ratioFP(v float64) *float64 { return &v }
@@ -94,20 +93,20 @@ func TestPlanRow(t *testing.T) {
 	zeroInitial.InitialCPU = 0
 	tests := []struct {
 		name    string
-		node    storage.NodeRatios
+		node    NodeRatios
 		r       config.Ratios
 		want    map[string][2]string // column -> old, new
 		wantErr string
 	}{
-		{"all empty, defaults", storage.NodeRatios{ID: 1, CPU: ratioFP(0), RAM: nil, Disk: ratioFP(0)}, defaults,
+		{"all empty, defaults", NodeRatios{ID: 1, CPU: ratioFP(0), RAM: nil, Disk: ratioFP(0)}, defaults,
 			map[string][2]string{"cpu_allocation_ratio": {"0.0", "16.0"}, "ram_allocation_ratio": {"NULL", "1.5"}, "disk_allocation_ratio": {"0.0", "1.0"}}, ""},
-		{"only the empty one changes", storage.NodeRatios{ID: 2, CPU: ratioFP(8), RAM: ratioFP(1.2), Disk: nil}, defaults,
+		{"only the empty one changes", NodeRatios{ID: 2, CPU: ratioFP(8), RAM: ratioFP(1.2), Disk: nil}, defaults,
 			map[string][2]string{"disk_allocation_ratio": {"NULL", "1.0"}}, ""},
-		{"override, and 0.0 override falls back", storage.NodeRatios{ID: 3, CPU: nil, RAM: nil, Disk: ratioFP(1)}, withOverrides,
+		{"override, and 0.0 override falls back", NodeRatios{ID: 3, CPU: nil, RAM: nil, Disk: ratioFP(1)}, withOverrides,
 			map[string][2]string{"cpu_allocation_ratio": {"NULL", "4.0"}, "ram_allocation_ratio": {"NULL", "1.5"}}, ""},
-		{"initial 0.0 cannot fix", storage.NodeRatios{ID: 4, CPU: nil, RAM: ratioFP(1), Disk: ratioFP(1)}, zeroInitial,
+		{"initial 0.0 cannot fix", NodeRatios{ID: 4, CPU: nil, RAM: ratioFP(1), Disk: ratioFP(1)}, zeroInitial,
 			nil, "cpu_allocation_ratio is NULL and would stay 0.0: initial_cpu_allocation_ratio is 0.0 and cpu_allocation_ratio is unset or 0.0"},
-		{"initial 0.0 is harmless when CPU is set", storage.NodeRatios{ID: 5, CPU: ratioFP(2), RAM: ratioFP(0), Disk: ratioFP(1)}, zeroInitial,
+		{"initial 0.0 is harmless when CPU is set", NodeRatios{ID: 5, CPU: ratioFP(2), RAM: ratioFP(0), Disk: ratioFP(1)}, zeroInitial,
 			map[string][2]string{"ram_allocation_ratio": {"0.0", "1.5"}}, ""},
 	}
 	for _, tt := range tests {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/internal/config"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // EmptyRatioName is the ratio migration's row in the summary table. It is
@@ -34,7 +33,7 @@ type RatioChange struct {
 // override) cannot be migrated: Nova would write 0.0 back and find the row
 // again in every batch, forever; rpctl skips it with an error naming the
 // option instead.
-func PlanRow(cell string, n storage.NodeRatios, r config.Ratios) ([]RatioChange, error) {
+func PlanRow(cell string, n NodeRatios, r config.Ratios) ([]RatioChange, error) {
 	var out []RatioChange
 	for _, k := range RatioKinds {
 		old := k.nodeRatio(n)
@@ -57,7 +56,7 @@ func PlanRow(cell string, n storage.NodeRatios, r config.Ratios) ([]RatioChange,
 	return out, nil
 }
 
-func (k RatioKind) nodeRatio(n storage.NodeRatios) *float64 {
+func (k RatioKind) nodeRatio(n NodeRatios) *float64 {
 	switch k {
 	case RatioCPU:
 		return n.CPU
@@ -94,13 +93,13 @@ func FormatRatio(v *float64) string {
 // it must skip are reported once (RowErrors), and a row that becomes empty
 // behind the cursor during the run is left to the next run.
 type EmptyRatios struct {
-	Cells  []*storage.DB
+	Cells  []Cell
 	Ratios config.Ratios
 	// Now stamps updated_at (Nova's ORM sets it on every update); nil is
 	// time.Now.
 	Now func() time.Time
 
-	after map[*storage.DB]int64 // last id looked at, per cell
+	after map[Cell]int64 // last id looked at, per cell
 }
 
 // Name implements Migration.
@@ -112,14 +111,14 @@ func (m *EmptyRatios) Name() string { return EmptyRatioName }
 // fixed between the two is in neither.
 func (m *EmptyRatios) Run(ctx context.Context, count int) (found, done int, err error) {
 	if m.after == nil {
-		m.after = map[*storage.DB]int64{}
+		m.after = map[Cell]int64{}
 	}
 	var bad RowErrors
 	for _, cell := range m.Cells {
 		// Skipped rows do not use the budget: they must not keep good rows
 		// behind them from being migrated.
 		for count-done > 0 {
-			nodes, err := storage.ListEmptyRatioNodes(ctx, cell, m.after[cell], count-done)
+			nodes, err := cell.ListEmptyRatioNodes(ctx, m.after[cell], count-done)
 			if err != nil {
 				return found, done, err
 			}
@@ -128,8 +127,8 @@ func (m *EmptyRatios) Run(ctx context.Context, count int) (found, done int, err 
 			}
 			var ids []int64
 			for _, n := range nodes {
-				if _, perr := PlanRow(cell.Name, n, m.Ratios); perr != nil {
-					bad = append(bad, &RowError{Migration: EmptyRatioName, Cell: cell.Name, ID: n.ID, Host: n.Host, Err: perr})
+				if _, perr := PlanRow(cell.Name(), n, m.Ratios); perr != nil {
+					bad = append(bad, &RowError{Migration: EmptyRatioName, Cell: cell.Name(), ID: n.ID, Host: n.Host, Err: perr})
 					found++
 					continue
 				}
@@ -139,7 +138,7 @@ func (m *EmptyRatios) Run(ctx context.Context, count int) (found, done int, err 
 			// once, and the database need not step over the rows already
 			// fixed on every page (which made 100k rows quadratic).
 			m.after[cell] = nodes[len(nodes)-1].ID
-			n, err := storage.FillEmptyRatios(ctx, cell, ids, m.fill(), m.now())
+			n, err := cell.FillEmptyRatios(ctx, ids, m.fill(), m.now())
 			if err != nil {
 				return found, done, err
 			}
@@ -161,8 +160,8 @@ func (m *EmptyRatios) Run(ctx context.Context, count int) (found, done int, err 
 
 // fill is the value for each column; a kind whose ConfRatio is 0.0 is never
 // written (PlanRow skipped every row that needed it).
-func (m *EmptyRatios) fill() storage.RatioFill {
-	var f storage.RatioFill
+func (m *EmptyRatios) fill() RatioFill {
+	var f RatioFill
 	for _, k := range RatioKinds {
 		override, initial := k.Conf(m.Ratios)
 		v, _ := ConfRatio(override, initial)
@@ -190,7 +189,7 @@ func (m *EmptyRatios) now() time.Time {
 
 // PlanEmptyRatios lists, without writing, the changes a run over cells would
 // make, at most limit rows (limit <= 0: all), and the rows it would skip.
-func PlanEmptyRatios(ctx context.Context, cells []*storage.DB, r config.Ratios, limit int) ([]RatioChange, RowErrors, error) {
+func PlanEmptyRatios(ctx context.Context, cells []Cell, r config.Ratios, limit int) ([]RatioChange, RowErrors, error) {
 	var out []RatioChange
 	var bad RowErrors
 	rows := 0
@@ -201,16 +200,16 @@ func PlanEmptyRatios(ctx context.Context, cells []*storage.DB, r config.Ratios, 
 			if limit > 0 {
 				page = min(page, limit-rows)
 			}
-			nodes, err := storage.ListEmptyRatioNodes(ctx, cell, after, page)
+			nodes, err := cell.ListEmptyRatioNodes(ctx, after, page)
 			if err != nil {
 				return nil, nil, err
 			}
 			for _, n := range nodes {
 				after = n.ID
 				rows++
-				ch, perr := PlanRow(cell.Name, n, r)
+				ch, perr := PlanRow(cell.Name(), n, r)
 				if perr != nil {
-					bad = append(bad, &RowError{Migration: EmptyRatioName, Cell: cell.Name, ID: n.ID, Host: n.Host, Err: perr})
+					bad = append(bad, &RowError{Migration: EmptyRatioName, Cell: cell.Name(), ID: n.ID, Host: n.Host, Err: perr})
 					continue
 				}
 				out = append(out, ch...)

@@ -1,4 +1,4 @@
-package migrate
+package migrate_test
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/nova"
-	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage/celldb"
 )
 
 // BenchmarkEmptyRatios100k migrates 100,000 compute nodes with NULL ratios
@@ -24,7 +25,7 @@ func BenchmarkEmptyRatios100k(b *testing.B) {
 	for i := range rows {
 		rows[i] = ratioNode(int64(i+1), nil, nil, nil)
 	}
-	if err := storage.InsertComputeNodes(ctx, db, rows); err != nil {
+	if err := celldb.InsertComputeNodes(ctx, db, rows); err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
@@ -39,7 +40,7 @@ func BenchmarkEmptyRatios100k(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				r := &Runner{Migrations: []Migration{&EmptyRatios{Cells: []*storage.DB{db}, Ratios: config.DefaultOptions().Ratios}}, Batch: NovaManageBatch}
+				r := &migrate.Runner{Migrations: []migrate.Migration{&migrate.EmptyRatios{Cells: cellStores(db), Ratios: config.DefaultOptions().Ratios}}, Batch: migrate.NovaManageBatch}
 				sum, err := r.Run(ctx, bc.max, bc.unlimited)
 				if err != nil || sum.Rows[0].Completed != n {
 					b.Fatalf("%+v %v", sum, err)

@@ -1,4 +1,4 @@
-package migrate
+package migrate_test
 
 import (
 	"context"
@@ -11,7 +11,10 @@ import (
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // ratioCellDB opens a fresh cell database with rpctl's schema: SQLite, or
@@ -19,7 +22,7 @@ import (
 func ratioCellDB(t testing.TB, mysql bool, name string) *storage.DB {
 	t.Helper()
 	if mysql {
-		db, _ := mysqlDB(t, storage.PartCell, storage.RoleCell, name)
+		db, _ := mysqlDB(t, schema.PartCell, storage.RoleCell, name)
 		return db
 	}
 	ctx := context.Background()
@@ -28,7 +31,7 @@ func ratioCellDB(t testing.TB, mysql bool, name string) *storage.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := storage.Init(ctx, db, storage.PartCell); err != nil {
+	if _, err := schema.Init(ctx, db, schema.PartCell); err != nil {
 		t.Fatal(err)
 	}
 	return db
@@ -43,13 +46,13 @@ func ratioNode(id int64, cpu, ram, disk *float64) nova.ComputeNode {
 
 func ratioDump(t *testing.T, db *storage.DB) map[int64][3]string {
 	t.Helper()
-	nodes, err := storage.ListComputeNodes(context.Background(), db, true)
+	nodes, err := celldb.ListComputeNodes(context.Background(), db, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[int64][3]string{}
 	for _, n := range nodes {
-		out[n.ID] = [3]string{FormatRatio(n.CPUAllocationRatio), FormatRatio(n.RAMAllocationRatio), FormatRatio(n.DiskAllocationRatio)}
+		out[n.ID] = [3]string{migrate.FormatRatio(n.CPUAllocationRatio), migrate.FormatRatio(n.RAMAllocationRatio), migrate.FormatRatio(n.DiskAllocationRatio)}
 	}
 	return out
 }
@@ -72,20 +75,20 @@ func TestEmptyRatiosMigration(t *testing.T) {
 			ratioNode(4, ratioFP(-1), nil, ratioFP(0.7)),
 			deleted,
 		}
-		if err := storage.InsertComputeNodes(ctx, db, rows); err != nil {
+		if err := celldb.InsertComputeNodes(ctx, db, rows); err != nil {
 			t.Fatal(err)
 		}
 		r := config.DefaultOptions().Ratios
 		r.CPU = ratioFP(0) // explicit 0.0: falls back to initial, as in Nova 26
 		r.RAM = ratioFP(1.3)
 		at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-		m := &EmptyRatios{Cells: []*storage.DB{db}, Ratios: r, Now: func() time.Time { return at }}
-		run := &Runner{Migrations: []Migration{m}, Batch: 2}
+		m := &migrate.EmptyRatios{Cells: cellStores(db), Ratios: r, Now: func() time.Time { return at }}
+		run := &migrate.Runner{Migrations: []migrate.Migration{m}, Batch: 2}
 		sum, err := run.Run(ctx, 0, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sum.Exit != 0 || len(sum.Rows) != 1 || sum.Rows[0] != (Row{EmptyRatioName, 3, 3}) {
+		if sum.Exit != 0 || len(sum.Rows) != 1 || sum.Rows[0] != (migrate.Row{migrate.EmptyRatioName, 3, 3}) {
 			t.Fatalf("summary = %+v", sum)
 		}
 		want := map[int64][3]string{
@@ -101,7 +104,7 @@ func TestEmptyRatiosMigration(t *testing.T) {
 				t.Errorf("node %d: ratios (cpu, ram, disk) = %v, want %v", id, got[id], w)
 			}
 		}
-		nodes, _ := storage.ListComputeNodes(ctx, db, true)
+		nodes, _ := celldb.ListComputeNodes(ctx, db, true)
 		for _, n := range nodes {
 			touched := n.UpdatedAt != nil && n.UpdatedAt.Equal(at)
 			if touched != (n.ID == 1 || n.ID == 2 || n.ID == 4) {
@@ -110,7 +113,7 @@ func TestEmptyRatiosMigration(t *testing.T) {
 		}
 		// Idempotent: a second run finds nothing.
 		sum, err = run.Run(ctx, 0, true)
-		if err != nil || sum.Exit != 0 || sum.Rows[0] != (Row{EmptyRatioName, 0, 0}) {
+		if err != nil || sum.Exit != 0 || sum.Rows[0] != (migrate.Row{migrate.EmptyRatioName, 0, 0}) {
 			t.Fatalf("second run: %+v, %v", sum, err)
 		}
 	})
@@ -120,27 +123,27 @@ func TestEmptyRatiosMaxCountAndCells(t *testing.T) {
 	ctx := context.Background()
 	c1, c2 := ratioCellDB(t, false, "cell1"), ratioCellDB(t, false, "cell2")
 	for _, c := range []*storage.DB{c1, c2} {
-		if err := storage.InsertComputeNodes(ctx, c, []nova.ComputeNode{ratioNode(1, nil, nil, nil), ratioNode(2, nil, nil, nil)}); err != nil {
+		if err := celldb.InsertComputeNodes(ctx, c, []nova.ComputeNode{ratioNode(1, nil, nil, nil), ratioNode(2, nil, nil, nil)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	mk := func() *EmptyRatios {
-		return &EmptyRatios{Cells: []*storage.DB{c1, c2}, Ratios: config.DefaultOptions().Ratios}
+	mk := func() *migrate.EmptyRatios {
+		return &migrate.EmptyRatios{Cells: cellStores(c1, c2), Ratios: config.DefaultOptions().Ratios}
 	}
 	// One batch of 3 spans the cells: exit 1, more may remain.
-	sum, err := (&Runner{Migrations: []Migration{mk()}}).Run(ctx, 3, false)
-	if err != nil || sum.Exit != 1 || sum.Rows[0] != (Row{EmptyRatioName, 3, 3}) {
+	sum, err := (&migrate.Runner{Migrations: []migrate.Migration{mk()}}).Run(ctx, 3, false)
+	if err != nil || sum.Exit != 1 || sum.Rows[0] != (migrate.Row{migrate.EmptyRatioName, 3, 3}) {
 		t.Fatalf("--max-count 3: %+v, %v", sum, err)
 	}
 	if got := ratioDump(t, c2); got[1][0] != "16.0" || got[2][0] != "NULL" {
 		t.Fatalf("cell2 after 3: %v", got)
 	}
-	sum, err = (&Runner{Migrations: []Migration{mk()}}).Run(ctx, 3, false)
-	if err != nil || sum.Exit != 1 || sum.Rows[0] != (Row{EmptyRatioName, 1, 1}) {
+	sum, err = (&migrate.Runner{Migrations: []migrate.Migration{mk()}}).Run(ctx, 3, false)
+	if err != nil || sum.Exit != 1 || sum.Rows[0] != (migrate.Row{migrate.EmptyRatioName, 1, 1}) {
 		t.Fatalf("second --max-count 3: %+v, %v", sum, err)
 	}
-	sum, err = (&Runner{Migrations: []Migration{mk()}}).Run(ctx, 3, false)
-	if err != nil || sum.Exit != 0 || sum.Rows[0] != (Row{EmptyRatioName, 0, 0}) {
+	sum, err = (&migrate.Runner{Migrations: []migrate.Migration{mk()}}).Run(ctx, 3, false)
+	if err != nil || sum.Exit != 0 || sum.Rows[0] != (migrate.Row{migrate.EmptyRatioName, 0, 0}) {
 		t.Fatalf("third --max-count 3: %+v, %v", sum, err)
 	}
 }
@@ -157,18 +160,18 @@ func TestEmptyRatiosSkipsRowsItCannotFix(t *testing.T) {
 			rows = append(rows, ratioNode(id, ratioFP(2), ratioFP(0), ratioFP(1)))
 		}
 	}
-	if err := storage.InsertComputeNodes(ctx, db, rows); err != nil {
+	if err := celldb.InsertComputeNodes(ctx, db, rows); err != nil {
 		t.Fatal(err)
 	}
 	r := config.DefaultOptions().Ratios
 	r.InitialCPU = 0
 	// A batch of 2 is filled by bad rows first: the cursor must page past
 	// them rather than stop or loop.
-	sum, err := (&Runner{Migrations: []Migration{&EmptyRatios{Cells: []*storage.DB{db}, Ratios: r}}, Batch: 2}).Run(ctx, 0, true)
+	sum, err := (&migrate.Runner{Migrations: []migrate.Migration{&migrate.EmptyRatios{Cells: cellStores(db), Ratios: r}}, Batch: 2}).Run(ctx, 0, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Exit != 2 || len(sum.RowErrors) != 3 || sum.Rows[0] != (Row{EmptyRatioName, 6, 3}) {
+	if sum.Exit != 2 || len(sum.RowErrors) != 3 || sum.Rows[0] != (migrate.Row{migrate.EmptyRatioName, 6, 3}) {
 		t.Fatalf("summary = %+v", sum)
 	}
 	if sum.RowErrors[0].ID != 1 || sum.RowErrors[0].Cell != "cell1" {
@@ -192,10 +195,10 @@ func TestFillKeepsConcurrentFix(t *testing.T) {
 	ratioBothDBs(t, func(t *testing.T, mysql bool) {
 		ctx := context.Background()
 		db := ratioCellDB(t, mysql, "cell1")
-		if err := storage.InsertComputeNodes(ctx, db, []nova.ComputeNode{ratioNode(1, nil, nil, ratioFP(0)), ratioNode(2, nil, ratioFP(1), ratioFP(1))}); err != nil {
+		if err := celldb.InsertComputeNodes(ctx, db, []nova.ComputeNode{ratioNode(1, nil, nil, ratioFP(0)), ratioNode(2, nil, ratioFP(1), ratioFP(1))}); err != nil {
 			t.Fatal(err)
 		}
-		nodes, err := storage.ListEmptyRatioNodes(ctx, db, 0, 10)
+		nodes, err := celldb.ListEmptyRatioNodes(ctx, db, 0, 10)
 		if err != nil || len(nodes) != 2 {
 			t.Fatalf("list: %v %v", nodes, err)
 		}
@@ -205,7 +208,7 @@ func TestFillKeepsConcurrentFix(t *testing.T) {
 		if _, err := db.ExecContext(ctx, "UPDATE compute_nodes SET cpu_allocation_ratio = 5 WHERE id = 2"); err != nil {
 			t.Fatal(err)
 		}
-		n, err := storage.FillEmptyRatios(ctx, db, []int64{1, 2}, storage.RatioFill{CPU: ratioFP(16), RAM: ratioFP(1.5), Disk: ratioFP(1)}, time.Now())
+		n, err := celldb.FillEmptyRatios(ctx, db, []int64{1, 2}, migrate.RatioFill{CPU: ratioFP(16), RAM: ratioFP(1.5), Disk: ratioFP(1)}, time.Now())
 		if err != nil || n != 1 {
 			t.Fatalf("FillEmptyRatios = %d, %v; want 1 row", n, err)
 		}
@@ -219,8 +222,8 @@ func TestFillKeepsConcurrentFix(t *testing.T) {
 func TestEmptyRatiosDeadDB(t *testing.T) {
 	db := ratioCellDB(t, false, "cell1")
 	db.Close()
-	_, _, err := (&EmptyRatios{Cells: []*storage.DB{db}, Ratios: config.DefaultOptions().Ratios}).Run(context.Background(), 50)
-	var rows RowErrors
+	_, _, err := (&migrate.EmptyRatios{Cells: cellStores(db), Ratios: config.DefaultOptions().Ratios}).Run(context.Background(), 50)
+	var rows migrate.RowErrors
 	if err == nil || errors.As(err, &rows) {
 		t.Fatalf("err = %v, want a database error", err)
 	}
@@ -229,18 +232,18 @@ func TestEmptyRatiosDeadDB(t *testing.T) {
 func TestPlanEmptyRatios(t *testing.T) {
 	ctx := context.Background()
 	db := ratioCellDB(t, false, "cell1")
-	if err := storage.InsertComputeNodes(ctx, db, []nova.ComputeNode{ratioNode(1, nil, ratioFP(0), ratioFP(1)), ratioNode(2, ratioFP(1), ratioFP(1), nil), ratioNode(3, ratioFP(1), ratioFP(1), ratioFP(1))}); err != nil {
+	if err := celldb.InsertComputeNodes(ctx, db, []nova.ComputeNode{ratioNode(1, nil, ratioFP(0), ratioFP(1)), ratioNode(2, ratioFP(1), ratioFP(1), nil), ratioNode(3, ratioFP(1), ratioFP(1), ratioFP(1))}); err != nil {
 		t.Fatal(err)
 	}
 	r := config.DefaultOptions().Ratios
 	r.Disk = ratioFP(2)
-	changes, bad, err := PlanEmptyRatios(ctx, []*storage.DB{db}, r, 0)
+	changes, bad, err := migrate.PlanEmptyRatios(ctx, cellStores(db), r, 0)
 	if err != nil || len(bad) != 0 {
 		t.Fatal(err, bad)
 	}
 	var got []string
 	for _, c := range changes {
-		got = append(got, fmt.Sprintf("%d %s %s->%s %s", c.ID, c.Ratio, FormatRatio(c.Old), FormatRatio(&c.New), c.Option))
+		got = append(got, fmt.Sprintf("%d %s %s->%s %s", c.ID, c.Ratio, migrate.FormatRatio(c.Old), migrate.FormatRatio(&c.New), c.Option))
 	}
 	want := []string{
 		"1 cpu_allocation_ratio NULL->16.0 initial_cpu_allocation_ratio",
@@ -250,7 +253,7 @@ func TestPlanEmptyRatios(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("plan = %q, want %q", got, want)
 	}
-	if ch, _, _ := PlanEmptyRatios(ctx, []*storage.DB{db}, r, 1); len(ch) != 2 {
+	if ch, _, _ := migrate.PlanEmptyRatios(ctx, cellStores(db), r, 1); len(ch) != 2 {
 		t.Errorf("limit 1 row: %d changes, want the 2 of row 1", len(ch))
 	}
 	// A plan writes nothing.

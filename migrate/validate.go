@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/rpctl/rpctl/internal/nova"
@@ -64,7 +65,9 @@ func intValue(v int64) string { return strconv.FormatInt(v, 10) }
 // (String(36)) hold; Placement's is_uuid_like also takes braces, "urn:uuid:"
 // and the 32-digit form, but Nova looks providers up by the row's value, so
 // only the canonical form can become a provider uuid.
-var canonicalUUID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var canonicalUUID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // checkName reports a provider name Placement would refuse: not UTF-8
 // (a JSON body cannot carry it) or longer than 200 characters.
@@ -90,7 +93,7 @@ func shorten(s string) string {
 // 0..2^31-1, min_unit, max_unit and step_size 1..2^31-1), naming the
 // column the inventory comes from.
 func checkInventory(rc string, v DesiredInventory) error {
-	if err := inventory.CheckSchema(rc, inventory.Inventory(v.PInventory)); err != nil {
+	if err := inventory.CheckSchema(rc, inventory.Inventory(v.Inventory)); err != nil {
 		return badField(v.src, v.val, "Placement would refuse the inventory: %v", err)
 	}
 	return nil
@@ -117,7 +120,7 @@ func checkRow(n nova.ComputeNode) error {
 	// NULL is a uuid to generate (Nova's Mitaka rule); an empty string is
 	// not NULL to Nova either, and the generated uuid is only ever stored
 	// where the column is NULL.
-	if n.UUID != nil && !canonicalUUID.MatchString(*n.UUID) {
+	if n.UUID != nil && !canonicalUUID().MatchString(*n.UUID) {
 		return badField("uuid", quoteValue(n.UUID), "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx); Placement refuses it as a resource provider uuid")
 	}
 	for _, c := range []struct {

@@ -1,4 +1,4 @@
-package samplecloud
+package samplecloud_test
 
 import (
 	"context"
@@ -16,26 +16,30 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/novaformats"
 	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/schema"
+	"github.com/rpctl/rpctl/storage/stores"
 )
 
 func TestGenerateDeterministic(t *testing.T) {
-	for _, o := range []Options{
+	for _, o := range []samplecloud.Options{
 		{Seed: 1},
 		{Seed: 42, Nodes: 120, Cells: 3, BadRows: 9},
 	} {
-		a, b := Generate(o), Generate(o)
+		a, b := samplecloud.Generate(o), samplecloud.Generate(o)
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%+v: two runs differ", o)
 		}
 	}
-	a, b := Generate(Options{Seed: 1}), Generate(Options{Seed: 2})
+	a, b := samplecloud.Generate(samplecloud.Options{Seed: 1}), samplecloud.Generate(samplecloud.Options{Seed: 2})
 	if reflect.DeepEqual(a.Cells[0].ComputeNodes, b.Cells[0].ComputeNodes) {
 		t.Error("seeds 1 and 2 gave the same nodes")
 	}
 }
 
-func allNodes(c *Cloud) []nova.ComputeNode {
+func allNodes(c *samplecloud.Cloud) []nova.ComputeNode {
 	var out []nova.ComputeNode
 	for _, cell := range c.Cells {
 		out = append(out, cell.ComputeNodes...)
@@ -45,18 +49,18 @@ func allNodes(c *Cloud) []nova.ComputeNode {
 
 func TestEveryFormatAtDefaultSize(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3, 99} {
-		c := Generate(Options{Seed: seed})
+		c := samplecloud.Generate(samplecloud.Options{Seed: seed})
 		var want []string
-		for _, f := range PCIFormats {
+		for _, f := range samplecloud.PCIFormats {
 			want = append(want, "pci_stats="+f)
 		}
-		for _, f := range NUMAFormats {
+		for _, f := range samplecloud.NUMAFormats {
 			want = append(want, "numa_topology="+f)
 		}
-		for _, f := range ExtraFormats {
+		for _, f := range samplecloud.ExtraFormats {
 			want = append(want, "extra_resources="+f)
 		}
-		for _, k := range RatioKinds {
+		for _, k := range samplecloud.RatioKinds {
 			want = append(want, "ratios="+k)
 		}
 		want = append(want, "uuid=null", "uuid=set", "deleted")
@@ -72,7 +76,7 @@ func TestEveryFormatAtDefaultSize(t *testing.T) {
 }
 
 func TestValidByDefault(t *testing.T) {
-	c := Generate(Options{Seed: 7, Nodes: 300, Cells: 2})
+	c := samplecloud.Generate(samplecloud.Options{Seed: 7, Nodes: 300, Cells: 2})
 	if len(c.Kinds["bad"]) != 0 {
 		t.Fatalf("bad rows without BadRows: %v", c.Kinds["bad"])
 	}
@@ -81,7 +85,7 @@ func TestValidByDefault(t *testing.T) {
 	for _, cell := range c.Cells {
 		for _, s := range cell.Services {
 			services[s.ID] = s
-			if s.Deleted == 0 && *s.Binary == "nova-compute" && s.Version < ServiceVersionYoga {
+			if s.Deleted == 0 && *s.Binary == "nova-compute" && s.Version < samplecloud.ServiceVersionYoga {
 				t.Errorf("service %d: version %d is older than N-1", s.ID, s.Version)
 			}
 		}
@@ -135,8 +139,8 @@ func TestValidByDefault(t *testing.T) {
 }
 
 func TestBadRows(t *testing.T) {
-	c := Generate(Options{Seed: 3, Nodes: 20, BadRows: len(BadKinds)})
-	for _, k := range BadKinds {
+	c := samplecloud.Generate(samplecloud.Options{Seed: 3, Nodes: 20, BadRows: len(samplecloud.BadKinds)})
+	for _, k := range samplecloud.BadKinds {
 		if len(c.Kinds["bad="+k]) != 1 {
 			t.Errorf("bad=%s: %v", k, c.Kinds["bad="+k])
 		}
@@ -159,7 +163,7 @@ func TestBadRows(t *testing.T) {
 		t.Errorf("negative-totals: vcpus %d", n.VCPUs)
 	}
 	// Bad rows do not disturb the valid ones: same seed, same valid cloud.
-	clean := Generate(Options{Seed: 3, Nodes: 20})
+	clean := samplecloud.Generate(samplecloud.Options{Seed: 3, Nodes: 20})
 	if !reflect.DeepEqual(clean.Cells[0].ComputeNodes, c.Cells[0].ComputeNodes[:len(clean.Cells[0].ComputeNodes)]) {
 		t.Error("--bad-rows changed the valid rows")
 	}
@@ -169,22 +173,22 @@ func TestBadRows(t *testing.T) {
 // object names and versions) of each generated format with the fixture Nova
 // itself produced, in testdata/compute_nodes.
 func TestFormatsMatchNovaFixtures(t *testing.T) {
-	c := Generate(Options{Seed: 1})
+	c := samplecloud.Generate(samplecloud.Options{Seed: 1})
 	byID := map[int64]nova.ComputeNode{}
 	for _, n := range allNodes(c) {
 		byID[n.ID] = n
 	}
 	fixtures := map[string]string{
-		"pci_stats=" + PCIOvo:         "pci_stats.ovo-1.1.json",
-		"pci_stats=" + PCIOvoEmpty:    "pci_stats.ovo-1.1-empty.json",
-		"pci_stats=" + PCILegacyList:  "pci_stats.legacy-list.json",
-		"pci_stats=" + PCILegacyDict:  "pci_stats.legacy-dict.json",
-		"pci_stats=" + PCILegacyNone:  "pci_stats.legacy-list-empty.json",
-		"numa_topology=" + NUMACell15: "numa_topology.ovo-cell-1.5.json",
-		"numa_topology=" + NUMACell14: "numa_topology.ovo-cell-1.4.json",
-		"numa_topology=" + NUMACell13: "numa_topology.ovo-cell-1.3.json",
-		"numa_topology=" + NUMACell12: "numa_topology.ovo-cell-1.2.json",
-		"numa_topology=" + NUMALegacy: "numa_topology.legacy.json",
+		"pci_stats=" + samplecloud.PCIOvo:         "pci_stats.ovo-1.1.json",
+		"pci_stats=" + samplecloud.PCIOvoEmpty:    "pci_stats.ovo-1.1-empty.json",
+		"pci_stats=" + samplecloud.PCILegacyList:  "pci_stats.legacy-list.json",
+		"pci_stats=" + samplecloud.PCILegacyDict:  "pci_stats.legacy-dict.json",
+		"pci_stats=" + samplecloud.PCILegacyNone:  "pci_stats.legacy-list-empty.json",
+		"numa_topology=" + samplecloud.NUMACell15: "numa_topology.ovo-cell-1.5.json",
+		"numa_topology=" + samplecloud.NUMACell14: "numa_topology.ovo-cell-1.4.json",
+		"numa_topology=" + samplecloud.NUMACell13: "numa_topology.ovo-cell-1.3.json",
+		"numa_topology=" + samplecloud.NUMACell12: "numa_topology.ovo-cell-1.2.json",
+		"numa_topology=" + samplecloud.NUMALegacy: "numa_topology.legacy.json",
 	}
 	for kind, file := range fixtures {
 		b, err := os.ReadFile(filepath.Join("..", "testdata", "compute_nodes", file))
@@ -252,7 +256,7 @@ func openEmbedded(t *testing.T, path string) *storage.Databases {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dbs.Close() })
-	if _, err := storage.Init(context.Background(), dbs.Cells[0], storage.PartCell, storage.PartAPI, storage.PartPlacement); err != nil {
+	if _, err := schema.Init(context.Background(), dbs.Cells[0], schema.PartCell, schema.PartAPI, schema.PartPlacement); err != nil {
 		t.Fatal(err)
 	}
 	return dbs
@@ -261,12 +265,12 @@ func openEmbedded(t *testing.T, path string) *storage.Databases {
 func TestWriteRoundTripSQLite(t *testing.T) {
 	ctx := context.Background()
 	dbs := openEmbedded(t, filepath.Join(t.TempDir(), "rpctl.db"))
-	c := Generate(Options{Seed: 5, Nodes: 40, Cells: 2, BadRows: 3})
-	sum, err := Write(ctx, dbs, c, WriteOptions{})
+	c := samplecloud.Generate(samplecloud.Options{Seed: 5, Nodes: 40, Cells: 2, BadRows: 3})
+	sum, err := samplecloud.Write(ctx, stores.SampleTarget(dbs), c, samplecloud.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := storage.ListComputeNodes(ctx, dbs.Cells[0], true)
+	got, err := celldb.ListComputeNodes(ctx, dbs.Cells[0], true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,14 +298,14 @@ func TestWriteRoundTripSQLite(t *testing.T) {
 	}
 
 	// A second write is refused, and --force replaces.
-	if _, err := Write(ctx, dbs, c, WriteOptions{}); err == nil || !strings.Contains(err.Error(), "already has") {
+	if _, err := samplecloud.Write(ctx, stores.SampleTarget(dbs), c, samplecloud.WriteOptions{}); err == nil || !strings.Contains(err.Error(), "already has") {
 		t.Fatalf("second write: %v", err)
 	}
-	c2 := Generate(Options{Seed: 6, Nodes: 10})
-	if _, err := Write(ctx, dbs, c2, WriteOptions{Force: true}); err != nil {
+	c2 := samplecloud.Generate(samplecloud.Options{Seed: 6, Nodes: 10})
+	if _, err := samplecloud.Write(ctx, stores.SampleTarget(dbs), c2, samplecloud.WriteOptions{Force: true}); err != nil {
 		t.Fatalf("forced write: %v", err)
 	}
-	if n, _ := storage.CountComputeNodes(ctx, dbs.Cells[0], false); n != 10 {
+	if n, _ := celldb.CountComputeNodes(ctx, dbs.Cells[0], false); n != 10 {
 		t.Errorf("after --force: %d live nodes, want 10", n)
 	}
 }
@@ -323,11 +327,11 @@ func TestWriteIntoNovaDBSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dbs.Close()
-	c := Generate(Options{Seed: 11, Nodes: 60, BadRows: len(BadKinds)})
-	if _, err := Write(ctx, dbs, c, WriteOptions{}); err != nil {
+	c := samplecloud.Generate(samplecloud.Options{Seed: 11, Nodes: 60, BadRows: len(samplecloud.BadKinds)})
+	if _, err := samplecloud.Write(ctx, stores.SampleTarget(dbs), c, samplecloud.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := storage.ListComputeNodes(ctx, dbs.Cells[0], true)
+	got, err := celldb.ListComputeNodes(ctx, dbs.Cells[0], true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,9 +359,9 @@ func BenchmarkWrite100k(b *testing.B) {
 	if os.Getenv("RPCTL_BENCH") == "" {
 		b.Skip("set RPCTL_BENCH=1 (make bench) to write 100,000 nodes into MariaDB")
 	}
-	// Only Write is timed, not generating the cloud.
+	// Only samplecloud.Write is timed, not generating the cloud.
 	b.StopTimer()
-	c := Generate(Options{Seed: 1, Nodes: 100000, Cells: 1, MaxInstancesPerNode: -1})
+	c := samplecloud.Generate(samplecloud.Options{Seed: 1, Nodes: 100000, Cells: 1, MaxInstancesPerNode: -1})
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		m := testdb.NewMySQL(b)
@@ -369,17 +373,17 @@ func BenchmarkWrite100k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := storage.Init(ctx, db, storage.PartCell); err != nil {
+		if _, err := schema.Init(ctx, db, schema.PartCell); err != nil {
 			b.Fatal(err)
 		}
 		dbs := &storage.Databases{Cells: []*storage.DB{db}}
 		b.StartTimer()
-		if _, err := Write(ctx, dbs, c, WriteOptions{}); err != nil {
+		if _, err := samplecloud.Write(ctx, stores.SampleTarget(dbs), c, samplecloud.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
 		start := time.Now()
-		nodes, err := storage.ListComputeNodes(ctx, db, true)
+		nodes, err := celldb.ListComputeNodes(ctx, db, true)
 		if err != nil || len(nodes) != len(c.Cells[0].ComputeNodes) {
 			b.Fatalf("read back %d nodes: %v", len(nodes), err)
 		}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/internal/nova"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // WriteOptions control how Write treats databases that already hold data.
@@ -61,9 +60,9 @@ type Summary struct {
 // cell database, URLs from CellConnectionURL) only when the API database has
 // none; existing ones are matched to the cell databases by name. Compute
 // nodes of mapped hosts get mapped = 1, as discover_hosts leaves them.
-func Write(ctx context.Context, dbs *storage.Databases, c *Cloud, o WriteOptions) (*Summary, error) {
+func Write(ctx context.Context, dbs Target, c *Cloud, o WriteOptions) (*Summary, error) {
 	if len(dbs.Cells) == 0 {
-		return nil, fmt.Errorf("%w for the Nova cell", storage.ErrNoDatabase)
+		return nil, errors.New("no database configured for the Nova cell")
 	}
 	// groups[i] are the generated cells written into dbs.Cells[i].
 	var groups [][]*Cell
@@ -84,7 +83,7 @@ func Write(ctx context.Context, dbs *storage.Databases, c *Cloud, o WriteOptions
 	}
 
 	for _, db := range dbs.Cells {
-		n, err := storage.CountComputeNodes(ctx, db, true)
+		n, err := db.CountComputeNodes(ctx, true)
 		if err != nil {
 			return nil, err
 		}
@@ -94,7 +93,7 @@ func Write(ctx context.Context, dbs *storage.Databases, c *Cloud, o WriteOptions
 		}
 	}
 	sum := &Summary{}
-	var api storage.APIRows
+	var api nova.APIRows
 	mapped := map[string]bool{}
 	if dbs.API != nil {
 		var err error
@@ -113,7 +112,7 @@ func Write(ctx context.Context, dbs *storage.Databases, c *Cloud, o WriteOptions
 		bad[id] = true
 	}
 	for i, db := range dbs.Cells {
-		rows := storage.CellRows{Replace: o.Force}
+		rows := nova.CellRows{Replace: o.Force}
 		cs := CellSummary{Database: db.Label()}
 		for _, cell := range groups[i] {
 			if cs.Cell != "" {
@@ -142,13 +141,13 @@ func Write(ctx context.Context, dbs *storage.Databases, c *Cloud, o WriteOptions
 			}
 		}
 		cs.Services, cs.Instances, cs.Migrations = len(rows.Services), len(rows.Instances), len(rows.Migrations)
-		if err := storage.InsertCellRows(ctx, db, rows); err != nil {
+		if err := db.InsertCellRows(ctx, rows); err != nil {
 			return nil, err
 		}
 		sum.Cells = append(sum.Cells, cs)
 	}
 	if dbs.API != nil {
-		if err := storage.InsertAPIRows(ctx, dbs.API, api); err != nil {
+		if err := dbs.API.InsertAPIRows(ctx, api); err != nil {
 			return nil, err
 		}
 	}
@@ -157,16 +156,16 @@ func Write(ctx context.Context, dbs *storage.Databases, c *Cloud, o WriteOptions
 
 // apiRows works out the cell mappings to create, the host mappings and the
 // flavors for the API database.
-func apiRows(ctx context.Context, dbs *storage.Databases, groups [][]*Cell, c *Cloud, o WriteOptions) (storage.APIRows, error) {
-	r := storage.APIRows{Flavors: c.Flavors, Replace: o.Force}
-	nFlavors, err := storage.CountRows(ctx, dbs.API, "flavors")
+func apiRows(ctx context.Context, dbs Target, groups [][]*Cell, c *Cloud, o WriteOptions) (nova.APIRows, error) {
+	r := nova.APIRows{Flavors: c.Flavors, Replace: o.Force}
+	nFlavors, err := dbs.API.CountFlavors(ctx)
 	if err != nil {
 		return r, err
 	}
 	if nFlavors > 0 && !o.Force {
 		return r, fmt.Errorf("%s: %w: it already has %d flavors (--force deletes flavors and host mappings first)", dbs.API.Label(), ErrNotEmpty, nFlavors)
 	}
-	existing, err := storage.ListCellMappings(ctx, dbs.API)
+	existing, err := dbs.API.CellMappings(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -178,7 +177,7 @@ func apiRows(ctx context.Context, dbs *storage.Databases, groups [][]*Cell, c *C
 		nextID = max(nextID, m.ID+1)
 	}
 	if len(existing) == 0 {
-		u, err := storage.CellConnectionURL(dbs.Cells[0], true)
+		u, err := dbs.Cells[0].ConnectionURL(true)
 		if err != nil {
 			return r, err
 		}
@@ -189,14 +188,14 @@ func apiRows(ctx context.Context, dbs *storage.Databases, groups [][]*Cell, c *C
 	for i, db := range dbs.Cells {
 		name := groups[i][0].Name
 		if dbs.Embedded {
-			name = storage.EmbeddedCellName
+			name = db.Name()
 		}
-		id, ok := byName[db.Name]
+		id, ok := byName[db.Name()]
 		if !ok {
 			id, ok = byName[name]
 		}
 		if !ok {
-			u, err := storage.CellConnectionURL(db, false)
+			u, err := db.ConnectionURL(false)
 			if err != nil {
 				return r, err
 			}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerate storage/schema/* from the schemas Nova's and Placement's own
+# Regenerate storage/schema/sql/* from the schemas Nova's and Placement's own
 # `db sync` create (Debian python3-nova / python3-placement), and internal/standards/*.txt
 # (the standard resource classes and traits) from the installed os-resource-classes and
 # os-traits. Run it after a package upgrade; the Go tests compare the result
@@ -8,7 +8,7 @@
 #   scripts/dump-reference-schema.sh   (needs a MariaDB: see mariadb-start.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=storage/schema
+out=storage/schema/sql
 eval "$(scripts/mariadb-start.sh "${TMPDIR:-/tmp}/rpctl-mariadb" 33306)"
 m() { mariadb --socket="$MARIADB_SOCKET" -uroot "$@"; }
 py=/usr/bin/python3

@@ -11,6 +11,7 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
 )
 
 // bulk runs a multi-row INSERT of rows (each a ready "(...)" tuple) in
@@ -56,7 +57,7 @@ func BenchmarkAllChecks100k(b *testing.B) {
 	}
 	svcs = append(svcs, nova.Service{ID: nodes + 1, Host: sp("ctl1"), Binary: sp("nova-conductor"), Version: 64},
 		nova.Service{ID: nodes + 2, Host: sp("ctl1"), Binary: sp("nova-osapi_compute"), Version: 64})
-	if err := storage.InsertCellRows(f.ctx, f.cell, storage.CellRows{Services: svcs, ComputeNodes: cns}); err != nil {
+	if err := celldb.InsertCellRows(f.ctx, f.cell, nova.CellRows{Services: svcs, ComputeNodes: cns}); err != nil {
 		b.Fatal(err)
 	}
 	var rps, invs, allocs, consumers []string

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/migrate"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // DefaultMinServiceVersion is the nova-conductor/nova-osapi_compute service
@@ -45,9 +44,9 @@ const (
 // Env is what the checks look at. A database that could not be opened is
 // given by its error; the checks that need it fail with that error.
 type Env struct {
-	Cells     []*storage.DB
+	Cells     []Cell
 	CellErrs  []error
-	Placement *storage.DB
+	Placement Placement
 	// PlacementErr is why Placement is nil.
 	PlacementErr error
 	Options      config.Options
@@ -59,15 +58,15 @@ type Env struct {
 	Sample int
 
 	nodesOnce  sync.Once
-	nodes      map[string][]storage.NodeCapacity // by cell name
+	nodes      map[string][]NodeCapacity // by cell name
 	nodesErrs  []error
 	provOnce   sync.Once
-	provs      []storage.ProviderTotals
+	provs      []ProviderTotals
 	provErr    error
 	byUUIDOnce sync.Once
-	byUUID     map[string]*storage.ProviderTotals
+	byUUID     map[string]*ProviderTotals
 	overOnce   sync.Once
-	over       []storage.Overuse
+	over       []Overuse
 	overErr    error
 	missing    missingState
 }
@@ -95,13 +94,13 @@ func (e *Env) Prefetch(ctx context.Context, checks []Check) {
 	}
 }
 
-func (e *Env) loadOveruse(ctx context.Context) ([]storage.Overuse, error) {
+func (e *Env) loadOveruse(ctx context.Context) ([]Overuse, error) {
 	e.overOnce.Do(func() {
 		if e.Placement == nil {
 			e.overErr = e.placementErr()
 			return
 		}
-		e.over, e.overErr = storage.ListOverusedInventories(ctx, e.Placement)
+		e.over, e.overErr = e.Placement.ListOverusedInventories(ctx)
 	})
 	return e.over, e.overErr
 }
@@ -155,7 +154,7 @@ func (e *unreadableError) Error() string { return e.details }
 
 // forEachCell calls fn for every cell; read errors are collected so that
 // one broken cell does not hide what the others show.
-func (e *Env) forEachCell(fn func(c *storage.DB) error) []error {
+func (e *Env) forEachCell(fn func(c Cell) error) []error {
 	errs := append([]error(nil), e.CellErrs...)
 	for _, c := range e.Cells {
 		if err := fn(c); err != nil {
@@ -165,16 +164,16 @@ func (e *Env) forEachCell(fn func(c *storage.DB) error) []error {
 	return errs
 }
 
-func cellName(c *storage.DB) string {
-	if c.Name != "" {
-		return c.Name
+func cellName(c Cell) string {
+	if n := c.Name(); n != "" {
+		return n
 	}
 	return "default"
 }
 
 // hostOf names a node by its hypervisor_hostname, the name `openstack
 // hypervisor list` and the provider carry.
-func hostOf(r storage.NodeRef) string {
+func hostOf(r NodeRef) string {
 	switch {
 	case r.Node != "":
 		return r.Node
@@ -209,7 +208,7 @@ type perCell struct {
 
 // tally calls describe on every node of every readable cell, in the cells'
 // order, and counts per cell the items it adds, keeping the first few.
-func (e *Env) tally(nodes map[string][]storage.NodeCapacity, describe func(n storage.NodeCapacity, add func(string))) (pcs []perCell, total int) {
+func (e *Env) tally(nodes map[string][]NodeCapacity, describe func(n NodeCapacity, add func(string))) (pcs []perCell, total int) {
 	for _, cell := range e.cellOrder() {
 		pc := perCell{cell: cell}
 		add := func(item string) {
@@ -252,7 +251,7 @@ func (e *Env) withErrors(code Code, details string, errs []error) (Code, string,
 
 func (e *Env) checkUUIDs(ctx context.Context) (Code, string, error) {
 	nodes, errs := e.loadNodes(ctx)
-	pcs, total := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+	pcs, total := e.tally(nodes, func(n NodeCapacity, add func(string)) {
 		if !n.Deleted && n.UUID == "" {
 			add(hostOf(n.NodeRef))
 		}
@@ -290,12 +289,12 @@ func (e *Env) checkRatios(ctx context.Context) (Code, string, error) {
 	}
 	nodes, errs := e.loadNodes(ctx)
 	// Empty is what Nova's migrate_empty_ratio selects: any ratio NULL or 0.0.
-	empty, emptyN := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+	empty, emptyN := e.tally(nodes, func(n NodeCapacity, add func(string)) {
 		if !n.Deleted && slices.ContainsFunc(ratiosOf(n), func(r *float64) bool { return r == nil || *r == 0 }) {
 			add(hostOf(n.NodeRef))
 		}
 	})
-	negative, negN := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+	negative, negN := e.tally(nodes, func(n NodeCapacity, add func(string)) {
 		if !n.Deleted && slices.ContainsFunc(ratiosOf(n), func(r *float64) bool { return r != nil && *r < 0 }) {
 			add(hostOf(n.NodeRef))
 		}
@@ -313,17 +312,17 @@ func (e *Env) checkRatios(ctx context.Context) (Code, string, error) {
 	return e.withErrors(code, strings.Join(msgs, " "), errs)
 }
 
-func ratiosOf(n storage.NodeCapacity) []*float64 {
+func ratiosOf(n NodeCapacity) []*float64 {
 	return []*float64{n.CPURatio, n.RAMRatio, n.DiskRatio}
 }
 
 // loadNodes reads every cell's nodes once for the checks that look at them;
 // the errors are those of the cells that could not be read.
-func (e *Env) loadNodes(ctx context.Context) (map[string][]storage.NodeCapacity, []error) {
+func (e *Env) loadNodes(ctx context.Context) (map[string][]NodeCapacity, []error) {
 	e.nodesOnce.Do(func() {
-		e.nodes = map[string][]storage.NodeCapacity{}
-		e.nodesErrs = e.forEachCell(func(c *storage.DB) error {
-			ns, err := storage.ListNodeCapacities(ctx, c)
+		e.nodes = map[string][]NodeCapacity{}
+		e.nodesErrs = e.forEachCell(func(c Cell) error {
+			ns, err := c.ListNodeCapacities(ctx)
 			if err != nil {
 				return err
 			}
@@ -334,22 +333,22 @@ func (e *Env) loadNodes(ctx context.Context) (map[string][]storage.NodeCapacity,
 	return e.nodes, e.nodesErrs
 }
 
-func (e *Env) loadProviders(ctx context.Context) ([]storage.ProviderTotals, error) {
+func (e *Env) loadProviders(ctx context.Context) ([]ProviderTotals, error) {
 	e.provOnce.Do(func() {
 		if e.Placement == nil {
 			e.provErr = e.placementErr()
 			return
 		}
-		e.provs, e.provErr = storage.ListProviderTotals(ctx, e.Placement)
+		e.provs, e.provErr = e.Placement.ListProviderTotals(ctx)
 	})
 	return e.provs, e.provErr
 }
 
 // providersByUUID indexes the providers once for the checks that join
 // them with the nodes (100,000 entries; they run concurrently).
-func (e *Env) providersByUUID(provs []storage.ProviderTotals) map[string]*storage.ProviderTotals {
+func (e *Env) providersByUUID(provs []ProviderTotals) map[string]*ProviderTotals {
 	e.byUUIDOnce.Do(func() {
-		e.byUUID = make(map[string]*storage.ProviderTotals, len(provs))
+		e.byUUID = make(map[string]*ProviderTotals, len(provs))
 		for i := range provs {
 			e.byUUID[provs[i].UUID] = &provs[i]
 		}
@@ -377,9 +376,9 @@ func (e *Env) cellOrder() []string {
 // describe, in Placement's standard order.
 var legacyClasses = []string{"VCPU", "MEMORY_MB", "DISK_GB"}
 
-func legacy(n storage.NodeCapacity) [3]int64 { return [3]int64{n.VCPUs, n.MemoryMB, n.LocalGB} }
+func legacy(n NodeCapacity) [3]int64 { return [3]int64{n.VCPUs, n.MemoryMB, n.LocalGB} }
 
-func placementTotals(p storage.ProviderTotals) [3]*int64 { return [3]*int64{p.VCPU, p.Memory, p.Disk} }
+func placementTotals(p ProviderTotals) [3]*int64 { return [3]*int64{p.VCPU, p.Memory, p.Disk} }
 
 func (e *Env) checkProviders(ctx context.Context) (Code, string, error) {
 	nodes, nerrs := e.loadNodes(ctx)
@@ -389,12 +388,12 @@ func (e *Env) checkProviders(ctx context.Context) (Code, string, error) {
 	}
 	byUUID := e.providersByUUID(provs)
 	// A node without a uuid is the UUID check's business.
-	noProv, noProvN := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+	noProv, noProvN := e.tally(nodes, func(n NodeCapacity, add func(string)) {
 		if !n.Deleted && n.UUID != "" && byUUID[n.UUID] == nil {
 			add(hostOf(n.NodeRef))
 		}
 	})
-	noInv, noInvN := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+	noInv, noInvN := e.tally(nodes, func(n NodeCapacity, add func(string)) {
 		p := byUUID[n.UUID]
 		if n.Deleted || n.UUID == "" || p == nil {
 			return
@@ -433,7 +432,7 @@ func (e *Env) checkDrift(ctx context.Context) (Code, string, error) {
 		return unavailable(append([]error{perr}, nerrs...)...)
 	}
 	byUUID := e.providersByUUID(provs)
-	pcs, total := e.tally(nodes, func(n storage.NodeCapacity, add func(string)) {
+	pcs, total := e.tally(nodes, func(n NodeCapacity, add func(string)) {
 		p := byUUID[n.UUID]
 		if n.Deleted || n.UUID == "" || p == nil {
 			return
@@ -499,7 +498,7 @@ func (e *Env) checkRootIDs(ctx context.Context) (Code, string, error) {
 	if e.Placement == nil {
 		return unavailable(e.placementErr())
 	}
-	missing, err := storage.MissingRootProviderIDs(ctx, e.Placement)
+	missing, err := e.Placement.MissingRootProviderIDs(ctx)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -513,7 +512,7 @@ func (e *Env) checkIncompleteConsumers(ctx context.Context) (Code, string, error
 	if e.Placement == nil {
 		return unavailable(e.placementErr())
 	}
-	n, err := storage.IncompleteConsumers(ctx, e.Placement)
+	n, err := e.Placement.IncompleteConsumers(ctx)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -581,8 +580,8 @@ func (e *Env) checkServiceVersions(ctx context.Context) (Code, string, error) {
 	for _, b := range bins {
 		per[b] = &agg{}
 	}
-	errs := e.forEachCell(func(c *storage.DB) error {
-		sv, err := storage.ServiceVersionSummary(ctx, c, bins, threshold, e.sample())
+	errs := e.forEachCell(func(c Cell) error {
+		sv, err := c.ServiceVersionSummary(ctx, bins, threshold, e.sample())
 		if err != nil {
 			return err
 		}

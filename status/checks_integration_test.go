@@ -12,6 +12,10 @@ import (
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/schema"
+	"github.com/rpctl/rpctl/storage/stores"
 )
 
 // fixture is one cell database and one Placement database, separate
@@ -45,14 +49,14 @@ func newFixture(t testing.TB) *fixture {
 	ctx := context.Background()
 	cell := open(t, testdb.NewMySQL(t), storage.RoleCell, "cell1")
 	placement := open(t, testdb.NewMySQL(t), storage.RolePlacement, "")
-	if _, err := storage.Init(ctx, cell, storage.PartCell); err != nil {
+	if _, err := schema.Init(ctx, cell, schema.PartCell); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := storage.Init(ctx, placement, storage.PartPlacement); err != nil {
+	if _, err := schema.Init(ctx, placement, schema.PartPlacement); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, ctx: ctx, cell: cell, placement: placement, nextID: 1}
-	f.env = &status.Env{Cells: []*storage.DB{cell}, Placement: placement, Options: config.DefaultOptions()}
+	f.env = &status.Env{Cells: stores.StatusCells([]*storage.DB{cell}), Placement: stores.StatusPlacement(placement), Options: config.DefaultOptions()}
 	return f
 }
 
@@ -90,7 +94,7 @@ func (f *fixture) node(host string, opts ...nodeOpt) nova.ComputeNode {
 	for _, o := range opts {
 		o(&n)
 	}
-	if err := storage.InsertComputeNodes(f.ctx, f.cell, []nova.ComputeNode{n}); err != nil {
+	if err := celldb.InsertComputeNodes(f.ctx, f.cell, []nova.ComputeNode{n}); err != nil {
 		f.t.Fatal(err)
 	}
 	return n
@@ -100,7 +104,7 @@ func (f *fixture) service(host, binary string, version int64) {
 	f.t.Helper()
 	f.nextID++
 	s := nova.Service{ID: f.nextID, Host: sp(host), Binary: sp(binary), Version: version}
-	if err := storage.InsertServices(f.ctx, f.cell, []nova.Service{s}); err != nil {
+	if err := celldb.InsertServices(f.ctx, f.cell, []nova.Service{s}); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -390,7 +394,7 @@ func TestDeadDatabase(t *testing.T) {
 	live := testdb.NewMySQL(t)
 	ctx := context.Background()
 	p := open(t, live, storage.RolePlacement, "")
-	if _, err := storage.Init(ctx, p, storage.PartPlacement); err != nil {
+	if _, err := schema.Init(ctx, p, schema.PartPlacement); err != nil {
 		t.Fatal(err)
 	}
 	port := testdb.FreePort(t)
@@ -403,7 +407,7 @@ func TestDeadDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	env := &status.Env{Cells: r.Cells, CellErrs: r.CellErrs, Placement: r.Placement, PlacementErr: r.PlacementErr, Options: config.DefaultOptions()}
+	env := &status.Env{Cells: stores.StatusCells(r.Cells), CellErrs: r.CellErrs, Placement: stores.StatusPlacement(r.Placement), PlacementErr: r.PlacementErr, Options: config.DefaultOptions()}
 	rep := status.Run(ctx, status.Checks(env))
 	if rep.Exit() != 255 {
 		t.Errorf("exit %d, want 255", rep.Exit())
@@ -432,11 +436,11 @@ func TestCellsFromMappings(t *testing.T) {
 	ctx := context.Background()
 	live, apiDB := testdb.NewMySQL(t), testdb.NewMySQL(t)
 	api := open(t, apiDB, storage.RoleAPI, "")
-	if _, err := storage.Init(ctx, api, storage.PartAPI); err != nil {
+	if _, err := schema.Init(ctx, api, schema.PartAPI); err != nil {
 		t.Fatal(err)
 	}
 	dead := fmt.Sprintf("mysql+pymysql://nova:secret-pw@127.0.0.1:%d/nova_cell2", testdb.FreePort(t))
-	if err := storage.InsertAPIRows(ctx, api, storage.APIRows{CellMappings: []nova.CellMapping{
+	if err := apidb.InsertAPIRows(ctx, api, nova.APIRows{CellMappings: []nova.CellMapping{
 		{ID: 1, UUID: nova.Cell0UUID, Name: "cell0", DatabaseConnection: dead},
 		{ID: 2, UUID: "6b9b1e0e-0000-4000-8000-000000000001", Name: "cell1", DatabaseConnection: live.URL},
 		{ID: 3, UUID: "6b9b1e0e-0000-4000-8000-000000000002", Name: "cell2", DatabaseConnection: dead},

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/rpctl/rpctl/claims"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // CheckInstancesWithoutAllocations names the check of instances that hold
@@ -43,14 +42,14 @@ func (e *Env) loadMissing(ctx context.Context) (map[string][]missingInstance, []
 			m.errs = []error{e.placementErr()}
 			return
 		}
-		have, err := storage.ConsumersWithAllocations(ctx, e.Placement)
+		have, err := e.Placement.ConsumersWithAllocations(ctx)
 		if err != nil {
 			m.errs = []error{err}
 			return
 		}
 		nodes, nerrs := e.loadNodes(ctx)
 		m.errs = append(m.errs, nerrs...)
-		m.errs = append(m.errs, e.forEachCell(func(c *storage.DB) error {
+		m.errs = append(m.errs, e.forEachCell(func(c Cell) error {
 			byNode := map[[2]string]string{}
 			for _, n := range nodes[cellName(c)] {
 				if !n.Deleted {
@@ -59,10 +58,9 @@ func (e *Env) loadMissing(ctx context.Context) (map[string][]missingInstance, []
 					}
 				}
 			}
-			cc := &storage.ClaimsCell{DB: c}
 			var after *claims.Page
 			for {
-				insts, err := cc.Instances(ctx, after, statusPage, "")
+				insts, err := c.Instances(ctx, after, statusPage, "")
 				if err != nil {
 					return err
 				}
@@ -126,7 +124,7 @@ func (e *Env) checkInstancesWithoutAllocations(ctx context.Context) (Code, strin
 // overuseWithMissing adds what instances without allocations use on their
 // providers to Placement's own usage, and returns the inventories that
 // then exceed their capacity, besides those Placement already shows.
-func (e *Env) overuseWithMissing(ctx context.Context, over []storage.Overuse) ([]storage.Overuse, error) {
+func (e *Env) overuseWithMissing(ctx context.Context, over []Overuse) ([]Overuse, error) {
 	byCell, _ := e.loadMissing(ctx)
 	extra := map[string]map[string]int64{}
 	for _, list := range byCell {
@@ -150,7 +148,7 @@ func (e *Env) overuseWithMissing(ctx context.Context, over []storage.Overuse) ([
 		uuids = append(uuids, u)
 	}
 	sort.Strings(uuids)
-	invs, err := storage.InventoryUsages(ctx, e.Placement, uuids)
+	invs, err := e.Placement.InventoryUsages(ctx, uuids)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +156,7 @@ func (e *Env) overuseWithMissing(ctx context.Context, over []storage.Overuse) ([
 	for _, o := range over {
 		seen[[2]string{o.UUID, o.Class}] = true
 	}
-	out := append([]storage.Overuse(nil), over...)
+	out := append([]Overuse(nil), over...)
 	for _, o := range invs {
 		add := extra[o.UUID][o.Class]
 		if add == 0 {

@@ -3,8 +3,6 @@ package status
 import (
 	"context"
 	"fmt"
-
-	"github.com/rpctl/rpctl/storage"
 )
 
 // OldControlServices lists the live nova-conductor and nova-osapi_compute
@@ -12,14 +10,14 @@ import (
 // (version 30)"), and how many there are in all. The inventory migration
 // refuses to run while there are any: older control planes do not read the
 // allocation ratios and providers it writes as it writes them.
-func OldControlServices(ctx context.Context, cells []*storage.DB, min int64, sample int) ([]string, int, error) {
+func OldControlServices(ctx context.Context, cells []Cell, min int64, sample int) ([]string, int, error) {
 	if min <= 0 {
 		min = DefaultMinServiceVersion
 	}
 	var out []string
 	total := 0
 	for _, c := range cells {
-		sv, err := storage.ServiceVersionSummary(ctx, c, controlBinaries, min, sample)
+		sv, err := c.ServiceVersionSummary(ctx, controlBinaries, min, sample)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/rpctl/rpctl/internal/dsn"
 )
 
@@ -263,4 +264,30 @@ func ListCellMappings(ctx context.Context, api *DB) ([]CellMapping, error) {
 		return nil, api.Errorf("read cell_mappings: %w", CleanError(err))
 	}
 	return out, nil
+}
+
+// CellConnectionURL is the SQLAlchemy URL, password included, that a
+// cell_mappings.database_connection needs for Nova (and rpctl) to reach db.
+// With cell0 it names Nova's conventional "<database>_cell0" beside it, which
+// rpctl neither creates nor uses.
+func CellConnectionURL(db *DB, cell0 bool) (string, error) {
+	suffix := ""
+	if cell0 {
+		suffix = "_cell0"
+	}
+	if !db.IsMySQL() {
+		return "sqlite:///" + db.Target.Database + suffix, nil
+	}
+	cfg, err := mysql.ParseDSN(db.Target.DSN)
+	if err != nil {
+		return "", db.Errorf("%v", err)
+	}
+	u := url.URL{Scheme: "mysql+pymysql", User: url.UserPassword(cfg.User, cfg.Passwd), Path: "/" + cfg.DBName + suffix, RawQuery: "charset=utf8"}
+	if cfg.Net == "unix" {
+		u.Host = "localhost"
+		u.RawQuery += "&unix_socket=" + url.QueryEscape(cfg.Addr)
+	} else {
+		u.Host = cfg.Addr
+	}
+	return u.String(), nil
 }

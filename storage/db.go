@@ -161,7 +161,7 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 func (db *DB) Rebind(q string) string { return db.DB.Rebind(q) }
 
 // tableExists reports whether a table is present.
-func (db *DB) tableExists(ctx context.Context, table string) (bool, error) {
+func (db *DB) TableExists(ctx context.Context, table string) (bool, error) {
 	var n int
 	var err error
 	if db.IsMySQL() {
@@ -173,12 +173,4 @@ func (db *DB) tableExists(ctx context.Context, table string) (bool, error) {
 		return false, db.Errorf("look up table %s: %w", table, CleanError(err))
 	}
 	return n > 0, nil
-}
-
-// nullString is a helper for optional text columns.
-func nullString(s sql.NullString) string {
-	if s.Valid {
-		return s.String
-	}
-	return ""
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // The benchmarks here compare, in one run, the real placement-api with rpctl
@@ -121,7 +121,7 @@ func BenchmarkVsPlacementAPI(b *testing.B) {
 	var rows []perfRow
 	for _, s := range sets {
 		my, db := newPlacementDB(b)
-		if err := storage.WriteSyntheticPlacement(ctx, db, s.input); err != nil {
+		if err := placementdb.WriteSyntheticPlacement(ctx, db, s.input); err != nil {
 			b.Fatal(err)
 		}
 		base := testdb.PlacementAPI(b, my.URL)
@@ -135,7 +135,7 @@ func BenchmarkVsPlacementAPI(b *testing.B) {
 				b.Fatalf("placement-api: %d %s", status, theirs)
 			}
 		})
-		model, err := storage.LoadPlacement(ctx, db)
+		model, err := placementdb.LoadPlacement(ctx, db)
 		db.Close()
 		if err != nil {
 			b.Fatal(err)
@@ -212,7 +212,7 @@ func BenchmarkExplosionLimit1000(b *testing.B) {
 }
 
 // Benchmark100kLoad writes candidates.ScaleInput(100000) into MariaDB and
-// times storage.LoadPlacement (median of 3; target < 2 s), reporting the live
+// times placementdb.LoadPlacement (median of 3; target < 2 s), reporting the live
 // heap the model keeps and the peak RSS of an `rpctl candidates` process on
 // it (target < 500 MB).
 func Benchmark100kLoad(b *testing.B) {
@@ -222,7 +222,7 @@ func Benchmark100kLoad(b *testing.B) {
 	my, db := newPlacementDB(b)
 	in := candidates.ScaleInput(100000)
 	start := time.Now()
-	if err := storage.WriteSyntheticPlacement(ctx, db, in); err != nil {
+	if err := placementdb.WriteSyntheticPlacement(ctx, db, in); err != nil {
 		b.Fatal(err)
 	}
 	write := time.Since(start)
@@ -232,7 +232,7 @@ func Benchmark100kLoad(b *testing.B) {
 	load := timeIt(3, func() {
 		m = nil
 		runtime.GC()
-		if m, err = storage.LoadPlacement(ctx, db); err != nil {
+		if m, err = placementdb.LoadPlacement(ctx, db); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -241,7 +241,7 @@ func Benchmark100kLoad(b *testing.B) {
 	m = nil
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if m, err = storage.LoadPlacement(ctx, db); err != nil {
+	if m, err = placementdb.LoadPlacement(ctx, db); err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/inventory"
 )
 
 // inv is one inventory as PUT /resource_providers/{uuid}/inventories takes it.
-type inv = storage.PInventory
+type inv = inventory.Inventory
 
 type provider struct {
 	name, uuid, parent string

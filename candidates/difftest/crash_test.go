@@ -7,7 +7,7 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 // TestPlacementCrashSharingChild pins the Placement 8.0.0 crash the README
@@ -33,7 +33,7 @@ func TestPlacementCrashSharingChild(t *testing.T) {
 			aggs: []string{agg}},
 	}
 	c.write(t, base)
-	in, err := storage.LoadPlacementModel(ctx, db)
+	in, err := placementdb.LoadPlacementModel(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,8 @@ import (
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // TestDifferential is the proof that the core answers like Placement 8.0.0:
@@ -86,7 +88,7 @@ func runCloud(t *testing.T, seed uint64, n int) map[string]int {
 	start := time.Now()
 	c.write(t, base)
 	t.Logf("seed %d: %d providers, %d consumers written through placement-api in %v", seed, len(c.providers), len(c.allocs), time.Since(start).Round(time.Millisecond))
-	in, err := storage.LoadPlacementModel(ctx, db)
+	in, err := placementdb.LoadPlacementModel(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +510,7 @@ func newPlacementDB(tb testing.TB) (*testdb.MySQL, *storage.DB) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+	if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
 		tb.Fatal(err)
 	}
 	return my, db

@@ -11,6 +11,7 @@ import (
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // Placement is one fresh Placement database with the real API on it.
@@ -44,7 +45,7 @@ func NewDB(t testing.TB) Placement {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := storage.Init(ctx, db, storage.PartPlacement); err != nil {
+	if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
 		t.Fatal(err)
 	}
 	return Placement{DB: db, URL: my.URL}

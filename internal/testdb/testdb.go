@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/storage"
 )
 
 // Required reports whether a missing service must fail the test rather than
@@ -326,4 +328,19 @@ func BuildRpctl(t testing.TB) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// Open opens the database a DSN or URL names, closed when the test ends.
+func Open(t testing.TB, raw string, role storage.Role) *storage.DB {
+	t.Helper()
+	tg, err := dsn.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(context.Background(), tg, role, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

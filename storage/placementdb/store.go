@@ -32,7 +32,7 @@ func New(db *storage.DB) *Store { return &Store{db: db} }
 var _ inventory.Store = (*Store)(nil)
 
 // customClassMinID is where Placement numbers custom resource classes from.
-const customClassMinID = storage.CustomResourceClassMinID
+const customClassMinID = CustomResourceClassMinID
 
 func (s *Store) fail(what string, err error) error {
 	var ie *inventory.Error

@@ -1,0 +1,24 @@
+package nova
+
+// CellRows are rows for one cell database.
+type CellRows struct {
+	Services     []Service
+	ComputeNodes []ComputeNode
+	Instances    []Instance // written to instances and instance_extra
+	Migrations   []Migration
+	// Replace deletes every row of those tables first (instance_extra and
+	// migrations included), in the same transaction.
+	Replace bool
+}
+
+// APIRows are rows for the Nova API database.
+type APIRows struct {
+	CellMappings     []CellMapping
+	HostMappings     []HostMapping
+	Flavors          []Flavor // written to flavors and flavor_extra_specs
+	InstanceMappings []InstanceMapping
+	// Replace deletes every host mapping, instance mapping, flavor and extra
+	// spec first (cell mappings are kept: they may be how rpctl found the
+	// cells).
+	Replace bool
+}

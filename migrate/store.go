@@ -1,0 +1,139 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/inventory"
+)
+
+// The records the inventory and ratio migrations read and write, and the
+// errors a store reports for them; storage/placementdb and storage/celldb
+// implement the stores below with them.
+
+// PProvider is a resource provider as stored in the Placement database.
+type PProvider struct {
+	ID          int64                          `json:"-"`
+	UUID        string                         `json:"uuid"`
+	Name        string                         `json:"name"`
+	Generation  int64                          `json:"generation"`
+	ParentUUID  string                         `json:"parent_provider_uuid,omitempty"`
+	RootUUID    string                         `json:"root_provider_uuid,omitempty"`
+	Inventories map[string]inventory.Inventory `json:"inventories"`
+	Traits      map[string]bool                `json:"traits"`
+	Aggregates  map[string]bool                `json:"aggregates"`
+	// Used are the resource classes with allocations against the provider.
+	Used map[string]bool `json:"-"`
+}
+
+// PlacementState is what the inventory migration needs to know of a
+// Placement database.
+type PlacementState struct {
+	Providers map[string]*PProvider // by uuid
+	ByName    map[string]string     // name -> uuid
+}
+
+// PlacementIDs maps resource class, trait and aggregate names to their ids.
+type PlacementIDs struct {
+	Classes    map[string]int64
+	Traits     map[string]int64
+	Aggregates map[string]int64
+}
+
+// ErrDuplicate is a unique-key violation: a provider uuid or name that
+// another writer took first.
+var ErrDuplicate = errors.New("duplicate entry")
+
+// ProviderWrite is the change to one resource provider: created, or
+// updated from the generation it was read at.
+type ProviderWrite struct {
+	UUID       string
+	Name       string
+	ParentUUID string // "" for a root
+	Create     bool
+	// ExpectGeneration is the generation the change was planned against
+	// (existing providers); Generation the one it leaves.
+	ExpectGeneration int64
+	Generation       int64
+
+	AddInventories    map[string]inventory.Inventory
+	UpdateInventories map[string]inventory.Inventory
+	DeleteInventories []string
+	AddTraits         []string
+	AddAggregates     []string
+}
+
+// NodeWrite is everything one compute node needs written; it is applied
+// atomically: all of it or nothing.
+type NodeWrite struct {
+	// Providers are in creation order: parents before children.
+	Providers []ProviderWrite
+}
+
+// ErrGenerationConflict means a provider changed after it was read (a live
+// nova-compute or an operator wrote it); re-read and re-plan.
+var ErrGenerationConflict = errors.New("resource provider changed concurrently")
+
+// ErrInventoryInUse is Placement's placement.inventory.inuse: an inventory
+// with allocations cannot be removed.
+var ErrInventoryInUse = errors.New("inventory in use")
+
+// ErrBadValue is a value the server refused for its column (out of range,
+// too long, not in the column's character set): the node's own data, not
+// the database, is at fault.
+var ErrBadValue = errors.New("value refused by the database")
+
+// NodeRatios is a compute node's allocation ratios as stored (nil = NULL),
+// with what an operator needs to recognise the row.
+type NodeRatios struct {
+	ID                 int64
+	Host               string
+	HypervisorHostname string
+	CPU, RAM, Disk     *float64
+}
+
+// RatioFill is the value to write into each empty ratio column; nil leaves
+// the column alone.
+type RatioFill struct {
+	CPU, RAM, Disk *float64
+}
+
+// Cell is one Nova cell database as the migrations read and write it.
+type Cell interface {
+	// Name is the cell's name in messages ("" for the only cell of an
+	// unmapped deployment).
+	Name() string
+	// ScanNodesForInventory calls fn for every live compute node, in id
+	// order, while the rows arrive.
+	ScanNodesForInventory(ctx context.Context, fn func(nova.ComputeNode)) error
+	// SetComputeNodeUUIDs stores generated uuids in rows whose uuid is still
+	// NULL and returns the uuid every row holds afterwards.
+	SetComputeNodeUUIDs(ctx context.Context, want map[int64]string) (map[int64]string, error)
+	// ListEmptyRatioNodes pages through live nodes with a NULL or 0.0 ratio
+	// after afterID, in id order.
+	ListEmptyRatioNodes(ctx context.Context, afterID int64, limit int) ([]NodeRatios, error)
+	// FillEmptyRatios sets the NULL or 0.0 ratios of the given nodes.
+	FillEmptyRatios(ctx context.Context, ids []int64, fill RatioFill, now time.Time) (int, error)
+}
+
+// Placement is the Placement database as the inventory migration reads and
+// writes it.
+type Placement interface {
+	// LoadPlacementState reads every provider with its inventories,
+	// traits, aggregates and allocated classes.
+	LoadPlacementState(ctx context.Context) (*PlacementState, error)
+	// LoadProviders reads the providers with these uuids or names and every
+	// provider of their trees.
+	LoadProviders(ctx context.Context, uuids, names []string) (*PlacementState, error)
+	// EnsurePlacementNames creates the classes, traits and aggregates that
+	// are missing and returns every id.
+	EnsurePlacementNames(ctx context.Context, classes, traits, aggregates []string) (*PlacementIDs, error)
+	// WriteNodes writes each node's providers in one transaction per node
+	// (or per group, falling back to one per node); errs[i] is node i's.
+	WriteNodes(ctx context.Context, ids *PlacementIDs, nodes []NodeWrite) []error
+	// SingleWriter is true for a database that takes one writer at a time
+	// (SQLite), where parallel workers only wait for each other.
+	SingleWriter() bool
+}

@@ -1,0 +1,40 @@
+package samplecloud
+
+import (
+	"context"
+
+	"github.com/rpctl/rpctl/internal/nova"
+)
+
+// CellDB is one Nova cell database as sample-cloud fills it.
+type CellDB interface {
+	// Name is the name the database was opened under (the embedded
+	// database's only cell is "cell1").
+	Name() string
+	// Label names the database in messages, without its password.
+	Label() string
+	CountComputeNodes(ctx context.Context, includeDeleted bool) (int, error)
+	// InsertCellRows writes the rows in one transaction, ids as given.
+	InsertCellRows(ctx context.Context, rows nova.CellRows) error
+	// ConnectionURL is the cell_mappings.database_connection that reaches
+	// this database; with cell0, Nova's "<database>_cell0" beside it.
+	ConnectionURL(cell0 bool) (string, error)
+}
+
+// APIDB is the Nova API database as sample-cloud fills it.
+type APIDB interface {
+	Label() string
+	CountFlavors(ctx context.Context) (int, error)
+	CellMappings(ctx context.Context) ([]nova.CellMapping, error)
+	// InsertAPIRows writes the rows in one transaction, ids as given.
+	InsertAPIRows(ctx context.Context, rows nova.APIRows) error
+}
+
+// Target is where a sample cloud is written.
+type Target struct {
+	Cells []CellDB
+	API   APIDB // nil when no API database is configured
+	// Embedded is the single SQLite file holding every schema: all the
+	// generated cells go into its one cell.
+	Embedded bool
+}

@@ -1,0 +1,421 @@
+package placementdb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
+)
+
+// ClaimsPlacement reads and writes consumers' allocations in the Placement
+// database the way placement-api's GET and PUT /allocations/{consumer}
+// (microversion 1.28) do. It implements claims.Placement.
+type ClaimsPlacement struct {
+	DB *storage.DB
+	// GroupSize is how many consumers one transaction writes when none of
+	// them is refused (default 100); a refused write is redone one consumer
+	// per transaction so that exactly the consumers before it are written.
+	GroupSize int
+
+	rcID   map[string]int64
+	rcName map[int64]string
+}
+
+func (p *ClaimsPlacement) loadClasses(ctx context.Context) error {
+	if p.rcID != nil {
+		return nil
+	}
+	ids, err := sqlutil.NameIDs(ctx, p.DB, "resource_classes", "name")
+	if err != nil {
+		return err
+	}
+	p.rcID, p.rcName = ids, map[int64]string{}
+	for n, id := range ids {
+		p.rcName[id] = n
+	}
+	return nil
+}
+
+// ConsumerAllocations is GET /allocations/{consumer} for each consumer:
+// allocations joined to their consumer, project and user records, so that an
+// allocation whose consumer record is missing is not shown (as Placement
+// does not show it).
+func (p *ClaimsPlacement) ConsumerAllocations(ctx context.Context, consumers []string) (map[string]*claims.Allocations, error) {
+	db := p.DB
+	if err := p.loadClasses(ctx); err != nil {
+		return nil, err
+	}
+	out := map[string]*claims.Allocations{}
+	for start := 0; start < len(consumers); start += sqlutil.MaxInList {
+		chunk := consumers[start:min(start+sqlutil.MaxInList, len(consumers))]
+		args := make([]any, len(chunk))
+		for i, c := range chunk {
+			args[i] = c
+		}
+		rows, err := db.QueryContext(ctx, db.Rebind(`SELECT a.consumer_id, rp.uuid, rp.generation, a.resource_class_id, a.used, c.generation, pr.external_id, us.external_id
+FROM allocations a
+JOIN resource_providers rp ON a.resource_provider_id = rp.id
+JOIN consumers c ON a.consumer_id = c.uuid
+JOIN projects pr ON c.project_id = pr.id
+JOIN users us ON c.user_id = us.id
+WHERE a.consumer_id IN (`+sqlutil.InList(len(chunk))+`)`), args...)
+		if err != nil {
+			return nil, db.Errorf("read allocations: %w", storage.CleanError(err))
+		}
+		for rows.Next() {
+			var consumer, rp, project, user string
+			var rpGen, rcID, used, cGen int64
+			if err := rows.Scan(&consumer, &rp, &rpGen, &rcID, &used, &cGen, &project, &user); err != nil {
+				rows.Close()
+				return nil, db.Errorf("read allocations: %w", storage.CleanError(err))
+			}
+			a := out[consumer]
+			if a == nil {
+				g := cGen
+				a = &claims.Allocations{Allocations: map[string]claims.ProviderAllocation{}, ProjectID: project, UserID: user, ConsumerGeneration: &g}
+				out[consumer] = a
+			}
+			pa, ok := a.Allocations[rp]
+			if !ok {
+				pa = claims.ProviderAllocation{Generation: rpGen, Resources: map[string]int64{}}
+			}
+			pa.Resources[p.rcName[rcID]] = used
+			a.Allocations[rp] = pa
+		}
+		if err := rows.Close(); err != nil {
+			return nil, db.Errorf("read allocations: %w", storage.CleanError(err))
+		}
+	}
+	return out, nil
+}
+
+// PutAllocations writes each consumer's allocation as PUT
+// /allocations/{consumer} at 1.28 does: the project and user records
+// created when missing, the consumer record created (generation 0) when the
+// request's consumer_generation is null and checked against it otherwise,
+// its project and user updated, its old allocations replaced, capacity and
+// min_unit/max_unit/step_size checked, and each provider's and the
+// consumer's generation incremented once per consumer. Consumers are
+// written in groups, each group in one transaction.
+func (p *ClaimsPlacement) PutAllocations(ctx context.Context, ws []claims.Write) (int, error) {
+	if err := p.loadClasses(ctx); err != nil {
+		return 0, err
+	}
+	size := p.GroupSize
+	if size <= 0 {
+		size = 100
+	}
+	done := 0
+	for done < len(ws) {
+		group := ws[done:min(done+size, len(ws))]
+		err := p.writeRetrying(ctx, group)
+		if err == nil {
+			done += len(group)
+			continue
+		}
+		var we *claims.WriteError
+		if !errors.As(err, &we) || len(group) == 1 {
+			return done, err
+		}
+		for _, w := range group {
+			if err := p.writeRetrying(ctx, []claims.Write{w}); err != nil {
+				return done, err
+			}
+			done++
+		}
+	}
+	return done, nil
+}
+
+// writeRetrying retries a group that lost a deadlock or lock wait, as
+// placement retries its writes on deadlock.
+func (p *ClaimsPlacement) writeRetrying(ctx context.Context, ws []claims.Write) error {
+	var err error
+	for try := 0; try < 6; try++ {
+		err = p.DB.Tx(ctx, func(tx *sqlx.Tx) error { return p.writeGroup(ctx, tx, ws) })
+		if !isClaimRetryable(err) {
+			return err
+		}
+	}
+	return err
+}
+
+func isClaimRetryable(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1213 || me.Number == 1205
+	}
+	return err != nil && (strings.Contains(err.Error(), "MySQL error 1213") || strings.Contains(err.Error(), "MySQL error 1205") || errors.Is(err, errGenerationRace))
+}
+
+var errGenerationRace = errors.New("resource provider generation changed concurrently")
+
+type groupProvider struct {
+	id, generation int64
+	bumps          int64
+}
+
+type groupInventory struct {
+	total, reserved, minUnit, maxUnit, stepSize int64
+	ratio                                       float64
+	used                                        int64
+}
+
+func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []claims.Write) error {
+	db := p.DB
+	fail := func(w claims.Write, detail string) error {
+		// Nova reports a refused PUT other than a consumer generation
+		// conflict with an empty error; Detail keeps Placement's reason.
+		return &claims.WriteError{Consumer: w.Consumer, Detail: detail}
+	}
+	// Providers, locked for the generation increments and capacity check.
+	provUUIDs := map[string]bool{}
+	for _, w := range ws {
+		if len(w.Alloc.Allocations) == 0 {
+			return fail(w, "allocations must not be empty for a consumer without a generation")
+		}
+		for rp, pa := range w.Alloc.Allocations {
+			provUUIDs[rp] = true
+			if len(pa.Resources) == 0 {
+				return fail(w, fmt.Sprintf("resources of provider %s must not be empty", rp))
+			}
+			for rc := range pa.Resources {
+				if _, ok := p.rcID[rc]; !ok {
+					return fail(w, fmt.Sprintf("Unable to allocate inventory for consumer %s: No such resource class %s.", w.Consumer, rc))
+				}
+			}
+		}
+	}
+	provs := map[string]*groupProvider{}
+	uuids := sqlutil.SortedSet(provUUIDs)
+	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT uuid, id, generation FROM resource_providers WHERE uuid IN (%s)`+db.ForUpdate(), uuids, func(r *sql.Rows) error {
+		var u string
+		gp := &groupProvider{}
+		if err := r.Scan(&u, &gp.id, &gp.generation); err != nil {
+			return err
+		}
+		provs[u] = gp
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, w := range ws {
+		for rp := range w.Alloc.Allocations {
+			if provs[rp] == nil {
+				return fail(w, fmt.Sprintf("Unable to find resource provider %s.", rp))
+			}
+		}
+	}
+	projects, err := ensureExternalIDs(ctx, db, tx, "projects", ws, func(w claims.Write) string { return w.Alloc.ProjectID })
+	if err != nil {
+		return err
+	}
+	users, err := ensureExternalIDs(ctx, db, tx, "users", ws, func(w claims.Write) string { return w.Alloc.UserID })
+	if err != nil {
+		return err
+	}
+	// Consumers: check generations, create the new ones, update project
+	// and user of the existing ones.
+	type consumerRow struct{ id, generation, project, user int64 }
+	existing := map[string]*consumerRow{}
+	var cuuids []string
+	for _, w := range ws {
+		cuuids = append(cuuids, w.Consumer)
+	}
+	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT uuid, id, generation, project_id, user_id FROM consumers WHERE uuid IN (%s)`+db.ForUpdate(), cuuids, func(r *sql.Rows) error {
+		var u string
+		c := &consumerRow{}
+		if err := r.Scan(&u, &c.id, &c.generation, &c.project, &c.user); err != nil {
+			return err
+		}
+		existing[u] = c
+		return nil
+	}); err != nil {
+		return err
+	}
+	now := db.Now()
+	var created []claims.Write
+	for _, w := range ws {
+		c := existing[w.Consumer]
+		want := w.Alloc.ConsumerGeneration
+		switch {
+		case c == nil && want != nil:
+			return &claims.WriteError{Consumer: w.Consumer, Conflict: true, Detail: fmt.Sprintf("consumer generation conflict - expected null but got %d", *want)}
+		case c != nil && (want == nil || *want != c.generation):
+			got := "None"
+			if want != nil {
+				got = fmt.Sprint(*want)
+			}
+			return &claims.WriteError{Consumer: w.Consumer, Conflict: true, Detail: fmt.Sprintf("consumer generation conflict - expected %d but got %s", c.generation, got)}
+		case c == nil:
+			created = append(created, w)
+		default:
+			pid, uid := projects[w.Alloc.ProjectID], users[w.Alloc.UserID]
+			if pid != c.project || uid != c.user {
+				if _, err := tx.ExecContext(ctx, db.Rebind(`UPDATE consumers SET project_id = ?, user_id = ?, updated_at = ? WHERE id = ?`), pid, uid, now, c.id); err != nil {
+					return db.Errorf("update consumer %s: %w", w.Consumer, storage.CleanError(err))
+				}
+			}
+		}
+	}
+	if len(created) > 0 {
+		ins := sqlutil.NewInserter(db, tx, "consumers", "created_at", "uuid", "project_id", "user_id", "generation")
+		for _, w := range created {
+			if err := ins.Add(ctx, now, w.Consumer, projects[w.Alloc.ProjectID], users[w.Alloc.UserID], 0); err != nil {
+				return err
+			}
+		}
+		if err := ins.Flush(ctx); err != nil {
+			if storage.IsDuplicate(err) {
+				return &claims.WriteError{Consumer: created[0].Consumer, Conflict: true, Detail: "consumer generation conflict - consumer was created concurrently"}
+			}
+			return err
+		}
+	}
+	// Replace: old allocations go first, so that they do not count against
+	// the new ones.
+	if err := sqlutil.ExecIn(ctx, db, tx, `DELETE FROM allocations WHERE consumer_id IN (%s)`, nil, cuuids); err != nil {
+		return err
+	}
+	inv := map[[2]int64]*groupInventory{}
+	provIDs := make([]string, 0, len(provs))
+	for _, gp := range provs {
+		provIDs = append(provIDs, fmt.Sprint(gp.id))
+	}
+	sort.Strings(provIDs)
+	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio FROM inventories WHERE resource_provider_id IN (%s)`, provIDs, func(r *sql.Rows) error {
+		var k [2]int64
+		gi := &groupInventory{}
+		if err := r.Scan(&k[0], &k[1], &gi.total, &gi.reserved, &gi.minUnit, &gi.maxUnit, &gi.stepSize, &gi.ratio); err != nil {
+			return err
+		}
+		inv[k] = gi
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT resource_provider_id, resource_class_id, SUM(used) FROM allocations WHERE resource_provider_id IN (%s) GROUP BY resource_provider_id, resource_class_id`, provIDs, func(r *sql.Rows) error {
+		var k [2]int64
+		var used int64
+		if err := r.Scan(&k[0], &k[1], &used); err != nil {
+			return err
+		}
+		if gi := inv[k]; gi != nil {
+			gi.used = used
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	alloc := sqlutil.NewInserter(db, tx, "allocations", "created_at", "resource_provider_id", "consumer_id", "resource_class_id", "used")
+	for _, w := range ws {
+		for _, rp := range sqlutil.SortedKeysOf(w.Alloc.Allocations) {
+			gp := provs[rp]
+			gp.bumps++
+			res := w.Alloc.Allocations[rp].Resources
+			// _check_capacity_exceeded: a provider with no inventory of
+			// any requested class is refused first.
+			hasAny := false
+			for rc := range res {
+				if inv[[2]int64{gp.id, p.rcID[rc]}] != nil {
+					hasAny = true
+				}
+			}
+			if !hasAny {
+				return fail(w, fmt.Sprintf("Unable to allocate inventory: Inventory for '%s' on resource provider '%s' invalid.", strings.Join(sqlutil.SortedKeysOf(res), ", "), rp))
+			}
+			for _, rc := range sqlutil.SortedKeysOf(res) {
+				n := res[rc]
+				if n == 0 {
+					continue
+				}
+				gi := inv[[2]int64{gp.id, p.rcID[rc]}]
+				if gi == nil {
+					return fail(w, fmt.Sprintf("Unable to allocate inventory: Inventory for '%s' on resource provider '%s' invalid.", rc, rp))
+				}
+				if n < gi.minUnit || n > gi.maxUnit || (gi.stepSize != 0 && n%gi.stepSize != 0) {
+					return fail(w, fmt.Sprintf("Unable to allocate inventory: Allocation for resource provider '%s' that does not fit min_unit, max_unit, or step_size of %s.", rp, rc))
+				}
+				capacity := float64(gi.total-gi.reserved) * gi.ratio
+				if capacity < float64(gi.used+n) {
+					return fail(w, fmt.Sprintf("Unable to allocate inventory: Unable to create allocation for '%s' on resource provider '%s'. The requested amount would exceed the capacity.", rc, rp))
+				}
+				gi.used += n
+				if err := alloc.Add(ctx, now, gp.id, w.Consumer, p.rcID[rc], n); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := alloc.Flush(ctx); err != nil {
+		return err
+	}
+	for _, u := range uuids {
+		gp := provs[u]
+		res, err := tx.ExecContext(ctx, db.Rebind(`UPDATE resource_providers SET generation = ?, updated_at = ? WHERE id = ? AND generation = ?`), gp.generation+gp.bumps, now, gp.id, gp.generation)
+		if err != nil {
+			return db.Errorf("update resource provider %s: %w", u, storage.CleanError(err))
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return errGenerationRace
+		}
+	}
+	return sqlutil.ExecIn(ctx, db, tx, `UPDATE consumers SET generation = generation + 1, updated_at = ? WHERE uuid IN (%s)`, []any{now}, cuuids)
+}
+
+// ensureExternalIDs returns the internal ids of the projects (or users)
+// the writes name, creating the missing records as Placement does.
+func ensureExternalIDs(ctx context.Context, db *storage.DB, tx *sqlx.Tx, table string, ws []claims.Write, ext func(claims.Write) string) (map[string]int64, error) {
+	want := map[string]bool{}
+	for _, w := range ws {
+		want[ext(w)] = true
+	}
+	names := sqlutil.SortedSet(want)
+	ids := map[string]int64{}
+	read := func() error {
+		return sqlutil.SelectIn(ctx, db, tx, `SELECT external_id, id FROM `+table+` WHERE external_id IN (%s)`, names, func(r *sql.Rows) error {
+			var e string
+			var id int64
+			if err := r.Scan(&e, &id); err != nil {
+				return err
+			}
+			ids[e] = id
+			return nil
+		})
+	}
+	if err := read(); err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, n := range names {
+		if _, ok := ids[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return ids, nil
+	}
+	ins := sqlutil.NewInserter(db, tx, table, "created_at", "external_id")
+	now := db.Now()
+	for _, n := range missing {
+		if err := ins.Add(ctx, now, n); err != nil {
+			return nil, err
+		}
+	}
+	if err := ins.Flush(ctx); err != nil {
+		return nil, err
+	}
+	if err := read(); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}

@@ -1,0 +1,171 @@
+package placementdb
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// LoadPlacementModel reads a Placement database into the rows
+// candidates.NewModel takes: one SELECT per table (allocations summed with
+// GROUP BY), never one per provider, all inside one read transaction so that
+// a Placement writing meanwhile cannot hand us a provider whose parent or
+// trait we did not see.
+//
+// The queries take no arguments on purpose: go-sql-driver then uses MySQL's
+// text protocol, where a FLOAT allocation_ratio arrives as the decimal the
+// server prints (MariaDB: six significant digits, "1.1", "1.23457"), which
+// is what PyMySQL hands Placement's Python code; the binary protocol would
+// give the widened float32 (1.100000023841858). Placement's SQL filter,
+// though, computes with that widened value on the server, so on MySQL the
+// ratio is read twice: as the column (AllocationRatio) and as the column
+// plus a double zero (SQLRatio), which the server prints exactly
+// (RatioMySQLFloat). SQLite's REAL column is one double for both.
+func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelInput, error) {
+	if err := placementTablesPresent(ctx, db); err != nil {
+		return nil, err
+	}
+	in := &candidates.ModelInput{}
+	invQuery := `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio FROM inventories`
+	if db.IsMySQL() {
+		in.Ratios = candidates.RatioMySQLFloat
+		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio + 0E0 FROM inventories`
+	}
+	err := db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		if err := scanPlacementRows(ctx, db, tx, "resource_providers",
+			`SELECT id, uuid, name, generation, parent_provider_id FROM resource_providers`,
+			func(rows *sql.Rows) error {
+				var r candidates.ProviderRow
+				var name sql.NullString
+				var gen, parent sql.NullInt64
+				if err := rows.Scan(&r.ID, &r.UUID, &name, &gen, &parent); err != nil {
+					return err
+				}
+				r.Name, r.Generation, r.ParentID = name.String, gen.Int64, parent.Int64
+				in.Providers = append(in.Providers, r)
+				return nil
+			}); err != nil {
+			return err
+		}
+		if err := scanPlacementRows(ctx, db, tx, "inventories", invQuery,
+			func(rows *sql.Rows) error {
+				var r candidates.InventoryRow
+				if err := rows.Scan(&r.ProviderID, &r.ResourceClassID, &r.Total, &r.Reserved,
+					&r.MinUnit, &r.MaxUnit, &r.StepSize, &r.AllocationRatio, &r.SQLRatio); err != nil {
+					return err
+				}
+				in.Inventories = append(in.Inventories, r)
+				return nil
+			}); err != nil {
+			return err
+		}
+		if err := scanPlacementRows(ctx, db, tx, "allocations",
+			`SELECT resource_provider_id, resource_class_id, SUM(used) FROM allocations GROUP BY resource_provider_id, resource_class_id`,
+			func(rows *sql.Rows) error {
+				var r candidates.UsageRow
+				if err := rows.Scan(&r.ProviderID, &r.ResourceClassID, &r.Used); err != nil {
+					return err
+				}
+				in.Usages = append(in.Usages, r)
+				return nil
+			}); err != nil {
+			return err
+		}
+		named := func(table, q string, dst *[]candidates.NamedRow) error {
+			return scanPlacementRows(ctx, db, tx, table, q, func(rows *sql.Rows) error {
+				var r candidates.NamedRow
+				var name sql.NullString
+				if err := rows.Scan(&r.ID, &name); err != nil {
+					return err
+				}
+				r.Name = name.String
+				*dst = append(*dst, r)
+				return nil
+			})
+		}
+		if err := named("resource_classes", `SELECT id, name FROM resource_classes`, &in.ResourceClasses); err != nil {
+			return err
+		}
+		if err := named("traits", `SELECT id, name FROM traits`, &in.Traits); err != nil {
+			return err
+		}
+		if err := named("placement_aggregates", `SELECT id, uuid FROM placement_aggregates`, &in.Aggregates); err != nil {
+			return err
+		}
+		link := func(table, q string, dst *[]candidates.LinkRow) error {
+			return scanPlacementRows(ctx, db, tx, table, q, func(rows *sql.Rows) error {
+				var r candidates.LinkRow
+				if err := rows.Scan(&r.ProviderID, &r.OtherID); err != nil {
+					return err
+				}
+				*dst = append(*dst, r)
+				return nil
+			})
+		}
+		if err := link("resource_provider_traits", `SELECT resource_provider_id, trait_id FROM resource_provider_traits`, &in.ProviderTraits); err != nil {
+			return err
+		}
+		return link("resource_provider_aggregates", `SELECT resource_provider_id, aggregate_id FROM resource_provider_aggregates`, &in.ProviderAggregates)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// LoadPlacement reads a Placement database and builds the candidates model.
+// A database no consistent Placement can produce (a parent cycle, an
+// inventory of a class that does not exist) is reported as one line naming
+// the database and the offending row.
+func LoadPlacement(ctx context.Context, db *storage.DB) (*candidates.Model, error) {
+	in, err := LoadPlacementModel(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	m, err := candidates.NewModel(in)
+	if err != nil {
+		return nil, db.Errorf("%w", err)
+	}
+	return m, nil
+}
+
+// scanPlacementRows runs q and calls scan for every row, sizing nothing in advance:
+// the row count is not known without a second query.
+func scanPlacementRows(ctx context.Context, db *storage.DB, tx *sqlx.Tx, table, q string, scan func(*sql.Rows) error) error {
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return db.Errorf("read %s: %w", table, storage.CleanError(err))
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+		if err := scan(rows); err != nil {
+			return db.Errorf("read %s row %d: %w", table, n, storage.CleanError(err))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return db.Errorf("read %s: %w", table, storage.CleanError(err))
+	}
+	return nil
+}
+
+// placementTablesPresent reports a missing Placement schema as the error an
+// operator can act on, rather than MySQL's "table doesn't exist".
+func placementTablesPresent(ctx context.Context, db *storage.DB) error {
+	for _, t := range []string{"resource_providers", "inventories", "allocations", "resource_classes", "traits",
+		"placement_aggregates", "resource_provider_traits", "resource_provider_aggregates"} {
+		ok, err := db.TableExists(ctx, t)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return db.Errorf("no Placement table %s: is this the Placement database? (rpctl init creates the schema)", t)
+		}
+	}
+	return nil
+}

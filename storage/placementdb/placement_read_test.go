@@ -1,0 +1,207 @@
+package placementdb_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
+	"github.com/rpctl/rpctl/storage/schema"
+)
+
+// placementDBs returns an initialised, empty Placement database of each kind
+// rpctl reads: the embedded SQLite file and MariaDB.
+func placementDBs(t *testing.T) map[string]*storage.DB {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]*storage.DB{}
+	lite, err := storage.Open(ctx, dsn.SQLiteFile(filepath.Join(t.TempDir(), "p.db")), storage.RolePlacement, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lite.Close() })
+	out["sqlite"] = lite
+	if testdb.Required() || testdbAvailable() {
+		m := testdb.NewMySQL(t)
+		out["mysql"] = testdb.Open(t, m.DSN, storage.RolePlacement)
+	}
+	for name, db := range out {
+		if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
+			t.Fatalf("%s: init: %v", name, err)
+		}
+	}
+	return out
+}
+
+// testdbAvailable lets `go test ./storage` without a server still run the
+// SQLite half.
+func testdbAvailable() bool { return strings.TrimSpace(os.Getenv("RPCTL_TEST_MYSQL")) != "" }
+
+// TestLoadPlacementMatchesInput writes synthetic clouds (trees, sharing
+// providers, custom classes, usages) with bulk INSERTs and checks that the
+// model loaded back answers exactly like a model built from the input.
+func TestLoadPlacementMatchesInput(t *testing.T) {
+	ctx := context.Background()
+	in := candidates.ScaleInput(400)
+	// A custom class and a ratio that is not exact in float32 (MySQL stores
+	// allocation_ratio as FLOAT).
+	in.ResourceClasses = append(in.ResourceClasses, candidates.NamedRow{ID: 10000, Name: "CUSTOM_MAGIC"})
+	in.Inventories = append(in.Inventories, candidates.InventoryRow{ProviderID: in.Providers[60].ID,
+		ResourceClassID: 10000, Total: 10, MinUnit: 1, MaxUnit: 10, StepSize: 1, AllocationRatio: 1.1})
+	want, err := candidates.NewModel(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{
+		"resources=VCPU:2,MEMORY_MB:4096,DISK_GB:20&required=HW_CPU_X86_AVX2&limit=50",
+		"resources=DISK_GB:20&resources_NET=SRIOV_NET_VF:1&required_NET=CUSTOM_PHYSNET1&group_policy=none&limit=20",
+		"resources=CUSTOM_MAGIC:11",
+		"resources=VCPU:1&member_of=" + candidates.SyntheticUUID(5, 3),
+	}
+	for name, db := range placementDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			if err := placementdb.WriteSyntheticPlacement(ctx, db, in); err != nil {
+				t.Fatal(err)
+			}
+			got, err := placementdb.LoadPlacement(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.NumProviders() != want.NumProviders() {
+				t.Fatalf("%d providers, want %d", got.NumProviders(), want.NumProviders())
+			}
+			for _, q := range queries {
+				a, b := answer(t, want, q), answer(t, got, q)
+				if a != b {
+					t.Errorf("%s:\nloaded: %.300s\ninput:  %.300s", q, b, a)
+				}
+			}
+			if err := placementdb.WriteSyntheticPlacement(ctx, db, in); err == nil || !strings.Contains(err.Error(), "already has") {
+				t.Errorf("second write: %v", err)
+			}
+		})
+	}
+}
+
+func answer(t *testing.T, m *candidates.Model, q string) string {
+	t.Helper()
+	req, err := candidates.ParseQuery(q, candidates.MaxMicroversion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Candidates(req, candidates.Options{})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	b, err := r.MarshalPlacement(req.Microversion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestLoadPlacementBadData: a database no Placement could have written is
+// reported in one line naming the database, never half-loaded.
+func TestLoadPlacementBadData(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		sql  []string
+		want string
+	}{
+		{"parent cycle", []string{
+			`INSERT INTO resource_providers (id, uuid, name, generation, root_provider_id) VALUES (1, 'aaaaaaaa-0000-4000-8000-000000000001', 'a', 1, 1)`,
+			`INSERT INTO resource_providers (id, uuid, name, generation, root_provider_id, parent_provider_id) VALUES (2, 'aaaaaaaa-0000-4000-8000-000000000002', 'b', 1, 1, 1)`,
+			`UPDATE resource_providers SET parent_provider_id = 2 WHERE id = 1`,
+		}, "parent cycle"},
+		{"unknown class", []string{
+			`INSERT INTO resource_providers (id, uuid, name, generation, root_provider_id) VALUES (1, 'aaaaaaaa-0000-4000-8000-000000000001', 'a', 1, 1)`,
+			`INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio) VALUES (1, 12345, 1, 0, 1, 1, 1, 1.0)`,
+		}, "unknown resource class id 12345"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for name, db := range placementDBs(t) {
+				for _, s := range c.sql {
+					if _, err := db.ExecContext(ctx, s); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+				}
+				_, err := placementdb.LoadPlacement(ctx, db)
+				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "Placement database") || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s: %v, want one line with %q", name, err, c.want)
+				}
+			}
+		})
+	}
+	t.Run("not a placement database", func(t *testing.T) {
+		db, err := storage.Open(ctx, dsn.SQLiteFile(filepath.Join(t.TempDir(), "empty.db")), storage.RolePlacement, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		_, err = placementdb.LoadPlacement(ctx, db)
+		if err == nil || !strings.Contains(err.Error(), "no Placement table resource_providers") {
+			t.Errorf("got %v", err)
+		}
+	})
+}
+
+// TestLoadPlacementRatioSource: the loader tells the model where its ratios
+// came from. MariaDB's FLOAT column arrives twice, as the six-digit text
+// PyMySQL hands Placement's Python code and as the exact widened float32
+// Placement's SQL filter multiplies by; SQLite's REAL is one double.
+func TestLoadPlacementRatioSource(t *testing.T) {
+	ctx := context.Background()
+	ratios := []struct {
+		written      float64
+		py, mysqlSQL float64
+	}{
+		{1.3, 1.3, 1.2999999523162842},
+		{0.7, 0.7, 0.699999988079071},
+		{16, 16, 16},
+		{1.2345649, 1.23456, 1.2345649003982544},
+	}
+	in := &candidates.ModelInput{}
+	for i, r := range ratios {
+		id := int64(i + 1)
+		in.Providers = append(in.Providers, candidates.ProviderRow{ID: id, UUID: candidates.SyntheticUUID(1, i), Name: fmt.Sprint("p", i)})
+		in.Inventories = append(in.Inventories, candidates.InventoryRow{ProviderID: id, ResourceClassID: 0,
+			Total: 20, MinUnit: 1, MaxUnit: 20, StepSize: 1, AllocationRatio: r.written})
+	}
+	for name, db := range placementDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			if err := placementdb.WriteSyntheticPlacement(ctx, db, in); err != nil {
+				t.Fatal(err)
+			}
+			got, err := placementdb.LoadPlacementModel(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSrc := candidates.RatioDouble
+			if name == "mysql" {
+				wantSrc = candidates.RatioMySQLFloat
+			}
+			if got.Ratios != wantSrc {
+				t.Errorf("ratio source %v, want %v", got.Ratios, wantSrc)
+			}
+			for _, row := range got.Inventories {
+				r := ratios[row.ProviderID-1]
+				py, sql := r.written, r.written
+				if name == "mysql" {
+					py, sql = r.py, r.mysqlSQL
+				}
+				if row.AllocationRatio != py || (got.Ratios == candidates.RatioMySQLFloat && row.SQLRatio != sql) {
+					t.Errorf("ratio %v read as %v (Python) / %v (SQL), want %v / %v", r.written, row.AllocationRatio, row.SQLRatio, py, sql)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,246 @@
+package schema_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/standards"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
+	"github.com/rpctl/rpctl/storage/schema"
+)
+
+// referenceDBSync creates the three schemas with Nova's and Placement's own
+// tools (scripts/reference-dbsync.sh).
+func referenceDBSync(t *testing.T, prefix, cell, api, placement string) {
+	t.Helper()
+	testdb.RequirePython(t, "nova.cmd.manage", "placement", "pymysql")
+	script := filepath.Join(testdb.RepoRoot(), "scripts", "reference-dbsync.sh")
+	out, err := exec.Command(script, prefix, cell, api, placement).CombinedOutput()
+	if err != nil {
+		t.Fatalf("reference db sync: %v\n%s", err, out)
+	}
+}
+
+// describeMySQL lists, for the given tables, every column (name, type,
+// nullability, default, extra), index (name, uniqueness, column order) and
+// foreign key, one string per fact, from information_schema.
+func describeMySQL(t *testing.T, admin *sql.DB, schema string, tables []string) []string {
+	t.Helper()
+	in := "'" + strings.Join(tables, "','") + "'"
+	queries := []string{
+		`SELECT CONCAT_WS('|', 'column', table_name, ordinal_position, column_name, column_type, is_nullable, COALESCE(column_default, '<none>'), extra, COALESCE(character_set_name, ''), COALESCE(collation_name, ''))
+		   FROM information_schema.columns WHERE table_schema = ? AND table_name IN (` + in + `)`,
+		`SELECT CONCAT_WS('|', 'index', table_name, index_name, non_unique, seq_in_index, column_name)
+		   FROM information_schema.statistics WHERE table_schema = ? AND table_name IN (` + in + `)`,
+		`SELECT CONCAT_WS('|', 'fk', table_name, constraint_name, column_name, referenced_table_name, referenced_column_name)
+		   FROM information_schema.key_column_usage WHERE table_schema = ? AND referenced_table_name IS NOT NULL AND table_name IN (` + in + `)`,
+		`SELECT CONCAT_WS('|', 'table', table_name, engine, table_collation)
+		   FROM information_schema.tables WHERE table_schema = ? AND table_name IN (` + in + `)`,
+	}
+	var facts []string
+	for _, q := range queries {
+		rows, err := admin.Query(q, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			facts = append(facts, s)
+		}
+		rows.Close()
+	}
+	return facts
+}
+
+func diffFacts(want, got []string) (missing, extra []string) {
+	w, g := map[string]bool{}, map[string]bool{}
+	for _, s := range want {
+		w[s] = true
+	}
+	for _, s := range got {
+		g[s] = true
+	}
+	for _, s := range want {
+		if !g[s] {
+			missing = append(missing, s)
+		}
+	}
+	for _, s := range got {
+		if !w[s] {
+			extra = append(extra, s)
+		}
+	}
+	return
+}
+
+// TestMySQLSchemaMatchesRealDBSync proves that what `rpctl init` creates on
+// MariaDB is, column for column and index for index, what Nova 26's and
+// Placement 8.0.0's own db sync create, for every table rpctl uses.
+func TestMySQLSchemaMatchesRealDBSync(t *testing.T) {
+	ctx := context.Background()
+	refCell, refAPI, refPl := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+	ourCell, ourAPI, ourPl := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+	prefix := strings.TrimSuffix(refCell.URL[:strings.LastIndex(refCell.URL, "/")], "/")
+	referenceDBSync(t, prefix, refCell.Name+"?charset=utf8", refAPI.Name+"?charset=utf8", refPl.Name+"?charset=utf8")
+
+	for _, tc := range []struct {
+		part     schema.Part
+		ref, our *testdb.MySQL
+		role     storage.Role
+	}{
+		{schema.PartCell, refCell, ourCell, storage.RoleCell},
+		{schema.PartAPI, refAPI, ourAPI, storage.RoleAPI},
+		{schema.PartPlacement, refPl, ourPl, storage.RolePlacement},
+	} {
+		t.Run(string(tc.part), func(t *testing.T) {
+			db := testdb.Open(t, tc.our.DSN, tc.role)
+			if _, err := schema.Init(ctx, db, tc.part); err != nil {
+				t.Fatal(err)
+			}
+			tables := schema.Tables(tc.part)
+			want := describeMySQL(t, tc.ref.Admin, tc.ref.Name, tables)
+			got := describeMySQL(t, tc.our.Admin, tc.our.Name, tables)
+			if len(want) < len(tables)*2 {
+				t.Fatalf("reference schema has only %d facts for %d tables: db sync did not create them?", len(want), len(tables))
+			}
+			missing, extra := diffFacts(want, got)
+			for _, m := range missing {
+				t.Errorf("rpctl schema lacks: %s", m)
+			}
+			for _, e := range extra {
+				t.Errorf("rpctl schema has extra: %s", e)
+			}
+		})
+	}
+
+	// The whole Placement schema, not just a subset, and the same revision.
+	plTables := func(db *testdb.MySQL) []string {
+		rows, err := db.Admin.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name`, db.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			rows.Scan(&s)
+			out = append(out, s)
+		}
+		return out
+	}
+	if w, g := plTables(refPl), plTables(ourPl); fmt.Sprint(w) != fmt.Sprint(g) {
+		t.Errorf("Placement tables: db sync made %v, rpctl made %v", w, g)
+	}
+	var wantRev, gotRev string
+	refPl.Admin.QueryRow("SELECT version_num FROM `" + refPl.Name + "`.alembic_version").Scan(&wantRev)
+	ourPl.Admin.QueryRow("SELECT version_num FROM `" + ourPl.Name + "`.alembic_version").Scan(&gotRev)
+	if wantRev != gotRev || wantRev == "" {
+		t.Errorf("alembic revision: db sync %q, rpctl %q", wantRev, gotRev)
+	}
+}
+
+var ws = regexp.MustCompile(`\s+`)
+
+// TestSQLiteSchemaMatchesRealDBSync does the same for the embedded default:
+// the DDL SQLAlchemy emits for SQLite when Nova and Placement sync a SQLite
+// database is the DDL rpctl runs.
+func TestSQLiteSchemaMatchesRealDBSync(t *testing.T) {
+	dir := t.TempDir()
+	referenceDBSync(t, "sqlite:///", filepath.Join(dir, "nova.db"), filepath.Join(dir, "api.db"), filepath.Join(dir, "placement.db"))
+	ours := filepath.Join(dir, "rpctl.db")
+	db, err := storage.Open(context.Background(), dsn.SQLiteFile(ours), storage.RoleCell, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := schema.Init(context.Background(), db, schema.PartCell, schema.PartAPI, schema.PartPlacement); err != nil {
+		t.Fatal(err)
+	}
+	for part, ref := range map[schema.Part]string{schema.PartCell: "nova.db", schema.PartAPI: "api.db", schema.PartPlacement: "placement.db"} {
+		refDB, err := sql.Open("sqlite", filepath.Join(dir, ref))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range schema.Tables(part) {
+			w := sqliteDDL(t, refDB, table)
+			g := sqliteDDL(t, db.DB.DB, table)
+			if w == "" {
+				t.Errorf("%s: reference db sync created no table %s", part, table)
+			}
+			if w != g {
+				t.Errorf("%s.%s DDL differs\n db sync: %s\n rpctl:   %s", part, table, w, g)
+			}
+		}
+		refDB.Close()
+	}
+}
+
+func sqliteDDL(t *testing.T, db *sql.DB, table string) string {
+	rows, err := db.Query(`SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type DESC, name`, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		parts = append(parts, ws.ReplaceAllString(s, " "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// TestRealPlacementAPIAcceptsRpctlDatabase starts the real placement-api on
+// a Placement database that rpctl created and checks it serves it.
+func TestRealPlacementAPIAcceptsRpctlDatabase(t *testing.T) {
+	my := testdb.NewMySQL(t)
+	db := testdb.Open(t, my.DSN, storage.RolePlacement)
+	if _, err := schema.Init(context.Background(), db, schema.PartPlacement); err != nil {
+		t.Fatal(err)
+	}
+	base := testdb.PlacementAPI(t, my.URL)
+	for _, path := range []string{"/resource_providers", "/resource_classes", "/traits?name=startswith:HW_CPU_X86_AVX", "/allocation_candidates?resources=VCPU:1"} {
+		code, body := testdb.PlacementGet(t, base, path, "1.39")
+		if code != 200 {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+	// Placement syncs the standard classes and traits on its first requests;
+	// rpctl's rows must be what it would have written, so that it added
+	// nothing and renumbered nothing (a class's id is its index).
+	var classes []struct {
+		ID   int    `db:"id"`
+		Name string `db:"name"`
+	}
+	if err := db.Select(&classes, `SELECT id, name FROM resource_classes ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	std := placementdb.StandardResourceClasses()
+	if len(classes) != len(std) {
+		t.Errorf("resource_classes has %d rows after placement-api started, want %d", len(classes), len(std))
+	}
+	for i, c := range classes {
+		if i < len(std) && (c.ID != i || c.Name != std[i]) {
+			t.Errorf("resource class %s has id %d, want %s at %d", c.Name, c.ID, std[i], i)
+		}
+	}
+	var traits int
+	if err := db.Get(&traits, `SELECT COUNT(*) FROM traits`); err != nil {
+		t.Fatal(err)
+	}
+	if traits != len(standards.Traits()) {
+		t.Errorf("traits has %d rows after placement-api started, want %d", traits, len(standards.Traits()))
+	}
+}

@@ -1,0 +1,62 @@
+// Package stores wires opened databases to the stores the domains declare:
+// a cell database to migrate.Cell and status.Cell, the Placement database
+// to migrate.Placement and status.Placement, all of them to the sample
+// cloud writer. A missing database stays a nil interface (never a typed
+// nil), which is how the domains tell "not configured".
+package stores
+
+import (
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/samplecloud"
+	"github.com/rpctl/rpctl/status"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
+	"github.com/rpctl/rpctl/storage/celldb"
+	"github.com/rpctl/rpctl/storage/placementdb"
+)
+
+// MigrateCells wraps cell databases for the migrations.
+func MigrateCells(dbs []*storage.DB) []migrate.Cell {
+	out := make([]migrate.Cell, len(dbs))
+	for i, db := range dbs {
+		out[i] = celldb.New(db)
+	}
+	return out
+}
+
+// MigratePlacement wraps the Placement database for the migrations.
+func MigratePlacement(db *storage.DB) migrate.Placement {
+	if db == nil {
+		return nil
+	}
+	return placementdb.New(db)
+}
+
+// StatusCells wraps cell databases for the upgrade checks.
+func StatusCells(dbs []*storage.DB) []status.Cell {
+	out := make([]status.Cell, len(dbs))
+	for i, db := range dbs {
+		out[i] = celldb.New(db)
+	}
+	return out
+}
+
+// StatusPlacement wraps the Placement database for the upgrade checks.
+func StatusPlacement(db *storage.DB) status.Placement {
+	if db == nil {
+		return nil
+	}
+	return placementdb.New(db)
+}
+
+// SampleTarget is where sample-cloud writes, for a set of opened databases.
+func SampleTarget(dbs *storage.Databases) samplecloud.Target {
+	t := samplecloud.Target{Embedded: dbs.Embedded}
+	for _, db := range dbs.Cells {
+		t.Cells = append(t.Cells, celldb.New(db))
+	}
+	if dbs.API != nil {
+		t.API = apidb.New(dbs.API)
+	}
+	return t
+}
