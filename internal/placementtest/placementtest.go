@@ -6,6 +6,7 @@ package placementtest
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/dsn"
@@ -50,3 +51,22 @@ func NewDB(t testing.TB) Placement {
 	}
 	return Placement{DB: db, URL: my.URL}
 }
+
+// SQLite is an empty Placement schema in a SQLite file of the test's own,
+// for the tests that run on both engines.
+func SQLite(t testing.TB) *storage.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := storage.Open(ctx, dsn.SQLiteFile(filepath.Join(t.TempDir(), "placement.db")), storage.RolePlacement, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// MySQL is an empty Placement schema on the test MariaDB, without an API.
+func MySQL(t testing.TB) *storage.DB { t.Helper(); return NewDB(t).DB }

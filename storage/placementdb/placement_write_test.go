@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"testing"
 
-	"github.com/rpctl/rpctl/internal/dsn"
-	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
-	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // TestWriteNodesFallsBackPerNode: a value MariaDB refuses in one node of
@@ -21,7 +18,7 @@ import (
 // data), not a failure of the database.
 func TestWriteNodesFallsBackPerNode(t *testing.T) {
 	ctx := context.Background()
-	db := openMySQLPlacement(t)
+	db := placementtest.MySQL(t)
 	ids, err := EnsurePlacementNames(ctx, db, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -52,8 +49,8 @@ func TestLoadProvidersByOddName(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		open func(*testing.T) *storage.DB
-	}{{"sqlite", openSQLitePlacement}, {"mysql", openMySQLPlacement}} {
+		open func(testing.TB) *storage.DB
+	}{{"sqlite", placementtest.SQLite}, {"mysql", placementtest.MySQL}} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := tc.open(t)
 			ids, err := EnsurePlacementNames(ctx, db, nil, nil, nil)
@@ -79,30 +76,4 @@ func TestLoadProvidersByOddName(t *testing.T) {
 			}
 		})
 	}
-}
-
-func openPlacement(t *testing.T, target dsn.Target) *storage.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := storage.Open(ctx, target, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
-
-func openSQLitePlacement(t *testing.T) *storage.DB {
-	return openPlacement(t, dsn.SQLiteFile(filepath.Join(t.TempDir(), "placement.db")))
-}
-
-func openMySQLPlacement(t *testing.T) *storage.DB {
-	target, err := dsn.Parse(testdb.NewMySQL(t).DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return openPlacement(t, target)
 }

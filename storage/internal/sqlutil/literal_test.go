@@ -3,44 +3,15 @@ package sqlutil_test
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/rpctl/rpctl/internal/dsn"
-	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/internal/sqlutil"
-	"github.com/rpctl/rpctl/storage/schema"
 )
-
-func openPlacement(t *testing.T, target dsn.Target) *storage.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := storage.Open(ctx, target, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
-
-func openSQLitePlacement(t *testing.T) *storage.DB {
-	return openPlacement(t, dsn.SQLiteFile(filepath.Join(t.TempDir(), "placement.db")))
-}
-
-func openMySQLPlacement(t *testing.T) *storage.DB {
-	target, err := dsn.Parse(testdb.NewMySQL(t).DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return openPlacement(t, target)
-}
 
 func TestAppendLiteral(t *testing.T) {
 	for _, tc := range []struct {
@@ -79,8 +50,8 @@ func TestRowInsertLiteralMatchesBound(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		open func(*testing.T) *storage.DB
-	}{{"sqlite", openSQLitePlacement}, {"mysql", openMySQLPlacement}} {
+		open func(testing.TB) *storage.DB
+	}{{"sqlite", placementtest.SQLite}, {"mysql", placementtest.MySQL}} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := tc.open(t)
 			ratios := []float64{16, 1.5, 0.1, 1.1, 3.3333333333, 1e-7, 123456.789}
