@@ -214,7 +214,7 @@ func TestClaimsSnapshotDiff(t *testing.T) {
 	}
 	// A copy of the v1 fixture (opening upgrades a file in place) upgrades and
 	// compares, by host/node: v1 has no provider uuid.
-	v1, err := os.ReadFile(filepath.Join(testdb.RepoRoot(), "claimstore", "testdata", "claims-v1.db"))
+	v1, err := os.ReadFile(filepath.Join(testdb.RepoRoot(), "storage", "claimsnap", "testdata", "claims-v1.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

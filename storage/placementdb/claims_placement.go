@@ -164,12 +164,6 @@ type groupProvider struct {
 	bumps          int64
 }
 
-type groupInventory struct {
-	total, reserved, minUnit, maxUnit, stepSize int64
-	ratio                                       float64
-	used                                        int64
-}
-
 func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []claims.Write) error {
 	db := p.DB
 	fail := func(w claims.Write, detail string) error {
@@ -286,7 +280,7 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 	if err := sqlutil.ExecIn(ctx, db, tx, `DELETE FROM allocations WHERE consumer_id IN (%s)`, nil, cuuids); err != nil {
 		return err
 	}
-	inv := map[[2]int64]*groupInventory{}
+	inv := map[[2]int64]*claims.InventoryUse{}
 	provIDs := make([]string, 0, len(provs))
 	for _, gp := range provs {
 		provIDs = append(provIDs, fmt.Sprint(gp.id))
@@ -294,8 +288,8 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 	sort.Strings(provIDs)
 	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio FROM inventories WHERE resource_provider_id IN (%s)`, provIDs, func(r *sql.Rows) error {
 		var k [2]int64
-		gi := &groupInventory{}
-		if err := r.Scan(&k[0], &k[1], &gi.total, &gi.reserved, &gi.minUnit, &gi.maxUnit, &gi.stepSize, &gi.ratio); err != nil {
+		gi := &claims.InventoryUse{}
+		if err := r.Scan(&k[0], &k[1], &gi.Total, &gi.Reserved, &gi.MinUnit, &gi.MaxUnit, &gi.StepSize, &gi.AllocationRatio); err != nil {
 			return err
 		}
 		inv[k] = gi
@@ -310,7 +304,7 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 			return err
 		}
 		if gi := inv[k]; gi != nil {
-			gi.used = used
+			gi.Used = used
 		}
 		return nil
 	}); err != nil {
@@ -322,34 +316,21 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 			gp := provs[rp]
 			gp.bumps++
 			res := w.Alloc.Allocations[rp].Resources
-			// _check_capacity_exceeded: a provider with no inventory of
-			// any requested class is refused first.
-			hasAny := false
+			have := map[string]*claims.InventoryUse{}
 			for rc := range res {
-				if inv[[2]int64{gp.id, p.rcID[rc]}] != nil {
-					hasAny = true
+				if gi := inv[[2]int64{gp.id, p.rcID[rc]}]; gi != nil {
+					have[rc] = gi
 				}
 			}
-			if !hasAny {
-				return fail(w, fmt.Sprintf("Unable to allocate inventory: Inventory for '%s' on resource provider '%s' invalid.", strings.Join(sqlutil.SortedKeysOf(res), ", "), rp))
+			if msg := claims.CheckAllocation(rp, res, have); msg != "" {
+				return fail(w, msg)
 			}
 			for _, rc := range sqlutil.SortedKeysOf(res) {
 				n := res[rc]
 				if n == 0 {
 					continue
 				}
-				gi := inv[[2]int64{gp.id, p.rcID[rc]}]
-				if gi == nil {
-					return fail(w, fmt.Sprintf("Unable to allocate inventory: Inventory for '%s' on resource provider '%s' invalid.", rc, rp))
-				}
-				if n < gi.minUnit || n > gi.maxUnit || (gi.stepSize != 0 && n%gi.stepSize != 0) {
-					return fail(w, fmt.Sprintf("Unable to allocate inventory: Allocation for resource provider '%s' that does not fit min_unit, max_unit, or step_size of %s.", rp, rc))
-				}
-				capacity := float64(gi.total-gi.reserved) * gi.ratio
-				if capacity < float64(gi.used+n) {
-					return fail(w, fmt.Sprintf("Unable to allocate inventory: Unable to create allocation for '%s' on resource provider '%s'. The requested amount would exceed the capacity.", rc, rp))
-				}
-				gi.used += n
+				have[rc].Used += n
 				if err := alloc.Add(ctx, now, gp.id, w.Consumer, p.rcID[rc], n); err != nil {
 					return err
 				}
