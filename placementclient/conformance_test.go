@@ -1,4 +1,4 @@
-package placementdb_test
+package placementclient_test
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/placementclient"
+	"github.com/rpctl/rpctl/storage/storetest"
 )
 
-// TestAPIStoreEditsMatchPlacementAPI runs the same script of edits through
-// rpctl's API store (placementclient) on one copy and as raw requests on the
-// other: statuses, error codes, rows and every GET body must agree, so the
-// API backend leaves what the database backend and Placement itself leave.
+// TestAPIStoreEditsMatchPlacementAPI: the API store passes inventory.Store's
+// conformance suite (the one storage/placementdb passes), so the API backend
+// leaves what the database backend and Placement itself leave.
 func TestAPIStoreEditsMatchPlacementAPI(t *testing.T) {
-	runEditScript(t, func(c placementtest.Placement) inventory.Store {
+	storetest.InventoryStore(t, func(c placementtest.Placement) inventory.Store {
 		client, err := placementclient.New(context.Background(), placementclient.Config{Endpoint: c.Base, Auth: placementclient.StaticToken("admin")})
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,8 @@
-package placementdb_test
+// Package storetest holds the conformance suites every implementation of a
+// domain's store must pass, as golang-migrate's driver suite does: the
+// database packages under storage/ and placementclient run the same suite,
+// each against the real placement-api as the reference.
+package storetest
 
 import (
 	"bytes"
@@ -14,7 +18,6 @@ import (
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/storage"
-	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
 const mv = "1.39"
@@ -203,18 +206,12 @@ func reads(uuids []string) []string {
 	return out
 }
 
-// TestEditsMatchPlacementAPI runs one script of edits through the real
-// placement-api on one database and through the database store on another,
-// and after every step compares the statuses, every GET body the real API
-// gives over both databases (generations included), and the rows.
-func TestEditsMatchPlacementAPI(t *testing.T) {
-	runEditScript(t, func(c placementtest.Placement) inventory.Store { return placementdb.New(c.DB) })
-}
-
-// runEditScript runs the script through the real placement-api on one copy
-// and through the store newStore makes over the other copy, comparing after
-// every step.
-func runEditScript(t *testing.T, newStore func(placementtest.Placement) inventory.Store) {
+// InventoryStore is inventory.Store's conformance suite: it runs one script
+// of edits through the real placement-api on one database and through the
+// store newStore makes over a second copy, and after every step compares
+// the statuses and error codes, every GET body the real API gives over both
+// databases (generations included), and the rows.
+func InventoryStore(t *testing.T, newStore func(placementtest.Placement) inventory.Store) {
 	testdb.RequirePython(t, "placement")
 	ref, ours := placementtest.New(t), placementtest.New(t)
 	store := newStore(ours)
