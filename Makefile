@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 MARIADB_DIR ?= $(or $(TMPDIR),/tmp)/rpctl-make-mariadb
 MARIADB_PORT ?= 33308
 
-.PHONY: build test unit demo bench lint clean fuzz stress
+.PHONY: build test unit demo bench lint clean fuzz stress docs install deb deb-check
 
 # rpctl --version: release (git describe), commit and build date.
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -54,6 +54,12 @@ demo: build
 
 bench:
 	@scripts/bench.sh
+
+# The command reference (docs/reference/*.md) and man pages (docs/man/*.1),
+# generated from the cobra tree by cmd/internal/gendocs, which is not linked into
+# rpctl. They are committed; make test fails when they are stale.
+docs:
+	$(GO) run ./cmd/internal/gendocs -out docs
 
 # Native Go fuzzing of every parser of operator or database input, each target
 # for FUZZTIME (outside make test; their regression inputs under
