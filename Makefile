@@ -14,7 +14,8 @@ MARIADB_PORT ?= 33308
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
 BUILD_DATE  ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-LDFLAGS     := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
+# EXTRA_LDFLAGS: e.g. -s -w (make deb strips the binary it packages).
+LDFLAGS     := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE) $(EXTRA_LDFLAGS)
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rpctl
@@ -79,5 +80,35 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man pages
+# and the bash/zsh/fish completion files (written by the binary just built,
+# from the same cobra tree) where each tool looks for them.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(DESTDIR)$(PREFIX)/bin
+MAN1DIR     := $(DESTDIR)$(PREFIX)/share/man/man1
+BASHCOMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  := $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+
+install: build
+	install -d $(BINDIR) $(MAN1DIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
+	install -m 0755 $(BIN) $(BINDIR)/rpctl
+	install -m 0644 docs/man/*.1 $(MAN1DIR)/
+	$(BIN) completion bash > $(BASHCOMPDIR)/rpctl
+	$(BIN) completion zsh > $(ZSHCOMPDIR)/_rpctl
+	$(BIN) completion fish > $(FISHCOMPDIR)/rpctl.fish
+	chmod 0644 $(BASHCOMPDIR)/rpctl $(ZSHCOMPDIR)/_rpctl $(FISHCOMPDIR)/rpctl.fish
+
+# make deb: dist/rpctl_VERSION_ARCH.deb, built by dpkg-deb from a tree that
+# `make install` staged (scripts/deb.sh). make deb-check also runs lintian
+# (errors fail), installs the package, checks the man pages, the bash
+# completion and --version, and removes it again (root; scripts/deb-check.sh).
+deb:
+	@GO=$(GO) scripts/deb.sh
+
+deb-check:
+	@GO=$(GO) scripts/deb-check.sh
+
 clean:
-	rm -rf bin .demo
+	rm -rf bin .demo dist
