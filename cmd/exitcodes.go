@@ -40,7 +40,7 @@ type ExitCodeRow struct {
 }
 
 // ExitCodes is a command's exit-code table, rendered into its --help and
-// the README.
+// docs/usage.md.
 type ExitCodes []ExitCodeRow
 
 // commonExitCodes end every command's table.
@@ -57,7 +57,7 @@ const exitCodesAnnotation = "rpctl/exit-codes"
 
 // SetExitCodes declares c's exit codes besides the common ones (130, 143,
 // 255), which every command has. The table is appended to c's --help by
-// NewCmdRoot and listed in the README (TestREADMEExitCodes). Commands that
+// NewCmdRoot and listed in docs/usage.md (TestDocsExitCodes). Commands that
 // declare nothing get "0 done" plus the common codes.
 func SetExitCodes(c *cobra.Command, codes ...ExitCodeRow) {
 	if c.Annotations == nil {
@@ -100,7 +100,7 @@ func (t ExitCodes) Help() string {
 	return b.String()
 }
 
-// Markdown renders the table as a README cell ("0 done; 1 …").
+// Markdown renders the table as a docs/usage.md cell ("0 done; 1 …").
 func (t ExitCodes) Markdown() string {
 	parts := make([]string, len(t))
 	for i, e := range t {
@@ -128,7 +128,7 @@ func runnableCommands(root *cobra.Command) []*cobra.Command {
 	return out
 }
 
-// ExitCodesMarkdown is the README's exit-code section: one row per command
+// ExitCodesMarkdown is docs/usage.md's exit-code section: one row per command
 // with its own codes, then the codes every command shares.
 func ExitCodesMarkdown(root *cobra.Command) string {
 	var b strings.Builder

@@ -16,13 +16,13 @@ func commandTree() *cmd.Factory {
 	return cmd.NewFactory(ios)
 }
 
-// TestREADMEExitCodes: the README's exit-code table is the one the commands
-// declare (and print in --help).
-func TestREADMEExitCodes(t *testing.T) {
+// TestDocsExitCodes: the exit-code table of docs/usage.md is the one the
+// commands declare (and print in --help).
+func TestDocsExitCodes(t *testing.T) {
 	root := cmd.NewCmdRoot(commandTree(), "test")
 	want := cmd.ExitCodesMarkdown(root)
-	readme := filepath.Join(testdb.RepoRoot(), "README.md")
-	b, err := os.ReadFile(readme)
+	page := filepath.Join(testdb.RepoRoot(), "docs", "usage.md")
+	b, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,10 +31,10 @@ func TestREADMEExitCodes(t *testing.T) {
 	got, tail, ok2 := strings.Cut(rest, end)
 	if ok1 && ok2 && got != want && *update {
 		got = want
-		os.WriteFile(readme, []byte(head+begin+want+end+tail), 0o644)
+		os.WriteFile(page, []byte(head+begin+want+end+tail), 0o644)
 	}
 	if !ok1 || !ok2 || got != want {
-		t.Errorf("README.md's exit-code table (between %q and %q) is not the commands' table (go test ./cmd -run TestREADMEExitCodes -update rewrites it); it should be:\n%s", strings.TrimSpace(begin), end, want)
+		t.Errorf("docs/usage.md's exit-code table (between %q and %q) is not the commands' table (go test ./cmd -run TestDocsExitCodes -update rewrites it); it should be:\n%s", strings.TrimSpace(begin), end, want)
 	}
 }
 
