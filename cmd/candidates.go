@@ -73,7 +73,7 @@ The request flags compose a Placement query string (appended to --query, if give
 host, each provider with what it gives, and used/capacity after the allocation.
 --explain adds, for every host without a candidate, the first reason per request group.
 
-Candidates are ordered by root provider id, then by group choices (see README); --limit
+Candidates are ordered by root provider id, then by group choices (see docs/candidates.md); --limit
 keeps the first N (or a random sample with --randomize, as Placement's
 randomize_allocation_candidates does).
 

@@ -10,7 +10,7 @@ import (
 	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
-// TestPlacementCrashSharingChild pins the Placement 8.0.0 crash the README
+// TestPlacementCrashSharingChild pins the Placement 8.0.0 crash docs/candidates.md
 // documents: a sharing provider that is the child of another tree, anchored
 // through an aggregate to a host whose tree is the only one with every
 // class. Placement builds summaries only for the trees that survive, looks

@@ -34,7 +34,7 @@ import (
 // count, and by every returned request and summary being one of the
 // unlimited answer's (Placement's order within a limit is hash order).
 // Every accepted query is also checked with the brute-force oracle, which
-// is the only check where Placement crashes (README). The run counts the
+// is the only check where Placement crashes (docs/candidates.md). The run counts the
 // queries whose amounts sit on a capacity boundary (and fails if there are
 // too few): exactly int((total - reserved) * ratio) - used of some provider
 // or one more, and among them those where the FLOAT ratio makes
@@ -211,7 +211,7 @@ func (d *differ) compare(q string, mv int) (string, error) {
 		// Placement crashed: rpctl answers (candidates, or the 400 a later
 		// group's unknown trait or class would have given), and runCloud
 		// checks that answer with the oracle instead. Only the crash the
-		// README documents is accepted.
+		// docs/candidates.md documents is accepted.
 		if sig := crashSignature(testdb.PlacementLog(d.base)); sig != knownCrash {
 			return "", fmt.Errorf("Placement 500 with an undocumented crash %q\nours: %.600s", sig, ours.body)
 		}
@@ -299,7 +299,7 @@ func (d *differ) compareLimited(q string, mv int, req *candidates.Request, o, p 
 	return "same (limited)", nil
 }
 
-// deliberate classifies a difference as one the README documents, or
+// deliberate classifies a difference as one docs/candidates.md documents, or
 // returns an error.
 func (d *differ) deliberate(req *candidates.Request, om, pm map[string]int) (string, error) {
 	// §3.8: Placement inflates amounts when a class is asked for by the
@@ -412,7 +412,7 @@ func subset(a, b map[string]int) bool {
 const placementCrashed = "Placement 500 (crash)"
 
 // knownCrash is the one Placement 8.0.0 crash the random clouds reach (the
-// README says when): _alloc_candidates_multiple_providers looks up the
+// docs/candidates.md says when): _alloc_candidates_multiple_providers looks up the
 // summary of a sharing provider whose own tree was filtered out.
 const knownCrash = "KeyError in _alloc_candidates_multiple_providers"
 

@@ -3,5 +3,5 @@
 // then sends the same random GET /allocation_candidates queries to the real
 // API and to candidates.Model loaded (by package storage) from the very same
 // database, and requires identical answers apart from the deliberate
-// differences the README lists. It has no code outside its tests.
+// differences docs/candidates.md lists. It has no code outside its tests.
 package difftest

@@ -1,4 +1,4 @@
-// Command rpctl is the operator CLI; see the README.
+// Command rpctl is the operator CLI; see README.md and docs/.
 package main
 
 import (

@@ -7,7 +7,7 @@
 // Placement crashes and so cannot be compared with.
 //
 // It answers as Placement does with its two documented bugs fixed (see the
-// README's deliberate differences): merged amounts are the true sums, and a
+// docs/candidates.md's deliberate differences): merged amounts are the true sums, and a
 // candidate whose unsuffixed group is served only by sharing providers is
 // kept for every anchor.
 package oracle
