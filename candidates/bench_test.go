@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"slices"
@@ -36,7 +37,7 @@ func TestExplosionBounded(t *testing.T) {
 	for _, policy := range []string{"none", "isolate"} {
 		var r *Result
 		var err error
-		steps := stepsOf(func() { r, err = m.Candidates(ExplosionRequest(8, policy, 1000), Options{}) })
+		steps := stepsOf(func() { r, err = m.Search(context.Background(), ExplosionRequest(8, policy, 1000), Options{}) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,14 +49,14 @@ func TestExplosionBounded(t *testing.T) {
 		}
 	}
 	// Without a limit every one of the 8! permutations is valid.
-	r, err := m.Candidates(ExplosionRequest(8, "isolate", 0), Options{})
+	r, err := m.Search(context.Background(), ExplosionRequest(8, "isolate", 0), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Candidates) != 40320 {
 		t.Errorf("%d candidates, want 8! = 40320", len(r.Candidates))
 	}
-	r, _ = m.Candidates(ExplosionRequest(8, "isolate", 0), Options{MaxCandidates: 10})
+	r, _ = m.Search(context.Background(), ExplosionRequest(8, "isolate", 0), Options{MaxCandidates: 10})
 	if len(r.Candidates) != 10 {
 		t.Errorf("MaxCandidates: %d", len(r.Candidates))
 	}
@@ -63,7 +64,7 @@ func TestExplosionBounded(t *testing.T) {
 
 func TestPerfloadAnswers(t *testing.T) {
 	m := mustModel(t, PerfloadInput(1000))
-	r, err := m.Candidates(PerfloadRequest(), Options{})
+	r, err := m.Search(context.Background(), PerfloadRequest(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestPerfloadAnswers(t *testing.T) {
 		t.Errorf("perfload: %d candidates, want 1000", len(r.Candidates))
 	}
 	nm := mustModel(t, NestedPerfloadInput(1000))
-	r, err = nm.Candidates(NestedPerfloadRequest(), Options{})
+	r, err = nm.Search(context.Background(), NestedPerfloadRequest(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +81,14 @@ func TestPerfloadAnswers(t *testing.T) {
 	if len(r.Candidates) != 2000 {
 		t.Errorf("nested perfload: %d candidates, want 2000", len(r.Candidates))
 	}
-	r, _ = nm.Candidates(NestedPerfloadRequest(), Options{Strategy: "breadth-first", MaxCandidates: 10})
+	r, _ = nm.Search(context.Background(), NestedPerfloadRequest(), Options{Strategy: "breadth-first", MaxCandidates: 10})
 	if len(r.Candidates) != 10 || r.Candidates[0].Anchor == r.Candidates[1].Anchor {
 		t.Errorf("breadth-first should spread over anchors")
 	}
 	lim := *NestedPerfloadRequest()
 	lim.Limit = 5
-	a, _ := nm.Candidates(&lim, Options{Randomize: true, Seed: 1})
-	b, _ := nm.Candidates(&lim, Options{Randomize: true, Seed: 1})
+	a, _ := nm.Search(context.Background(), &lim, Options{Randomize: true, Seed: 1})
+	b, _ := nm.Search(context.Background(), &lim, Options{Randomize: true, Seed: 1})
 	if len(a.Candidates) != 5 || a.Candidates[0].Anchor != b.Candidates[0].Anchor {
 		t.Errorf("randomize must be reproducible for a seed")
 	}
@@ -99,7 +100,7 @@ func TestPerfloadAnswers(t *testing.T) {
 func benchQuery(b *testing.B, m *Model, req *Request) {
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := m.Candidates(req, Options{})
+		r, err := m.Search(context.Background(), req, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -191,14 +192,14 @@ func TestWideTreeLimitBounded(t *testing.T) {
 	var steps uint64
 	searchDone = func(n uint64) { steps += n }
 	defer func() { searchDone = nil }()
-	r, err := m.Candidates(wideRequest(1), Options{})
+	r, err := m.Search(context.Background(), wideRequest(1), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Candidates) != 1 {
 		t.Fatalf("%d candidates", len(r.Candidates))
 	}
-	r, _ = m.Candidates(wideRequest(0), Options{MaxCandidates: 5})
+	r, _ = m.Search(context.Background(), wideRequest(0), Options{MaxCandidates: 5})
 	if len(r.Candidates) != 5 {
 		t.Fatalf("MaxCandidates: %d candidates", len(r.Candidates))
 	}
@@ -213,17 +214,17 @@ func TestWideTreeLimitBounded(t *testing.T) {
 	in := wideTreeInput(40, wideClasses)
 	in.Traits = []NamedRow{{ID: 1, Name: "HW_CPU_X86_AVX2"}}
 	m2 := mustModel(t, in)
-	if r, err := m2.Candidates(req, Options{}); err != nil || len(r.Candidates) != 0 {
+	if r, err := m2.Search(context.Background(), req, Options{}); err != nil || len(r.Candidates) != 0 {
 		t.Fatalf("%v, %d candidates", err, len(r.Candidates))
 	}
 	// Explain needs only whether a host anchors something, and a bounded
 	// sample of each group's choices there.
-	if ex := m.Explain(wideRequest(0)); len(ex) != 0 {
+	if ex := m.explainAll(wideRequest(0)); len(ex) != 0 {
 		t.Errorf("explained a host with candidates: %+v", ex)
 	}
 	req = wideRequest(0)
 	req.Groups = append(req.Groups, RequestGroup{Suffix: "1", Resources: map[string]int64{"VCPU": 5}})
-	if ex := m.Explain(req); len(ex) != 1 || ex[0].Kind != ReasonMaxUnit {
+	if ex := m.explainAll(req); len(ex) != 1 || ex[0].Kind != ReasonMaxUnit {
 		t.Errorf("want one max_unit explanation, got %+v", ex)
 	}
 	if err := m.CheckExplain(req); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -14,20 +15,20 @@ import (
 func TestCeiling(t *testing.T) {
 	m := mustModel(t, ExplosionInput(8))
 	req := ExplosionRequest(8, "none", 0) // 8! = 40320 candidates
-	_, err := m.Candidates(req, Options{Ceiling: 1000})
+	_, err := m.Search(context.Background(), req, Options{Ceiling: 1000})
 	var ce *CeilingError
 	if !errors.As(err, &ce) || ce.Ceiling != 1000 || !strings.Contains(err.Error(), "1000") {
 		t.Fatalf("err = %v, want a CeilingError of 1000", err)
 	}
-	res, err := m.Candidates(ExplosionRequest(8, "none", 10), Options{Ceiling: 1000})
+	res, err := m.Search(context.Background(), ExplosionRequest(8, "none", 10), Options{Ceiling: 1000})
 	if err != nil || len(res.Candidates) != 10 {
 		t.Fatalf("--limit 10 under the ceiling: %v, %d candidates", err, len(res.Candidates))
 	}
-	res, err = m.Candidates(req, Options{Ceiling: 1000, MaxCandidates: 1000})
+	res, err = m.Search(context.Background(), req, Options{Ceiling: 1000, MaxCandidates: 1000})
 	if err != nil || len(res.Candidates) != 1000 {
 		t.Fatalf("MaxCandidates equal to the ceiling: %v, %d candidates", err, len(res.Candidates))
 	}
-	res, err = mustModel(t, ExplosionInput(6)).Candidates(ExplosionRequest(6, "none", 0), Options{Ceiling: 720})
+	res, err = mustModel(t, ExplosionInput(6)).Search(context.Background(), ExplosionRequest(6, "none", 0), Options{Ceiling: 720})
 	if err != nil || len(res.Candidates) != 720 {
 		t.Fatalf("exactly the ceiling (6! = 720): %v, %+v", err, res)
 	}
@@ -40,10 +41,10 @@ func TestCancelledSearch(t *testing.T) {
 	cause := errors.New("terminated signal received")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(cause)
-	if _, err := m.CandidatesContext(ctx, ExplosionRequest(12, "none", 0), Options{}); !errors.Is(err, cause) {
+	if _, err := m.Search(ctx, ExplosionRequest(12, "none", 0), Options{}); !errors.Is(err, cause) {
 		t.Errorf("search: err = %v, want the cause", err)
 	}
-	if _, err := m.ExplainContext(ctx, ExplosionRequest(12, "none", 0)); !errors.Is(err, cause) {
+	if _, err := m.Explain(ctx, ExplosionRequest(12, "none", 0), Options{}); !errors.Is(err, cause) {
 		t.Errorf("explain: err = %v, want the cause", err)
 	}
 }
@@ -73,7 +74,7 @@ func TestCancelStopsAtNextPoll(t *testing.T) {
 	for _, polls := range []int{0, 3, 100} {
 		ctx := &pollCtx{Context: context.Background(), polls: polls, cause: errors.New("interrupt signal received")}
 		var err error
-		steps := stepsOf(func() { _, err = m.CandidatesContext(ctx, ExplosionRequest(12, "none", 0), Options{}) })
+		steps := stepsOf(func() { _, err = m.Search(ctx, ExplosionRequest(12, "none", 0), Options{}) })
 		if !errors.Is(err, ctx.cause) {
 			t.Fatalf("cancelled after %d polls: err = %v, want the cause", polls, err)
 		}
@@ -109,7 +110,7 @@ func TestExplainBudget(t *testing.T) {
 	for _, n := range []int{4, 12, 20} {
 		m := mustModel(t, ExplosionInput(n))
 		req := sameSubtreeSiblings(n)
-		ex := m.Explain(req)
+		ex := m.explainAll(req)
 		if len(ex) != 1 {
 			t.Fatalf("n=%d: %d explanations, want 1", n, len(ex))
 		}
@@ -135,8 +136,96 @@ func BenchmarkExplainSameSubtree(b *testing.B) {
 		req := sameSubtreeSiblings(n)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				m.Explain(req)
+				m.explainAll(req)
 			}
 		})
+	}
+}
+
+// TestDefaultBounds: Options' zero values are the default ceilings, so a
+// caller that says nothing is bounded; only NoLimit lifts a bound.
+func TestDefaultBounds(t *testing.T) {
+	for _, tc := range []struct {
+		opt          Options
+		ceiling      int
+		bytes, steps int64
+	}{
+		{Options{}, DefaultCeiling, DefaultCeilingBytes, DefaultMaxSteps},
+		{Options{Ceiling: NoLimit, CeilingBytes: NoLimit, MaxSteps: NoLimit}, 0, 0, 0},
+		{Options{Ceiling: 7, CeilingBytes: 8, MaxSteps: 9}, 7, 8, 9},
+	} {
+		c, b, s := tc.opt.limits()
+		if c != tc.ceiling || b != tc.bytes || s != tc.steps {
+			t.Errorf("%+v: limits %d %d %d, want %d %d %d", tc.opt, c, b, s, tc.ceiling, tc.bytes, tc.steps)
+		}
+	}
+}
+
+// TestStepCeiling: 129 one-VCPU groups on hosts of 128 VCPUs have no
+// answer, and proving it walks every combination (2^128 per host): the
+// search stops at the step ceiling, within one poll of it, with a
+// StepsError, limit 1 or not, and so does Explain; 128 groups answer.
+func TestStepCeiling(t *testing.T) {
+	m := mustModel(t, GranularInput(3))
+	const ceiling = 1 << 20
+	for _, limit := range []int{1, 0} {
+		var err error
+		steps := stepsOf(func() {
+			_, err = m.Search(context.Background(), GranularRequest(129, limit), Options{MaxSteps: ceiling})
+		})
+		var se *StepsError
+		if !errors.As(err, &se) || se.Steps != ceiling || !strings.Contains(err.Error(), "--max-steps") {
+			t.Fatalf("limit %d: err = %v, want a StepsError of %d", limit, err, ceiling)
+		}
+		if steps < ceiling || steps > ceiling+4096+256 {
+			t.Errorf("limit %d: %d steps, want the ceiling %d (+ one poll and the unwinding)", limit, steps, ceiling)
+		}
+	}
+	if _, err := m.Explain(context.Background(), GranularRequest(129, 1), Options{MaxSteps: 8192}); !errors.As(err, new(*StepsError)) {
+		t.Errorf("explain: err = %v, want a StepsError", err)
+	}
+	res, err := m.Search(context.Background(), GranularRequest(128, 1), Options{MaxSteps: ceiling})
+	if err != nil || len(res.Candidates) != 1 {
+		t.Fatalf("128 groups: %v, %+v", err, res)
+	}
+}
+
+// allocated is the bytes f allocates (runtime.MemStats.TotalAlloc: every
+// allocation, freed or not, so it bounds the peak).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestByteCeiling: the answer's memory is bounded, not only its count: a
+// many-group answer under the candidate ceiling stops at CeilingBytes with
+// a CeilingError naming the megabytes, having allocated at most twice the
+// ceiling (slabs and the index around it); searches sharing a Budget stop
+// at their sum.
+func TestByteCeiling(t *testing.T) {
+	m := mustModel(t, GranularInput(20))
+	req := GranularRequest(16, 0) // 20 hosts x 2^16 answers of 16 groups
+	const ceiling = 16 << 20
+	var err error
+	n := allocated(func() { _, err = m.Search(context.Background(), req, Options{CeilingBytes: ceiling}) })
+	var ce *CeilingError
+	if !errors.As(err, &ce) || ce.Bytes != ceiling || !strings.Contains(err.Error(), "16 MB") {
+		t.Fatalf("err = %v, want a CeilingError of 16 MB", err)
+	}
+	if n > 2*ceiling {
+		t.Errorf("allocated %d MB, want at most %d", n>>20, 2*ceiling>>20)
+	}
+	// 8 groups: 20 x 256 answers of about 400 bytes fit alone, not twice
+	// in a budget of 3 MB.
+	small := GranularRequest(8, 0)
+	opt := Options{CeilingBytes: 3 << 20, Shared: &Budget{}}
+	if _, err := m.Search(context.Background(), small, opt); err != nil {
+		t.Fatalf("alone: %v", err)
+	}
+	if _, err := m.Search(context.Background(), small, opt); !errors.As(err, &ce) {
+		t.Errorf("second search in the shared budget: err = %v, want a CeilingError", err)
 	}
 }

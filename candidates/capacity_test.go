@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func TestCapacityPerBackend(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := m.Candidates(req, Options{})
+				res, err := m.Search(context.Background(), req, Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -102,7 +103,7 @@ func TestCapacityPerBackend(t *testing.T) {
 				if err := m.CheckExplain(req); err != nil {
 					t.Errorf("%s: %v", q, err)
 				}
-				ex := m.Explain(req)
+				ex := m.explainAll(req)
 				if want == 1 && len(ex) != 0 || want == 0 && (len(ex) != 1 || ex[0].Kind != ReasonCapacity) {
 					t.Errorf("%s: explanations %+v", q, ex)
 				}
@@ -119,7 +120,7 @@ func TestExplainCapacityAtFloatBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := m.Explain(req)
+	ex := m.explainAll(req)
 	if len(ex) != 1 {
 		t.Fatalf("explanations %+v", ex)
 	}

@@ -98,9 +98,24 @@ func stripTags(s string) string {
 }
 
 // CeilingError is a search stopped because the answer would hold more
-// allocation requests than Options.Ceiling allows.
-type CeilingError struct{ Ceiling int }
+// allocation requests than Options.Ceiling allows (Ceiling), or take more
+// memory than Options.CeilingBytes (Bytes).
+type CeilingError struct {
+	Ceiling int
+	Bytes   int64
+}
 
 func (e *CeilingError) Error() string {
-	return fmt.Sprintf("the answer would hold more than %d allocation requests (the --max-candidates ceiling)", e.Ceiling)
+	if e.Bytes > 0 {
+		return fmt.Sprintf("the answer would take more than %d MB of allocation requests (the memory ceiling of one search)", e.Bytes>>20)
+	}
+	return fmt.Sprintf("the answer would hold more than %d allocation requests (the candidate ceiling)", e.Ceiling)
+}
+
+// StepsError is a search stopped after Options.MaxSteps steps of its walk:
+// its request groups combine in more ways than any answer needs to try.
+type StepsError struct{ Steps int64 }
+
+func (e *StepsError) Error() string {
+	return fmt.Sprintf("the search gave up after %d steps (the --max-steps ceiling): its request groups combine in too many ways", e.Steps)
 }

@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,24 +63,26 @@ type Explanation struct {
 // rules it out: request-wide filters first, then each group in request order,
 // then the combination of groups. A request Placement rejects yields a
 // single ReasonBadRequest explanation.
-func (m *Model) Explain(req *Request) []Explanation {
-	out, _ := m.ExplainContext(context.Background(), req)
-	return out
-}
-
-// ExplainContext is Explain that stops soon after ctx is cancelled, with
-// the context's cause as its error.
-func (m *Model) ExplainContext(ctx context.Context, req *Request) ([]Explanation, error) {
+//
+// It is bounded as Search is (opt's ceilings, the defaults when zero) and
+// stops soon after ctx is cancelled, with the context's cause as its error.
+func (m *Model) Explain(ctx context.Context, req *Request, opt Options) ([]Explanation, error) {
 	full := *req
 	full.Limit = 0
-	res, err := m.search(ctx, &full, Options{}, true)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
+	opt = Options{Ceiling: opt.Ceiling, CeilingBytes: opt.CeilingBytes, MaxSteps: opt.MaxSteps}
+	res, err := m.search(ctx, &full, opt, true)
+	var ce *CeilingError
+	var se *StepsError
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, context.Cause(ctx)
+	case errors.As(err, &ce), errors.As(err, &se):
+		return nil, err
+	default:
 		return []Explanation{{Kind: ReasonBadRequest, Message: err.Error()}}, nil
 	}
-	s := &searcher{m: m, req: &full, nestedAware: full.Microversion >= 29, ctx: ctx}
+	s := newSearcher(ctx, m, &full, opt)
 	if len(full.RootRequired) > 0 || len(full.RootForbidden) > 0 {
 		s.anchorOK, _ = s.anchorRoots()
 		if s.anchorOK == nil {
@@ -112,6 +115,9 @@ func (m *Model) ExplainContext(ctx context.Context, req *Request) ([]Explanation
 	for _, r := range m.roots {
 		if err := context.Cause(ctx); err != nil {
 			return nil, err
+		}
+		if s.err != nil {
+			return nil, s.err
 		}
 		if res.anchors(r) || m.isSharing.has(r) {
 			continue
@@ -152,6 +158,9 @@ func (m *Model) ExplainContext(ctx context.Context, req *Request) ([]Explanation
 	}
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
+	}
+	if s.err != nil {
+		return nil, s.err
 	}
 	return out, nil
 }

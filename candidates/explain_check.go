@@ -1,6 +1,8 @@
 package candidates
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -15,8 +17,17 @@ import (
 func (m *Model) CheckExplain(req *Request) error {
 	full := *req
 	full.Limit = 0
-	ex := m.Explain(&full)
-	res, err := m.Candidates(&full, Options{})
+	ex, exErr := m.Explain(context.Background(), &full, Options{})
+	res, err := m.Search(context.Background(), &full, Options{})
+	var ce *CeilingError
+	var se *StepsError
+	switch {
+	case exErr != nil && err == nil:
+		return fmt.Errorf("explain stopped (%v) where the search answered", exErr)
+	case exErr != nil, errors.As(err, &ce), errors.As(err, &se):
+		// Past a ceiling there is no full answer to check against.
+		return nil
+	}
 	if err != nil {
 		if len(ex) != 1 || ex[0].Kind != ReasonBadRequest {
 			return fmt.Errorf("rejected request (%v) explained as %+v", err, ex)

@@ -33,7 +33,7 @@ func TestCheckExplainCatchesLies(t *testing.T) {
 	m := ss.toModel(t)
 	q := qq("sse", 29, -1, grp("", res{"VCPU": 1}).req("HW_CPU_X86_SSE"))
 	req := ss.request(&q)
-	ex := m.Explain(req)
+	ex := m.explainAll(req)
 	if len(ex) == 0 {
 		t.Fatal("expected an explanation")
 	}

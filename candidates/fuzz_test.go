@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,13 +66,13 @@ func FuzzParseQuery(f *testing.F) {
 			t.Fatalf("accepted as\n  %+v\nbut written back (%s) it reads\n  %+v", a, again, b)
 		}
 		fuzzcheck.Within(t, func() {
-			if _, err := m.Candidates(req, Options{}); err != nil {
+			if _, err := m.Search(context.Background(), req, Options{}); err != nil {
 				var ae *APIError
 				if !errors.As(err, &ae) {
 					t.Errorf("search: %v", err)
 				}
 			}
-			m.Explain(req)
+			m.explainAll(req)
 		})
 	})
 }

@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"path/filepath"
@@ -22,7 +23,7 @@ func TestGabbiResultsUnchanged(t *testing.T) {
 		for i := range c.Queries {
 			req := c.request(&c.Queries[i])
 			for _, opt := range []Options{{}, {MaxCandidates: 2}, {MaxCandidates: 3, Strategy: "breadth-first"}} {
-				r, err := m.Candidates(req, opt)
+				r, err := m.Search(context.Background(), req, opt)
 				if err != nil {
 					fmt.Fprintf(h, "error %v\n", err)
 					continue

@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,7 +43,7 @@ func multiset(t *testing.T, reqs []json.RawMessage) map[string]int {
 }
 
 func runQuery(t *testing.T, c *cloud, m *Model, q *cloudQuery) (int, []byte) {
-	r, err := m.Candidates(c.request(q), Options{})
+	r, err := m.Search(context.Background(), c.request(q), Options{})
 	if err != nil {
 		var ae *APIError
 		if !errors.As(err, &ae) {

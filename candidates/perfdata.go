@@ -288,3 +288,31 @@ func CapacityInput(n int) *ModelInput {
 	}
 	return b.in
 }
+
+// GranularInput is a nested cloud of n hosts as `migrate inventory
+// --layout nested` leaves them: each root has two NUMA children of 64 VCPU,
+// so that a host holds 128 one-VCPU groups and not 129.
+func GranularInput(n int) *ModelInput {
+	b := newInputBuilder()
+	for i := range n {
+		cn := b.provider(SyntheticUUID(11, i*3), fmt.Sprintf("node-%03d", i), 0)
+		b.inv(cn, "DISK_GB", 1000, 0, 0, 0, 0)
+		for k := range 2 {
+			numa := b.provider(SyntheticUUID(11, i*3+1+k), fmt.Sprintf("node-%03d-numa%d", i, k), cn)
+			b.inv(numa, "VCPU", 64, 0, 0, 0, 0)
+			b.traitsOf(numa, "HW_NUMA_ROOT")
+		}
+	}
+	return b.in
+}
+
+// GranularRequest asks for `groups` suffixed groups of one VCPU each, with
+// group_policy none: the flavor of the issue whose answers grow as 2^groups
+// per host on GranularInput.
+func GranularRequest(groups, limit int) *Request {
+	r := &Request{Microversion: MaxMicroversion, GroupPolicy: "none", Limit: limit}
+	for i := range groups {
+		r.Groups = append(r.Groups, RequestGroup{Suffix: fmt.Sprint(i + 1), Resources: map[string]int64{"VCPU": 1}})
+	}
+	return r
+}

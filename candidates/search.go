@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"sync/atomic"
 )
 
 // Options tune the search beyond what Placement 8.0.0's API exposes. They
@@ -25,12 +26,64 @@ type Options struct {
 	// all of them), drawn from a generator seeded with Seed.
 	Randomize bool
 	Seed      int64
-	// Ceiling bounds the allocation requests one answer may hold (0 = no
-	// ceiling). Unlike MaxCandidates it does not cut the answer short: one
-	// candidate more fails the search with a *CeilingError, so that a
-	// request that would exhaust memory is refused rather than answered
-	// wrongly. Candidates are counted as they are generated.
+	// Ceiling bounds the allocation requests one answer may hold (0 =
+	// DefaultCeiling, NoLimit = none). Unlike MaxCandidates it does not cut
+	// the answer short: one candidate more fails the search with a
+	// *CeilingError, so that a request that would exhaust memory is refused
+	// rather than answered wrongly. Candidates are counted as they are
+	// generated, and so are their bytes (CeilingBytes).
 	Ceiling int
+	// CeilingBytes bounds the memory the answer's allocation requests take
+	// (0 = DefaultCeilingBytes, NoLimit = none): a candidate of 200 groups
+	// is a hundred times the size of one of two, so a count alone bounds
+	// nothing.
+	CeilingBytes int64
+	// MaxSteps bounds the steps of the walk (0 = DefaultMaxSteps, NoLimit
+	// = none): a request whose groups cannot all fit on a host is refused
+	// only after every combination was tried, which for 129 groups is
+	// more than the age of the universe; past MaxSteps the search fails
+	// with a *StepsError.
+	MaxSteps int64
+	// Shared, when not nil, is a memory budget several searches draw on
+	// at once (their answers are held together): CeilingBytes bounds their
+	// sum rather than each.
+	Shared *Budget
+}
+
+// Budget is the bytes of candidates several searches have built.
+type Budget struct{ used atomic.Int64 }
+
+// The bounds every search has unless its caller lifts them by name. They
+// are defaults of Options' zero value, so that no caller can forget them.
+const (
+	// DefaultCeiling is the most allocation requests one answer holds.
+	DefaultCeiling = 100000
+	// DefaultCeilingBytes is the most memory one answer's allocation
+	// requests take: with the search's own working set it keeps a search
+	// under 512 MB of peak RSS.
+	DefaultCeilingBytes = 256 << 20
+	// DefaultMaxSteps is the most steps one search walks: a few seconds of
+	// one core, two hundred times what an answer at DefaultCeiling takes
+	// (about three steps per candidate), and ten thousand hosts' worth of
+	// Explain's per-host budget.
+	DefaultMaxSteps = 200_000_000
+	// NoLimit lifts one bound of Options.
+	NoLimit = -1
+)
+
+// limits resolves Options' zero values to the defaults and NoLimit to 0
+// (none), the form the searcher tests.
+func (o Options) limits() (ceiling int, bytes, steps int64) {
+	pick := func(v, def int64) int64 {
+		switch {
+		case v == 0:
+			return def
+		case v < 0:
+			return 0
+		}
+		return v
+	}
+	return int(pick(int64(o.Ceiling), DefaultCeiling)), pick(o.CeilingBytes, DefaultCeilingBytes), pick(o.MaxSteps, DefaultMaxSteps)
 }
 
 // Amount is one provider giving one resource class.
@@ -63,6 +116,8 @@ type Result struct {
 	Candidates []Candidate
 	// Summaries are provider indexes, ascending.
 	Summaries []int32
+	// Steps is the work the search did (see Options.MaxSteps).
+	Steps uint64
 	// requested are the resource classes named by any group, for the
 	// pre-1.27 summaries.
 	requested []int32
@@ -126,10 +181,16 @@ type searcher struct {
 	lists   slab[[]int32]
 	subtree []int32 // sameSubtreeOK's scratch
 	// ctx is polled every few thousand steps of a walk; err is why the
-	// search stopped early (cancelled, or above the ceiling).
+	// search stopped early (cancelled, or above a ceiling).
 	ctx   context.Context
 	steps uint64
 	err   error
+	// The resolved bounds (0 = none) and the bytes of candidates built.
+	ceiling  int
+	maxBytes int64
+	maxSteps int64
+	bytes    int64
+	flushed  int64 // of bytes, what opt.Shared already counts
 	// undecided: see Result.undecided (anchorsOnly walks only).
 	undecided bitset
 }
@@ -146,7 +207,14 @@ func (s *searcher) stopped() bool {
 	if s.err != nil {
 		return true
 	}
-	if s.steps&4095 != 0 || s.ctx == nil {
+	if s.steps&4095 != 0 {
+		return false
+	}
+	if s.maxSteps > 0 && s.steps > uint64(s.maxSteps) {
+		s.err = &StepsError{Steps: s.maxSteps}
+		return true
+	}
+	if s.ctx == nil {
 		return false
 	}
 	if err := context.Cause(s.ctx); err != nil {
@@ -172,7 +240,7 @@ func (s *slab[T]) take(n int) []T {
 
 func emptyResult(m *Model) *Result { return &Result{model: m} }
 
-// Candidates answers GET /allocation_candidates for req, following Placement
+// Search answers GET /allocation_candidates for req, following Placement
 // 8.0.0's algorithm (objects/allocation_candidate.py): groups are searched in
 // request order and the first group that matches nothing ends the search
 // with an empty answer, so an unknown trait in a later group is only
@@ -189,20 +257,20 @@ func emptyResult(m *Model) *Result { return &Result{model: m} }
 //     equality ignores the anchor), which silently drops valid combinations
 //     with suffixed groups, e.g. resources=DISK_GB:100&resources1=VCPU:1
 //     with DISK_GB on a sharing provider. Our answer is then a superset.
-func (m *Model) Candidates(req *Request, opt Options) (*Result, error) {
-	return m.search(context.Background(), req, opt, false)
-}
-
-// CandidatesContext is Candidates that stops, with the context's cause as
-// its error, soon after ctx is cancelled (a signal, a deadline).
-func (m *Model) CandidatesContext(ctx context.Context, req *Request, opt Options) (*Result, error) {
+//
+// Search is the one way into the core: every search is bounded (Options'
+// ceilings, whose zero values are the defaults) and stops, with the
+// context's cause as its error, soon after ctx is cancelled (a signal, a
+// deadline): within 4096 steps.
+func (m *Model) Search(ctx context.Context, req *Request, opt Options) (*Result, error) {
 	return m.search(ctx, req, opt, false)
 }
 
-// search is Candidates; with anchorsOnly it stops walking an anchor at its
+// search is Search; with anchorsOnly it stops walking an anchor at its
 // first valid combination, which is all Explain needs to know.
 func (m *Model) search(ctx context.Context, req *Request, opt Options, anchorsOnly bool) (*Result, error) {
-	s := &searcher{m: m, req: req, opt: opt, nestedAware: req.Microversion >= 29, anchorsOnly: anchorsOnly, ctx: ctx}
+	s := newSearcher(ctx, m, req, opt)
+	s.anchorsOnly = anchorsOnly
 	if searchDone != nil {
 		defer func() { searchDone(s.steps) }()
 	}
@@ -249,7 +317,14 @@ func (m *Model) search(ctx context.Context, req *Request, opt Options, anchorsOn
 		return nil, s.err
 	}
 	res.requested = requestedClasses(ctxs)
+	res.Steps = s.steps
 	return res, nil
+}
+
+func newSearcher(ctx context.Context, m *Model, req *Request, opt Options) *searcher {
+	s := &searcher{m: m, req: req, opt: opt, nestedAware: req.Microversion >= 29, ctx: ctx}
+	s.ceiling, s.maxBytes, s.maxSteps = opt.limits()
+	return s
 }
 
 // isMulti reports whether the group's resources may come from several
@@ -1223,8 +1298,12 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 		} else {
 			head = -1
 		}
-		if s.opt.Ceiling > 0 && len(out) >= s.opt.Ceiling {
-			s.err = &CeilingError{Ceiling: s.opt.Ceiling}
+		if s.ceiling > 0 && len(out) >= s.ceiling {
+			s.err = &CeilingError{Ceiling: s.ceiling}
+			return false
+		}
+		if s.maxBytes > 0 && s.spent() > s.maxBytes {
+			s.err = &CeilingError{Bytes: s.maxBytes}
 			return false
 		}
 		seen[h] = int32(len(out))
@@ -1346,6 +1425,7 @@ func (s *searcher) consolidate(anchor int32, ctxs []*groupCtx, combo []*gcand) C
 		c := combo[0]
 		maps := s.maps.take(1)
 		maps[0] = Mapping{Suffix: ctxs[0].g.Suffix, Providers: c.provs}
+		s.bytes += candidateBytes + mappingBytes
 		return Candidate{Anchor: anchor, Resources: c.res, Mappings: maps}
 	}
 	n := 0
@@ -1367,11 +1447,35 @@ func (s *searcher) consolidate(anchor int32, ctxs []*groupCtx, combo []*gcand) C
 		k++
 	}
 	maps := s.maps.take(len(combo))
+	s.bytes += candidateBytes + int64(n)*amountBytes + int64(len(combo))*mappingBytes
 	for gi, c := range combo {
 		maps[gi] = Mapping{Suffix: ctxs[gi].g.Suffix, Providers: c.provs}
 	}
 	return Candidate{Anchor: anchor, Resources: res[:k], Mappings: maps}
 }
+
+// spent is the bytes of candidates this search (and, with opt.Shared, the
+// others) built. The shared count is brought up to date every 64 KiB, so
+// searches on other cores seldom meet on it.
+func (s *searcher) spent() int64 {
+	if s.opt.Shared == nil {
+		return s.bytes
+	}
+	if d := s.bytes - s.flushed; d >= 1<<16 {
+		s.opt.Shared.used.Add(d)
+		s.flushed = s.bytes
+	}
+	return s.opt.Shared.used.Load() + s.bytes - s.flushed
+}
+
+// The bytes one candidate takes: its struct with the index entries that
+// find duplicates, each Amount, each Mapping (the providers it names are
+// the group's, shared).
+const (
+	candidateBytes = 56 + 16
+	amountBytes    = 16
+	mappingBytes   = 40
+)
 
 // candidateHash hashes what AllocationRequest.__eq__ compares: the
 // resources and the mappings, not the anchor. Mappings are in request group

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"context"
 	"fmt"
 	"syscall"
 	"testing"
@@ -56,7 +57,7 @@ func BenchmarkCapacity10kHosts20Flavors(b *testing.B) {
 			// wall clock mostly measures the other tenants.
 			cpu0 := cpuTime()
 			for b.Loop() {
-				res, err := Count(m, fl, Options{Mode: mode})
+				res, err := Count(context.Background(), m, fl, Options{Mode: mode})
 				if err != nil {
 					b.Fatal(err)
 				}

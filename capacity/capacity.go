@@ -14,6 +14,7 @@
 package capacity
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -54,6 +55,17 @@ type Options struct {
 	Mix []int
 	// Aggregate, when not "", keeps only the hosts in that aggregate UUID.
 	Aggregate string
+	// Bounds are the ceilings of every flavor's search (zero values: the
+	// core's defaults); all flavors' answers are held at once, so their
+	// memory counts against one CeilingBytes.
+	Bounds candidates.Options
+}
+
+// perSearch is the options of each flavor's search: o's bounds, and one
+// memory budget for all of them.
+func (o Options) perSearch() candidates.Options {
+	return candidates.Options{Ceiling: o.Bounds.Ceiling, CeilingBytes: o.Bounds.CeilingBytes,
+		MaxSteps: o.Bounds.MaxSteps, Shared: &candidates.Budget{}}
 }
 
 // Host is one host's free slots per flavor.
@@ -99,11 +111,11 @@ type plan struct {
 
 // search answers req unlimited. A request Placement refuses on this cloud
 // only (a trait or class nobody defined) fits nowhere: note says why.
-func search(m *candidates.Model, req *candidates.Request) (cs []candidates.Candidate, note string, err error) {
+func search(ctx context.Context, m *candidates.Model, req *candidates.Request, lim candidates.Options) (cs []candidates.Candidate, note string, err error) {
 	if req == nil {
 		return nil, "", nil
 	}
-	r, err := m.Candidates(req, candidates.Options{})
+	r, err := m.Search(ctx, req, lim)
 	var ae *candidates.APIError
 	if errors.As(err, &ae) {
 		return nil, fmt.Sprintf("Placement answers 400 (%s), so it fits nowhere", ae.Message), nil
@@ -114,16 +126,16 @@ func search(m *candidates.Model, req *candidates.Request) (cs []candidates.Candi
 	return r.Candidates, "", nil
 }
 
-func makePlan(m *candidates.Model, f *Flavor, notes *[]string) (*plan, error) {
+func makePlan(ctx context.Context, m *candidates.Model, f *Flavor, lim candidates.Options, notes *[]string) (*plan, error) {
 	p := &plan{primary: map[int32][]*candidates.Candidate{}, fallback: map[int32][]*candidates.Candidate{}}
-	prim, note, err := search(m, f.Request)
+	prim, note, err := search(ctx, m, f.Request, lim)
 	if err != nil {
 		return nil, fmt.Errorf("flavor %s: %w", f.Name, err)
 	}
 	if note != "" {
 		*notes = append(*notes, fmt.Sprintf("flavor %s: %s", f.Name, note))
 	}
-	fb, note, err := search(m, f.Fallback)
+	fb, note, err := search(ctx, m, f.Fallback, lim)
 	if err != nil {
 		return nil, fmt.Errorf("flavor %s (VCPU fallback): %w", f.Name, err)
 	}
@@ -188,7 +200,7 @@ func fillHosts(m *candidates.Model, p *plan, hosts []int32, perHost map[int32]in
 }
 
 // Count answers for every flavor on a copy of m (m itself is not changed).
-func Count(m *candidates.Model, fl []Flavor, o Options) (*Result, error) {
+func Count(ctx context.Context, m *candidates.Model, fl []Flavor, o Options) (*Result, error) {
 	if o.Mode == "" {
 		o.Mode = Independent
 	}
@@ -222,9 +234,10 @@ func Count(m *candidates.Model, fl []Flavor, o Options) (*Result, error) {
 	// flavor claims on its own copy: both spread over the CPUs.
 	plans := make([]*plan, len(fl))
 	notes := make([][]string, len(fl))
+	lim := o.perSearch()
 	if err := parallel(len(fl), func(i int) error {
 		var err error
-		plans[i], err = makePlan(m, &fl[i], &notes[i])
+		plans[i], err = makePlan(ctx, m, &fl[i], lim, &notes[i])
 		return err
 	}); err != nil {
 		return nil, err

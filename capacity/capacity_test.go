@@ -1,8 +1,11 @@
 package capacity
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/rpctl/rpctl/candidates"
@@ -60,7 +63,7 @@ func firstOf(t testing.TB, m *candidates.Model, f *Flavor, allowed map[int32]boo
 		if req == nil {
 			continue
 		}
-		r, err := m.Candidates(req, candidates.Options{})
+		r, err := m.Search(context.Background(), req, candidates.Options{})
 		if err != nil {
 			return nil // Placement refuses the query: nothing fits
 		}
@@ -88,7 +91,7 @@ func bruteForce(t testing.TB, m *candidates.Model, f *Flavor, allowed map[int32]
 func TestIndependentEqualsBruteForce(t *testing.T) {
 	fl := testFlavors(t)
 	for name, m := range testClouds(t) {
-		res, err := Count(m, fl, Options{Mode: Independent})
+		res, err := Count(context.Background(), m, fl, Options{Mode: Independent})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +151,7 @@ func TestPackEqualsBruteForce(t *testing.T) {
 	fl := testFlavors(t)[:4]
 	mix := []int{3, 1, 0, 2}
 	for name, m := range testClouds(t) {
-		res, err := Count(m, fl, Options{Mode: Pack, Mix: mix})
+		res, err := Count(context.Background(), m, fl, Options{Mode: Pack, Mix: mix})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,11 +182,11 @@ func TestPackEqualsBruteForce(t *testing.T) {
 func TestCountLeavesModelAlone(t *testing.T) {
 	m := testClouds(t)["flat"]
 	fl := testFlavors(t)
-	before, _ := Count(m, fl, Options{})
-	if _, err := Count(m, fl, Options{Mode: Pack}); err != nil {
+	before, _ := Count(context.Background(), m, fl, Options{})
+	if _, err := Count(context.Background(), m, fl, Options{Mode: Pack}); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := Count(m, fl, Options{})
+	after, _ := Count(context.Background(), m, fl, Options{})
 	if !reflect.DeepEqual(before, after) {
 		t.Error("Count changed the model's usage")
 	}
@@ -193,7 +196,7 @@ func TestAggregateFilterAndNotes(t *testing.T) {
 	m := testClouds(t)["flat"]
 	fl := testFlavors(t)
 	agg := candidates.SyntheticUUID(9, 3)
-	res, err := Count(m, fl, Options{Aggregate: agg})
+	res, err := Count(context.Background(), m, fl, Options{Aggregate: agg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +211,7 @@ func TestAggregateFilterAndNotes(t *testing.T) {
 		t.Errorf("notes %q", res.Notes)
 	}
 	// Disabled hosts (every 17th from the 5th) count nothing.
-	all, _ := Count(m, fl, Options{})
+	all, _ := Count(context.Background(), m, fl, Options{})
 	for _, h := range all.Hosts {
 		var sum int64
 		for _, n := range h.Free {
@@ -220,4 +223,79 @@ func TestAggregateFilterAndNotes(t *testing.T) {
 			t.Errorf("host %s counts %v", h.Name, h.Free)
 		}
 	}
+}
+
+// granularFlavor is the flavor: n one-VCPU groups, group_policy
+// none.
+func granularFlavor(n int) Flavor {
+	return Flavor{Name: fmt.Sprintf("g%d", n), Request: candidates.GranularRequest(n, 0)}
+}
+
+// TestCountBounded: counting flavors of 12 to 200 granular groups on a
+// 200-host nested cloud either answers or stops at a ceiling of the core
+// (the candidate or memory ceiling, or the step ceiling when the groups
+// cannot fit), and allocates at most twice the memory ceiling (held by
+// every flavor's answers together) plus the model's copies; a cancelled
+// context stops it with its cause.
+func TestCountBounded(t *testing.T) {
+	m, err := candidates.NewModel(candidates.GranularInput(200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const memCeiling = 32 << 20
+	bounds := candidates.Options{CeilingBytes: memCeiling, MaxSteps: 1 << 22}
+	for _, tc := range []struct {
+		groups []int
+		want   string // "", "ceiling" or "steps"
+	}{
+		{[]int{2}, ""},
+		{[]int{12}, "ceiling"},
+		{[]int{7}, ""},
+		{[]int{7, 7, 7, 7, 7, 7}, "ceiling"}, // each fits alone, not all six
+		{[]int{16}, "ceiling"},
+		{[]int{64}, "ceiling"},
+		{[]int{128}, "ceiling"},
+		{[]int{129}, "steps"},
+		{[]int{200}, "steps"},
+	} {
+		var fl []Flavor
+		for i, g := range tc.groups {
+			f := granularFlavor(g)
+			f.Name += fmt.Sprint("-", i)
+			fl = append(fl, f)
+		}
+		var res *Result
+		n := allocated(func() { res, err = Count(context.Background(), m, fl, Options{Bounds: bounds}) })
+		var ce *candidates.CeilingError
+		var se *candidates.StepsError
+		got := ""
+		switch {
+		case errors.As(err, &ce):
+			got = "ceiling"
+		case errors.As(err, &se):
+			got = "steps"
+		case err != nil:
+			t.Fatalf("%v: %v", tc.groups, err)
+		}
+		if got != tc.want || (got == "" && res.Total[0] == 0) {
+			t.Errorf("%v groups: stopped at %q (%v), want %q", tc.groups, got, err, tc.want)
+		}
+		if n > 2*memCeiling+16<<20 {
+			t.Errorf("%v groups: allocated %d MB, want at most %d", tc.groups, n>>20, (2*memCeiling+16<<20)>>20)
+		}
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cause := errors.New("terminated signal received")
+	cancel(cause)
+	if _, err := Count(ctx, m, []Flavor{granularFlavor(129)}, Options{}); !errors.Is(err, cause) {
+		t.Errorf("cancelled: err = %v, want the cause", err)
+	}
+}
+
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

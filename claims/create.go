@@ -76,6 +76,8 @@ type Picker interface {
 // claims spread over the hosts that fit), and explains an empty answer.
 type CorePicker struct {
 	Model func(ctx context.Context) (*candidates.Model, error)
+	// Bounds are the search's ceilings (zero values: the core's defaults).
+	Bounds candidates.Options
 }
 
 // Pick implements Picker.
@@ -92,12 +94,15 @@ func (p CorePicker) Pick(ctx context.Context, q url.Values, rng *rand.Rand) (*Pi
 		}
 		return nil, "", err
 	}
-	res, err := model.Candidates(req, candidates.Options{Randomize: true, Seed: rng.Int63()})
+	opt := p.Bounds
+	opt.Randomize, opt.Seed = true, rng.Int63()
+	res, err := model.Search(ctx, req, opt)
 	if err != nil {
 		return nil, "", err
 	}
 	if len(res.Candidates) == 0 {
-		return nil, explain(model, req), nil
+		why, err := explain(ctx, model, req, p.Bounds)
+		return nil, why, err
 	}
 	v := res.View(0)
 	pick := &Pick{Root: v.RootName, Allocs: map[string]ProviderAllocation{}, Parts: v.Parts}
@@ -218,8 +223,11 @@ func (c *Creator) Create(ctx context.Context, r CreateRequest) (*Claimed, error)
 }
 
 // explain says why nothing fits: the first reasons the core gives.
-func explain(m *candidates.Model, req *candidates.Request) string {
-	why := m.Explain(req)
+func explain(ctx context.Context, m *candidates.Model, req *candidates.Request, bounds candidates.Options) (string, error) {
+	why, err := m.Explain(ctx, req, bounds)
+	if err != nil {
+		return "", err
+	}
 	const show = 3
 	var parts []string
 	for i, w := range why {
@@ -229,5 +237,5 @@ func explain(m *candidates.Model, req *candidates.Request) string {
 		}
 		parts = append(parts, w.RootName+": "+w.Message)
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "; "), nil
 }

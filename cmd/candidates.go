@@ -42,9 +42,11 @@ type CandidatesOptions struct {
 	MaxCandidates int
 	// MaxCandidatesSet: without it, the default ceiling applies.
 	MaxCandidatesSet bool
-	Strategy         string
-	Explain          bool
-	Compare          bool
+	// MaxSteps bounds the search's walk (0: no bound).
+	MaxSteps int64
+	Strategy string
+	Explain  bool
+	Compare  bool
 	// --flavor: the request Nova builds for a flavor replaces --query's
 	// start; --show-request prints it and stops.
 	FlavorOptions
@@ -114,12 +116,11 @@ that is listed as "explanation incomplete" rather than guessed at.` + compareHel
 			return runCandidates(c, f, o)
 		},
 	}
-	SetExitCodes(c,
+	SetExitCodes(c, append([]ExitCodeRow{
 		ExitCodeRow{ExitOK, "answered (also when there is no candidate); with --compare: the live API and the core agree"},
 		ExitCodeRow{compareDifferent, "with --compare: the answers differ"},
 		ExitCodeRow{ExitFailed, "invalid request (Placement's 400 message, a flavor Nova refuses, a bad flavor file, or a bad --strategy/--max-candidates)"},
-		ExitCodeRow{ExitCandidateCeiling, "more candidates than the ceiling without --max-candidates (nothing printed as if complete)"},
-	)
+	}, searchExitCodes()...)...)
 	fl := c.Flags()
 	fl.StringVar(&o.Query, "query", "", "a raw Placement query string, e.g. 'resources=VCPU:1&required=HW_CPU_X86_AVX2'")
 	fl.StringVar(&o.Resources, "resources", "", "resources of the unsuffixed group, e.g. VCPU:2,MEMORY_MB:2048")
@@ -134,7 +135,8 @@ that is listed as "explanation incomplete" rather than guessed at.` + compareHel
 	fl.StringVar(&o.Microversion, "microversion", "1.39", "Placement microversion to answer at (1.10–1.39 or latest)")
 	fl.BoolVar(&o.Randomize, "randomize", false, "sample --limit candidates at random, like randomize_allocation_candidates")
 	fl.Int64Var(&o.Seed, "seed", 0, "random seed for --randomize (default: time-based, printed with --verbose)")
-	fl.IntVar(&o.MaxCandidates, "max-candidates", 0, fmt.Sprintf("stop generating after N candidates, like max_allocation_candidates; 0 = no bound at all (default: fail with exit 3 above %d)", DefaultCandidateCeiling))
+	fl.IntVar(&o.MaxCandidates, "max-candidates", 0, fmt.Sprintf("stop generating after N candidates, like max_allocation_candidates; 0 = no bound on their number or memory (default: fail with exit 3 above %d)", DefaultCandidateCeiling))
+	addMaxStepsFlag(fl, &o.MaxSteps)
 	fl.StringVar(&o.Strategy, "strategy", "depth-first", "with --max-candidates: depth-first (host after host) or breadth-first (round robin over hosts)")
 	fl.BoolVar(&o.Explain, "explain", false, "also explain, for every host without a candidate, why not")
 	fl.StringVar(&o.Flavor, "flavor", "", "ask what Nova 26's scheduler asks for this flavor: a name or id in the API database, or a JSON/YAML file")
@@ -144,17 +146,17 @@ that is listed as "explanation incomplete" rather than guessed at.` + compareHel
 	return c
 }
 
-// DefaultCandidateCeiling is the most allocation requests one answer may
-// hold when --max-candidates is not given. Placement bounds the same work
-// with [placement]max_allocation_candidates; here, going past it is an
-// error (exit 3), not a silent cut, because a cut answer would look
-// complete. A twenty-group candidate takes about 1.5 KB, so the ceiling
-// keeps a search under 512 MB of peak RSS.
-const DefaultCandidateCeiling = 100000
-
-// ExitCandidateCeiling is the exit code of a candidates answer refused for
-// exceeding the ceiling: not 2, which says the request itself is invalid.
-const ExitCandidateCeiling = 3
+// searchOptions is the core's options for the flags: --max-candidates N
+// cuts the answer at N, and 0 asks for all; either way the ceilings on
+// the answer step aside.
+func (o *CandidatesOptions) searchOptions() candidates.Options {
+	opt := searchBounds(o.MaxSteps)
+	opt.MaxCandidates, opt.Strategy = o.MaxCandidates, o.Strategy
+	if o.MaxCandidatesSet {
+		opt.Ceiling, opt.CeilingBytes = candidates.NoLimit, candidates.NoLimit
+	}
+	return opt
+}
 
 // usageError is a request rpctl (or Placement) refuses: exit 2 with a
 // one-line message.
@@ -220,10 +222,8 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	if err != nil {
 		return placementError(f, err, mv)
 	}
-	opt := candidates.Options{MaxCandidates: o.MaxCandidates, Strategy: o.Strategy, Randomize: o.Randomize, Seed: o.Seed}
-	if !o.MaxCandidatesSet {
-		opt.Ceiling = DefaultCandidateCeiling
-	}
+	opt := o.searchOptions()
+	opt.Randomize, opt.Seed = o.Randomize, o.Seed
 	if o.Randomize && !o.SeedSet {
 		opt.Seed = time.Now().UnixNano()
 	}
@@ -235,21 +235,21 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 		fmt.Fprintln(f.IO.ErrOut)
 	}
 	start = time.Now()
-	res, err := model.CandidatesContext(ctx, req, opt)
-	var ce *candidates.CeilingError
-	if errors.As(err, &ce) {
-		return &ExitError{Code: ExitCandidateCeiling, Err: fmt.Errorf("%v: narrow the request, keep the first N with --limit N, stop after N with --max-candidates N, or lift the ceiling with --max-candidates 0", err)}
-	}
-	if err != nil {
+	res, err := model.Search(ctx, req, opt)
+	if err = searchError(err, candidatesHint); err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return err
+		}
 		return placementError(f, err, mv)
 	}
 	if f.IO.Verbose {
-		fmt.Fprintf(f.IO.ErrOut, "%d candidates in %v\n", len(res.Candidates), time.Since(start).Round(time.Microsecond))
+		fmt.Fprintf(f.IO.ErrOut, "%d candidates in %v (%d steps)\n", len(res.Candidates), time.Since(start).Round(time.Microsecond), res.Steps)
 	}
 	var why []candidates.Explanation
 	if o.Explain {
-		if why, err = model.ExplainContext(ctx, req); err != nil {
-			return err
+		if why, err = model.Explain(ctx, req, opt); err != nil {
+			return searchError(err, candidatesHint)
 		}
 	}
 	switch f.Format {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,7 +101,10 @@ func runCandidatesCompare(c *cobra.Command, f *Factory, o *CandidatesOptions) er
 		return failed(err)
 	}
 	theirs := candcompare.Answer{Status: status, Body: body}
-	ours := coreAnswer(model, raw, mv, o, pe)
+	ours, err := coreAnswer(ctx, model, raw, mv, o, pe)
+	if err != nil {
+		return err
+	}
 	diffs, err := candcompare.Diff(theirs, ours)
 	if err != nil {
 		return failed(err)
@@ -136,7 +140,10 @@ func runCandidatesCompare(c *cobra.Command, f *Factory, o *CandidatesOptions) er
 
 // coreAnswer is what the built-in core answers, as Placement would send it
 // (an error body carries Placement's request id, which is not compared).
-func coreAnswer(model *candidates.Model, raw string, mv candidates.Microversion, o *CandidatesOptions, pe *placementclient.Error) candcompare.Answer {
+//
+// A search stopped by a signal or at a ceiling has no answer to compare:
+// that is its error.
+func coreAnswer(ctx context.Context, model *candidates.Model, raw string, mv candidates.Microversion, o *CandidatesOptions, pe *placementclient.Error) (candcompare.Answer, error) {
 	rid := ""
 	if pe != nil {
 		rid = pe.RequestID
@@ -144,20 +151,26 @@ func coreAnswer(model *candidates.Model, raw string, mv candidates.Microversion,
 	req, err := candidates.ParseQuery(raw, mv)
 	var res *candidates.Result
 	if err == nil {
-		res, err = model.Candidates(req, candidates.Options{MaxCandidates: o.MaxCandidates, Strategy: o.Strategy})
+		res, err = model.Search(ctx, req, o.searchOptions())
 	}
-	if err != nil {
-		var ae *candidates.APIError
-		if errors.As(err, &ae) {
-			return candcompare.Answer{Status: ae.Status, Body: ae.Body(mv, rid)}
-		}
-		return candcompare.Answer{Status: 500, Body: []byte(err.Error())}
+	var ae *candidates.APIError
+	var ce *candidates.CeilingError
+	var se *candidates.StepsError
+	switch {
+	case errors.As(err, &ae):
+		return candcompare.Answer{Status: ae.Status, Body: ae.Body(mv, rid)}, nil
+	case errors.As(err, &ce), errors.As(err, &se):
+		return candcompare.Answer{}, searchError(err, candidatesHint)
+	case ctx.Err() != nil:
+		return candcompare.Answer{}, context.Cause(ctx)
+	case err != nil:
+		return candcompare.Answer{Status: 500, Body: []byte(err.Error())}, nil
 	}
 	body, err := res.MarshalPlacement(mv)
 	if err != nil {
-		return candcompare.Answer{Status: 500, Body: []byte(err.Error())}
+		return candcompare.Answer{Status: 500, Body: []byte(err.Error())}, nil
 	}
-	return candcompare.Answer{Status: 200, Body: body}
+	return candcompare.Answer{Status: 200, Body: body}, nil
 }
 
 func summary(a candcompare.Answer) string {

@@ -47,7 +47,7 @@ func TestCandidatesCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := model.Candidates(req, candidates.Options{})
+		r, err := model.Search(context.Background(), req, candidates.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

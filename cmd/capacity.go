@@ -28,6 +28,7 @@ type CapacityOptions struct {
 	Mix       string
 	Plot      string
 	Hosts     bool
+	MaxSteps  int64
 	FlavorOptions
 }
 
@@ -65,11 +66,12 @@ request filter forbids them.
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runCapacity(c.Context(), f, o) },
 	}
-	SetExitCodes(c,
-		ExitCodeRow{ExitOK, "counted"},
-		ExitCodeRow{ExitFailed, "invalid input (flag, flavor, mix, aggregate)"},
-	)
+	SetExitCodes(c, append([]ExitCodeRow{
+		{ExitOK, "counted"},
+		{ExitFailed, "invalid input (flag, flavor, mix, aggregate)"},
+	}, searchExitCodes()...)...)
 	fl := c.Flags()
+	addMaxStepsFlag(fl, &o.MaxSteps)
 	fl.StringArrayVar(&o.Flavors, "flavor", nil, "a flavor name, id or JSON/YAML file (repeatable; default: every public flavor)")
 	fl.StringVar(&o.Aggregate, "aggregate", "", "only the hosts in this aggregate: its UUID, or a Nova host aggregate's name (API database)")
 	fl.StringVar(&o.Mode, "mode", string(capacity.Independent), "independent (each flavor alone) or pack (a greedy fill of --mix)")
@@ -199,9 +201,9 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 			return usageError("--aggregate %q: not a UUID, and no Nova host aggregate has that name", o.Aggregate)
 		}
 	}
-	res, err := capacity.Count(model, reqs, capacity.Options{Mode: mode, Mix: mix, Aggregate: agg})
+	res, err := capacity.Count(ctx, model, reqs, capacity.Options{Mode: mode, Mix: mix, Aggregate: agg, Bounds: searchBounds(o.MaxSteps)})
 	if err != nil {
-		return err
+		return searchError(err, capacityHint)
 	}
 	for i := range res.Aggregates {
 		res.Aggregates[i].Name = names[res.Aggregates[i].UUID]

@@ -40,7 +40,7 @@ func bruteCount(t *testing.T, m *candidates.Model, reqs []*candidates.Request, a
 	for {
 		var pick *candidates.Candidate
 		for _, req := range reqs {
-			r, err := work.Candidates(req, candidates.Options{})
+			r, err := work.Search(context.Background(), req, candidates.Options{})
 			if err != nil {
 				return n
 			}

@@ -23,6 +23,7 @@ type ClaimsCreateOptions struct {
 	Resources, Flavor       string
 	Host                    string
 	Attempts                int
+	MaxSteps                int64
 }
 
 // NewCmdClaimsCreate builds `rpctl claims create`.
@@ -53,6 +54,7 @@ retried from phase one (--attempts); it never over-commits a provider.`,
 		ExitCodeRow{0, "claimed (the table shows what)"},
 		ExitCodeRow{claims.ExitRefused, "refused: no candidate has the room (the reasons of the first hosts are given), every attempt lost the room to a concurrent claim, or the consumer already exists"},
 		ExitCodeRow{claims.ExitBadInput, "invalid input (missing or malformed flag, unknown flavor or host)"},
+		searchExitCodes()[0], searchExitCodes()[1],
 	)
 	fl := c.Flags()
 	fl.StringVar(&o.Consumer, "consumer", "", "consumer uuid (an instance's, usually); must not hold allocations yet")
@@ -62,6 +64,7 @@ retried from phase one (--attempts); it never over-commits a provider.`,
 	fl.StringVar(&o.Flavor, "flavor", "", "claim what Nova requests for this flavor (name or flavorid, from the API database)")
 	fl.StringVar(&o.Host, "host", "", "claim on this compute node (host or hypervisor_hostname)")
 	fl.IntVar(&o.Attempts, "attempts", 10, "how often to pick again when a concurrent claim took the room")
+	addMaxStepsFlag(fl, &o.MaxSteps)
 	return c
 }
 
@@ -120,7 +123,7 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 		Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement},
 		Picker: claims.CorePicker{Model: func(ctx context.Context) (*candidates.Model, error) {
 			return placementdb.LoadPlacement(ctx, dbs.Placement)
-		}},
+		}, Bounds: searchBounds(o.MaxSteps)},
 		Nodes: func(ctx context.Context) ([]claims.NodeRef, error) {
 			var out []claims.NodeRef
 			for _, v := range claimsCells[claims.CellView](dbs.Cells) {
@@ -147,7 +150,7 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 		return &ExitError{Code: claims.ExitRefused, Err: fmt.Errorf("claim for consumer %s refused: %s", o.Consumer, refused.Reason)}
 	}
 	if err != nil {
-		return err
+		return searchError(err, claimHint)
 	}
 	rows := output.Rows{Headers: []string{"consumer", "provider", "resource_class", "amount", "used_after", "capacity"}}
 	type row struct {

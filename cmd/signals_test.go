@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -215,5 +216,106 @@ func TestSignalStopsMigration(t *testing.T) {
 	o, e, code := rpctl(t, "--db", db, "migrate", "inventory", "--layout", "nested", "-f", "json")
 	if code != 0 || !strings.Contains(o, `"completed": 0`) && !strings.Contains(o, `"completed":0`) {
 		t.Errorf("third run: exit %d %s %s", code, o, e)
+	}
+}
+
+// granularQuery is n one-VCPU groups, group_policy none.
+func granularQuery(n int) string {
+	var q []string
+	for i := 1; i <= n; i++ {
+		q = append(q, fmt.Sprintf("resources%d=VCPU:1", i))
+	}
+	return strings.Join(q, "&") + "&group_policy=none"
+}
+
+// granularFlavorFile writes the issue's flavor for capacity: n one-VCPU
+// groups, group_policy none.
+func granularFlavorFile(t testing.TB, n int) string {
+	t.Helper()
+	specs := map[string]string{"group_policy": "none"}
+	for i := 1; i <= n; i++ {
+		specs[fmt.Sprintf("resources%d:VCPU", i)] = "1"
+	}
+	body, err := json.Marshal(map[string]any{"name": fmt.Sprintf("g%d", n), "vcpus": n, "ram": 64, "disk": 0, "extra_specs": specs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), fmt.Sprintf("g%d.json", n))
+	if err := os.WriteFile(p, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBoundedSearches: candidates and capacity with 12 to 200 granular
+// groups on the 200-node nested cloud answer, or stop at the candidate
+// ceiling (3, also for memory) or the step ceiling (5) with one line, and
+// stay under the documented 512 MB of peak RSS. 129 and 200 groups with
+// limit 1, which used to spin for ever, end at the default step ceiling.
+// The work is counted in steps (--max-steps) and bytes, never seconds.
+func TestBoundedSearches(t *testing.T) {
+	bin := buildRpctl(t)
+	db := nestedCloud(t, bin)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"candidates", "--query", granularQuery(12)}, 3},
+		{[]string{"candidates", "--query", granularQuery(16), "--limit", "1"}, 0},
+		{[]string{"candidates", "--query", granularQuery(128), "--limit", "1"}, 0},
+		{[]string{"candidates", "--query", granularQuery(129), "--limit", "1"}, 5},
+		{[]string{"candidates", "--query", granularQuery(200), "--limit", "1", "--max-steps", "20000000"}, 5},
+		{[]string{"candidates", "--query", granularQuery(129), "--limit", "1", "--explain", "--max-steps", "20000000"}, 5},
+		{[]string{"capacity", "--flavor", granularFlavorFile(t, 8)}, 0},
+		{[]string{"capacity", "--flavor", granularFlavorFile(t, 12)}, 3},
+		{[]string{"capacity", "--flavor", granularFlavorFile(t, 64)}, 3},
+		{[]string{"capacity", "--flavor", granularFlavorFile(t, 129), "--max-steps", "20000000"}, 5},
+		{[]string{"capacity", "--flavor", granularFlavorFile(t, 200), "--max-steps", "20000000"}, 5},
+	} {
+		c := exec.Command(bin, append([]string{"--db", db}, tc.args...)...)
+		var out, errOut bytes.Buffer
+		c.Stdout, c.Stderr = &out, &errOut
+		c.Run()
+		name := strings.Join(tc.args[:2], " ")
+		code := c.ProcessState.ExitCode()
+		if code != tc.code || (code != 0 && strings.Count(errOut.String(), "\n") != 1) {
+			t.Errorf("%s (%d args): exit %d, want %d; stderr %q", name, len(tc.args), code, tc.code, errOut.String())
+		}
+		if code == 5 && !strings.Contains(errOut.String(), "--max-steps") {
+			t.Errorf("%s: the step ceiling's line does not name --max-steps: %q", name, errOut.String())
+		}
+		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 512*1024 {
+			t.Errorf("%s: peak RSS %d MB, the documented bound is 512 MB", name, ru.Maxrss/1024)
+		}
+	}
+}
+
+// TestSignalsStopBoundedSearches: SIGTERM during candidates and capacity
+// (searches that would not end: --max-steps 0) exits 143 and leaves the
+// cloud database byte-identical, with no journal beside it.
+func TestSignalsStopBoundedSearches(t *testing.T) {
+	bin := buildRpctl(t)
+	db := nestedCloud(t, bin)
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"candidates", "--query", granularQuery(129), "--limit", "1", "--max-steps", "0"},
+		{"capacity", "--flavor", granularFlavorFile(t, 129), "--max-steps", "0"},
+	} {
+		code, _, stderr := signalAfter(t, bin, syscall.SIGTERM, "", append([]string{"--db", db}, args...)...)
+		if code != 143 || !strings.Contains(stderr, "interrupted by SIGTERM") {
+			t.Errorf("%s: exit %d, want 143; stderr:\n%s", args[0], code, stderr)
+		}
+		after, err := os.ReadFile(db)
+		if err != nil || !bytes.Equal(before, after) {
+			t.Errorf("%s: the database changed (%v)", args[0], err)
+		}
+		for _, j := range []string{"-wal", "-journal", "-shm"} {
+			if _, err := os.Stat(db + j); err == nil {
+				t.Errorf("%s: %s left beside the database", args[0], j)
+			}
+		}
 	}
 }

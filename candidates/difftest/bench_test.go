@@ -146,7 +146,7 @@ func BenchmarkVsPlacementAPI(b *testing.B) {
 		}
 		var res *candidates.Result
 		core := timeIt(50, func() {
-			res, err = model.Candidates(req, candidates.Options{})
+			res, err = model.Search(context.Background(), req, candidates.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -195,7 +195,7 @@ func BenchmarkExplosionLimit1000(b *testing.B) {
 	for _, policy := range []string{"none", "isolate"} {
 		req := candidates.ExplosionRequest(8, policy, 1000)
 		d := timeIt(21, func() {
-			r, err := m.Candidates(req, candidates.Options{})
+			r, err := m.Search(context.Background(), req, candidates.Options{})
 			if err != nil || len(r.Candidates) != 1000 {
 				b.Fatalf("%v, %d candidates", err, len(r.Candidates))
 			}
@@ -205,7 +205,7 @@ func BenchmarkExplosionLimit1000(b *testing.B) {
 	}
 	req := candidates.ExplosionRequest(8, "isolate", 1000)
 	for b.Loop() {
-		if _, err := m.Candidates(req, candidates.Options{}); err != nil {
+		if _, err := m.Search(context.Background(), req, candidates.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

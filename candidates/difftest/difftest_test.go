@@ -176,7 +176,7 @@ func (d *differ) ours(q string, mv int, requestID string) (answer, *candidates.R
 	req, err := candidates.ParseQuery(q, candidates.Microversion(mv))
 	var res *candidates.Result
 	if err == nil {
-		res, err = d.model.Candidates(req, candidates.Options{})
+		res, err = d.model.Search(context.Background(), req, candidates.Options{})
 	}
 	if err != nil {
 		var ae *candidates.APIError

@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,7 +19,7 @@ import (
 func searchAnswer(m *candidates.Model, req *candidates.Request) ([]string, error) {
 	full := *req
 	full.Limit = 0
-	res, err := m.Candidates(&full, candidates.Options{})
+	res, err := m.Search(context.Background(), &full, candidates.Options{})
 	if err != nil {
 		var ae *candidates.APIError
 		if errors.As(err, &ae) && ae.Status == 400 {

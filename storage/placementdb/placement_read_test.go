@@ -96,7 +96,7 @@ func answer(t *testing.T, m *candidates.Model, q string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := m.Candidates(req, candidates.Options{})
+	r, err := m.Search(context.Background(), req, candidates.Options{})
 	if err != nil {
 		return "error: " + err.Error()
 	}
