@@ -23,8 +23,10 @@ version) with the claims Placement holds now, consumer by consumer:
             provider uuid) changed
   resized   same places, different amounts
 
-Opening a file of an older layout upgrades it in place (each step in its own transaction);
-a file of a layout newer than this rpctl knows is refused. With --os-endpoint/--os-cloud
+FILE is only read, never written: SQLite opens it read-only and immutable, and a file of an
+older layout is read in that layout, not upgraded. An empty file, a SQLite database without
+the claim tables or any other file is refused (127) and left byte-identical, as is a file of
+a layout newer than this rpctl knows. With --os-endpoint/--os-cloud
 the claims of now are read through the Placement API.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -34,7 +36,7 @@ the claims of now are read through the Placement API.`,
 	SetExitCodes(c,
 		ExitCodeRow{0, "no change"},
 		ExitCodeRow{3, "changes found"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input (missing, foreign or too-new file)"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (missing, empty, foreign or too-new file; left untouched)"},
 	)
 	return c
 }

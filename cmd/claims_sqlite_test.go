@@ -1,6 +1,7 @@
 package cmd_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -212,8 +213,9 @@ func TestClaimsSnapshotDiff(t *testing.T) {
 			t.Errorf("change %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	// A copy of the v1 fixture (opening upgrades a file in place) upgrades and
-	// compares, by host/node: v1 has no provider uuid.
+	// A copy of the v1 fixture is read in its layout (not upgraded: the
+	// file stays byte-identical) and compares by host/node: v1 has no
+	// provider uuid.
 	v1, err := os.ReadFile(filepath.Join(testdb.RepoRoot(), "storage", "claimsnap", "testdata", "claims-v1.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -225,10 +227,36 @@ func TestClaimsSnapshotDiff(t *testing.T) {
 	if _, errOut, code := rpctl(t, "--db", c.path, "claims", "diff", v1Copy, "-f", "json"); code != 3 {
 		t.Fatalf("diff against the v1 fixture: exit %d: %s", code, errOut)
 	}
-	for _, bad := range []string{filepath.Join(t.TempDir(), "missing.db"), c.path} {
+	if after, _ := os.ReadFile(v1Copy); !bytes.Equal(after, v1) {
+		t.Error("claims diff upgraded the v1 file it was asked to read")
+	}
+	// A missing, an empty or a foreign file (a copy of the cloud database,
+	// in WAL mode) is refused with 127 and left byte-identical, the copy
+	// still in WAL mode.
+	empty := filepath.Join(t.TempDir(), "empty.db")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cloudCopy := filepath.Join(t.TempDir(), "cloud-copy.db")
+	cloud, err := os.ReadFile(c.path)
+	if err != nil || os.WriteFile(cloudCopy, cloud, 0o644) != nil {
+		t.Fatalf("copy the cloud database: %v", err)
+	}
+	// SQLite's header bytes 18 and 19 are 2 in WAL mode, 1 in rollback.
+	if cloud[18] != 2 || cloud[19] != 2 {
+		t.Fatalf("the cloud database is not in WAL mode (header %v)", cloud[18:20])
+	}
+	for _, bad := range []string{filepath.Join(t.TempDir(), "missing.db"), empty, cloudCopy} {
+		before, _ := os.ReadFile(bad)
 		if _, errOut, code := rpctl(t, "--db", c.path, "claims", "diff", bad); code != 127 {
 			t.Errorf("diff %s: exit %d, want 127: %s", bad, code, errOut)
 		}
+		if after, _ := os.ReadFile(bad); !bytes.Equal(before, after) {
+			t.Errorf("diff %s: the file changed", bad)
+		}
+	}
+	if after, _ := os.ReadFile(cloudCopy); len(after) < 20 || after[18] != 2 || after[19] != 2 {
+		t.Error("the cloud copy is no longer in WAL mode")
 	}
 	if _, errOut, code := rpctl(t, "--db", c.path, "claims", "snapshot"); code != 127 || !strings.Contains(errOut, "--out") {
 		t.Errorf("snapshot without --out: exit %d: %s", code, errOut)

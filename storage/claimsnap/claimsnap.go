@@ -247,9 +247,19 @@ const timeLayout = "2006-01-02 15:04:05"
 
 // Claims reads every claim, ordered by consumer, node and provider.
 func (s *Store) Claims(ctx context.Context) ([]claims.Claim, error) {
+	return s.readClaims(ctx, Current)
+}
+
+// readClaims reads the claims of a file of the given layout: a layout-1
+// file (read without upgrading it) has no provider_uuid and its resources
+// are rebuilt from the v1 columns as upgradeV1ToV2 would.
+func (s *Store) readClaims(ctx context.Context, layout int) ([]claims.Claim, error) {
+	v2cols, order := "COALESCE(provider_uuid, ''), resources", "instance_uuid, node, provider_uuid, id"
+	if layout == 1 {
+		v2cols, order = "'', '{}'", "instance_uuid, node, id"
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, COALESCE(host, ''), COALESCE(node, ''), instance_uuid, vcpus, memory_mb, disk_gb,
-		COALESCE(pci, ''), resize_target, COALESCE(created_at, ''), COALESCE(provider_uuid, ''), resources
-		FROM claims ORDER BY instance_uuid, node, provider_uuid, id`)
+		COALESCE(pci, ''), resize_target, COALESCE(created_at, ''), `+v2cols+` FROM claims ORDER BY `+order)
 	if err != nil {
 		return nil, fmt.Errorf("claim file %s: %w", s.path, err)
 	}
@@ -268,7 +278,11 @@ func (s *Store) Claims(ctx context.Context) ([]claims.Claim, error) {
 			}
 			c.CreatedAt = t
 		}
-		if err := json.Unmarshal([]byte(res), &c.Resources); err != nil {
+		if layout == 1 {
+			if c.Resources, err = v1Resources(c.VCPUs, c.MemoryMB, c.DiskGB, c.PCI); err != nil {
+				return nil, fmt.Errorf("claim file %s: claim id %d: %w", s.path, c.ID, err)
+			}
+		} else if err := json.Unmarshal([]byte(res), &c.Resources); err != nil {
 			return nil, fmt.Errorf("claim file %s: claim id %d: resources %q: %w", s.path, c.ID, res, err)
 		}
 		out = append(out, c)

@@ -1,7 +1,9 @@
 package claimsnap
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"io"
 	"os"
@@ -115,15 +117,20 @@ func TestUpgradeEveryShippedVersion(t *testing.T) {
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("v%d: claims after upgrade\n got %+v\nwant %+v", v, got, tc.want)
 		}
-		// The upgrade is stored: a second open finds the Current layout.
+		// Open upgrades in place, Read does not: the upgrade is stored and
+		// reads the same claims.
 		s, err := Open(ctx, path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.From != Current {
-			t.Errorf("v%d: reopened file is version %d, want %d", v, s.From, Current)
+		if s.From != v {
+			t.Errorf("v%d: Read changed the file to version %d", v, s.From)
 		}
 		s.Close()
+		got, from, err = Read(ctx, path)
+		if err != nil || from != Current || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("v%d: after the upgrade: version %d, %v\n got %+v\nwant %+v", v, from, err, got, tc.want)
+		}
 	}
 }
 
@@ -143,7 +150,7 @@ func TestFailedUpgradeLeavesOldVersion(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "bad.db")
 	writeAt(t, path, 1, []string{`INSERT INTO claims (instance_uuid, pci) VALUES ('x', 'PCI_DEVICE')`})
-	if _, _, err := Read(ctx, path); err == nil || !strings.Contains(err.Error(), "upgrade to layout version 2") || !strings.Contains(err.Error(), "claim id 1") {
+	if _, err := Open(ctx, path); err == nil || !strings.Contains(err.Error(), "upgrade to layout version 2") || !strings.Contains(err.Error(), "claim id 1") {
 		t.Fatalf("got %v", err)
 	}
 	s, err := openAt(ctx, path, 1)
@@ -203,5 +210,63 @@ func TestWriteThenReadRoundTrip(t *testing.T) {
 	}
 	if got, _, _ := Read(ctx, path); len(got) != 0 {
 		t.Fatalf("rewritten snapshot still holds %d claims", len(got))
+	}
+}
+
+// TestReadNeverWrites: Read leaves every file it is given byte-identical
+// with nothing beside it — a claim file of each layout (not upgraded), an
+// empty file and foreign files (refused), and a WAL-mode SQLite database
+// (whose journal mode opening it read-write would switch to DELETE).
+func TestReadNeverWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	v2 := filepath.Join(dir, "v2.db")
+	writeAt(t, v2, 2, nil)
+	empty := filepath.Join(dir, "empty.db")
+	text := filepath.Join(dir, "notes.txt")
+	wal := filepath.Join(dir, "cloud.db")
+	for p, body := range map[string]string{empty: "", text: "not a database\n"} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := sql.Open("sqlite", "file:"+wal+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE resource_providers (id INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, tc := range []struct {
+		path, refusal string
+	}{
+		{copyFile(t, filepath.Join("testdata", "claims-v1.db")), ""},
+		{v2, ""},
+		{empty, "empty"},
+		{text, "not a claim file"},
+		{wal, "not a claim file"},
+	} {
+		before, err := os.ReadFile(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = Read(ctx, tc.path)
+		if (tc.refusal == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.refusal) {
+			t.Errorf("%s: err = %v, want %q", filepath.Base(tc.path), err, tc.refusal)
+		}
+		after, _ := os.ReadFile(tc.path)
+		if !bytes.Equal(before, after) {
+			t.Errorf("%s: Read changed the file", filepath.Base(tc.path))
+		}
+		for _, side := range []string{"-journal", "-wal", "-shm"} {
+			if _, err := os.Stat(tc.path + side); err == nil && tc.path != wal {
+				t.Errorf("%s: Read left %s beside it", filepath.Base(tc.path), side)
+			}
+		}
+	}
+	// The WAL database is still in WAL mode (header bytes 18 and 19 are 2).
+	if h, _ := os.ReadFile(wal); len(h) < 20 || h[18] != 2 || h[19] != 2 {
+		t.Errorf("the WAL database's header says journal mode %v", h[18:20])
 	}
 }
