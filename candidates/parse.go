@@ -842,19 +842,38 @@ func parseMemberOf(v string) (required, forbidden []string, err error) {
 // UUIDLike is oslo_utils.uuidutils.is_uuid_like: 32 hex digits once "urn:"
 // and "uuid:", surrounding braces and all hyphens are removed.
 func UUIDLike(s string) bool {
+	_, ok := CanonicalUUID(s)
+	return ok
+}
+
+// CanonicalUUID is the form Placement stores and compares a uuid in,
+// str(uuid.UUID(s)): lowercase, dashed 8-4-4-4-12, for any s UUIDLike
+// accepts (upper case, no dashes, braces, a urn:uuid: prefix); ok is false
+// for anything else.
+func CanonicalUUID(s string) (canonical string, ok bool) {
 	s = strings.ReplaceAll(s, "urn:", "")
 	s = strings.ReplaceAll(s, "uuid:", "")
 	s = strings.Trim(s, "{}")
 	s = strings.ReplaceAll(s, "-", "")
 	if len(s) != 32 {
-		return false
+		return "", false
 	}
+	var b strings.Builder
+	b.Grow(36)
 	for i := 0; i < len(s); i++ {
 		if _, ok := unhex(s[i]); !ok {
-			return false
+			return "", false
 		}
+		if i == 8 || i == 12 || i == 16 || i == 20 {
+			b.WriteByte('-')
+		}
+		c := s[i]
+		if 'A' <= c && c <= 'F' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
 	}
-	return true
+	return b.String(), true
 }
 
 // pyNum is the result of Python's int(str): magnitude v, or overflow when

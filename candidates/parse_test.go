@@ -304,3 +304,29 @@ func TestAPIErrorBody406(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestCanonicalUUID: every spelling Placement accepts (oslo's
+// is_uuid_like) becomes str(uuid.UUID(s)), the form it stores.
+func TestCanonicalUUID(t *testing.T) {
+	const want = "aaaaaaaa-0000-4000-8000-00000000abce"
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{want, true},
+		{"aaaaaaaa00004000800000000000abce", true},
+		{"AAAAAAAA-0000-4000-8000-00000000ABCE", true},
+		{"{aaaaaaaa-0000-4000-8000-00000000abce}", true},
+		{"urn:uuid:aaaaaaaa-0000-4000-8000-00000000abce", true},
+		{"aaaa-aaaa0000-4000-8000-00000000abce", true}, // dashes anywhere, as Python's
+		{"aaaaaaaa-0000-4000-8000-00000000abc", false},
+		{"aaaaaaaa-0000-4000-8000-00000000abcg", false},
+		{" aaaaaaaa00004000800000000000abce", false},
+		{"", false},
+	} {
+		got, ok := CanonicalUUID(tc.in)
+		if ok != tc.ok || ok && got != want {
+			t.Errorf("CanonicalUUID(%q) = %q, %v; want %v", tc.in, got, ok, tc.ok)
+		}
+	}
+}

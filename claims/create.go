@@ -173,6 +173,11 @@ func (c *Creator) Create(ctx context.Context, r CreateRequest) (*Claimed, error)
 	if len(r.Resources) == 0 {
 		return nil, fmt.Errorf("%w: nothing to claim", ErrBadInput)
 	}
+	consumer, ok := candidates.CanonicalUUID(r.Consumer)
+	if !ok {
+		return nil, fmt.Errorf("%w: consumer %q is not a uuid", ErrBadInput, r.Consumer)
+	}
+	r.Consumer = consumer
 	q := url.Values{"resources": {ResourcesQuery(r.Resources)}, "limit": {"8"}}
 	if r.Host != "" {
 		tree, err := c.hostTree(ctx, r.Host)

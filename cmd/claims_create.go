@@ -102,7 +102,10 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 	case o.Attempts < 1:
 		return bad("--attempts must be at least 1")
 	}
-	req := claims.CreateRequest{Consumer: o.Consumer, Project: o.Project, User: o.User, Host: o.Host}
+	// Placement's form: the undashed or upper-case spelling of a uuid is the
+	// same consumer.
+	consumer, _ := candidates.CanonicalUUID(o.Consumer)
+	req := claims.CreateRequest{Consumer: consumer, Project: o.Project, User: o.User, Host: o.Host}
 	if o.Flavor != "" {
 		list, err := apidb.ListFlavors(ctx, dbs.API, o.Flavor)
 		if err != nil {

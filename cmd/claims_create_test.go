@@ -78,6 +78,23 @@ func TestClaimsCreateRelease(t *testing.T) {
 	if _, _, code := release("x"); code != 127 {
 		t.Errorf("release x: exit %d, want 127", code)
 	}
+	// A uuid is one consumer however it is spelt: stored and compared in
+	// Placement's form (lowercase, dashed).
+	undashed := strings.ToUpper(strings.ReplaceAll(cu(6), "-", ""))
+	if _, errOut, code := create("--consumer", undashed, "--resources", "VCPU:1"); code != 0 {
+		t.Fatalf("create %s: exit %d: %s", undashed, code, errOut)
+	}
+	if _, errOut, code := create("--consumer", cu(6), "--resources", "VCPU:1"); code != 2 || !strings.Contains(errOut, "already exists") {
+		t.Errorf("create %s after %s: exit %d, want 2 (the same consumer): %s", cu(6), undashed, code, errOut)
+	}
+	var spellings []string
+	c.p.Select(&spellings, `SELECT uuid FROM consumers WHERE lower(replace(uuid, '-', '')) = ?`, strings.ToLower(undashed))
+	if len(spellings) != 1 || spellings[0] != cu(6) {
+		t.Errorf("consumers stored for %s: %q, want [%s]", undashed, spellings, cu(6))
+	}
+	if _, errOut, code := release("{" + strings.ToUpper(cu(6)) + "}"); code != 0 {
+		t.Errorf("release in braces and upper case: exit %d: %s", code, errOut)
+	}
 	// The room is back: the consumer can claim again.
 	if _, errOut, code := create("--consumer", cu(1), "--resources", "VCPU:3", "--host", "node2"); code != 0 {
 		t.Errorf("create after release: exit %d: %s", code, errOut)
@@ -220,6 +237,10 @@ func TestClaimsCreateAPIBackend(t *testing.T) {
 		{[]string{"claims", "create", "--consumer", cu(3), "--project", "p2", "--user", "u2", "--resources", "VCPU:3,DISK_GB:100", "--host", "node1"}, 0},
 		{[]string{"claims", "release", cu(1)}, 0},
 		{[]string{"claims", "release", cu(1)}, 4},
+		// One consumer however its uuid is spelt, on both backends.
+		{[]string{"claims", "create", "--consumer", strings.ToUpper(strings.ReplaceAll(cu(4), "-", "")), "--project", "p4", "--user", "u4", "--resources", "VCPU:1", "--host", "node1"}, 0},
+		{[]string{"claims", "create", "--consumer", cu(4), "--project", "p4", "--user", "u4", "--resources", "VCPU:1", "--host", "node1"}, 2},
+		{[]string{"claims", "release", strings.ToUpper(cu(4))}, 0},
 	}
 	for _, st := range steps {
 		aOut, aErr, aCode := rpctl(t, append(append([]string{}, apiArgs...), st.args...)...)

@@ -34,9 +34,12 @@ Placement's DELETE /allocations/{consumer} does (no generation changes); with
 }
 
 func runClaimsRelease(c *cobra.Command, f *Factory, consumer string) error {
-	if !candidates.UUIDLike(consumer) {
+	canonical, isUUID := candidates.CanonicalUUID(consumer)
+	if !isUUID {
 		return fmt.Errorf("%w: %q is not a uuid", claims.ErrBadInput, consumer)
 	}
+	// Placement's form, which both backends store and compare.
+	consumer = canonical
 	ctx := c.Context()
 	var ok bool
 	if f.UsePlacementAPI() {
