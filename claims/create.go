@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/inventory"
 )
 
 // Exit codes of `claims create` and `claims release` besides 0, 127 and 255.
@@ -178,6 +179,13 @@ func (c *Creator) Create(ctx context.Context, r CreateRequest) (*Claimed, error)
 		return nil, fmt.Errorf("%w: consumer %q is not a uuid", ErrBadInput, r.Consumer)
 	}
 	r.Consumer = consumer
+	// Checked before any request: Placement refuses them only at the
+	// write, which a retry loop would otherwise repeat.
+	for _, f := range []struct{ what, id string }{{"--project", r.Project}, {"--user", r.User}} {
+		if err := inventory.CheckExternalID(f.what, f.id); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+		}
+	}
 	q := url.Values{"resources": {ResourcesQuery(r.Resources)}, "limit": {"8"}}
 	if r.Host != "" {
 		tree, err := c.hostTree(ctx, r.Host)

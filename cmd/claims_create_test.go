@@ -241,6 +241,10 @@ func TestClaimsCreateAPIBackend(t *testing.T) {
 		{[]string{"claims", "create", "--consumer", strings.ToUpper(strings.ReplaceAll(cu(4), "-", "")), "--project", "p4", "--user", "u4", "--resources", "VCPU:1", "--host", "node1"}, 0},
 		{[]string{"claims", "create", "--consumer", cu(4), "--project", "p4", "--user", "u4", "--resources", "VCPU:1", "--host", "node1"}, 2},
 		{[]string{"claims", "release", strings.ToUpper(cu(4))}, 0},
+		// Placement's limits, checked before any request (the API answered
+		// 400 to each of ten attempts; the database said MySQL 1406).
+		{[]string{"claims", "create", "--consumer", cu(5), "--project", strings.Repeat("p", 300), "--user", "u5", "--resources", "VCPU:1"}, 127},
+		{[]string{"claims", "create", "--consumer", cu(5), "--project", "p5", "--user", strings.Repeat("u", 256), "--resources", "VCPU:1"}, 127},
 	}
 	for _, st := range steps {
 		aOut, aErr, aCode := rpctl(t, append(append([]string{}, apiArgs...), st.args...)...)

@@ -129,19 +129,11 @@ func Apply(cur map[string]Inventory, edits []FieldEdit, amend bool) (map[string]
 	return out, nil
 }
 
-// Check applies Placement's limits to every record, and one of rpctl's:
-// min_unit above max_unit, which no allocation could ever satisfy.
+// Check validates every record (Validate), in class order.
 func Check(inv map[string]Inventory) error {
 	for _, class := range slices.Sorted(maps.Keys(inv)) {
-		v := inv[class]
-		if err := CheckSchema(class, v); err != nil {
+		if err := Validate(class, inv[class]); err != nil {
 			return err
-		}
-		if v.Capacity() < 0 {
-			return fmt.Errorf("%s: reserved %d is greater than total %d (capacity %d)", class, v.Reserved, v.Total, v.Capacity())
-		}
-		if v.MinUnit > v.MaxUnit {
-			return fmt.Errorf("%s: min_unit %d is greater than max_unit %d", class, v.MinUnit, v.MaxUnit)
 		}
 	}
 	return nil

@@ -2,6 +2,8 @@ package inventory
 
 import (
 	"fmt"
+	"math"
+	"unicode/utf8"
 	"regexp"
 )
 
@@ -32,8 +34,56 @@ func CheckSchema(class string, v Inventory) error {
 			return fmt.Errorf("%s: %s = %d is outside %d..%d", class, f.name, f.val, f.min, MaxInt)
 		}
 	}
-	if v.AllocationRatio > MaxRatio {
-		return fmt.Errorf("%s: allocation_ratio = %g is greater than the maximum %g", class, v.AllocationRatio, MaxRatio)
+	switch r := v.AllocationRatio; {
+	case math.IsNaN(r) || math.IsInf(r, 0):
+		// JSON has no NaN or infinity, and MySQL's FLOAT column refuses
+		// them: Placement never stores one.
+		return fmt.Errorf("%s: allocation_ratio = %v is not a finite number", class, r)
+	case r > MaxRatio:
+		return fmt.Errorf("%s: allocation_ratio = %g is greater than the maximum %g", class, r, MaxRatio)
+	}
+	return nil
+}
+
+// Validate is the one check of an inventory record, made before anything
+// is written or sent (inventory set, provider apply): Placement's schema
+// (CheckSchema), its capacity rule (from 1.26, (total - reserved) *
+// allocation_ratio must not be negative: reserved at most total, no
+// negative ratio), and rpctl's own rule that some allocation can satisfy
+// the record: min_unit at most max_unit, and a multiple of step_size
+// between them. The error names the class and the field.
+func Validate(class string, v Inventory) error {
+	if err := CheckSchema(class, v); err != nil {
+		return err
+	}
+	switch {
+	case v.Reserved > v.Total:
+		return fmt.Errorf("%s: reserved %d is greater than total %d", class, v.Reserved, v.Total)
+	case v.AllocationRatio < 0:
+		return fmt.Errorf("%s: allocation_ratio = %g is negative (the capacity would be below zero)", class, v.AllocationRatio)
+	case v.MinUnit > v.MaxUnit:
+		return fmt.Errorf("%s: min_unit %d is greater than max_unit %d", class, v.MinUnit, v.MaxUnit)
+	}
+	// The smallest amount allowed is min_unit rounded up to step_size.
+	if first := (v.MinUnit + v.StepSize - 1) / v.StepSize * v.StepSize; first > v.MaxUnit {
+		return fmt.Errorf("%s: no amount from min_unit %d to max_unit %d is a multiple of step_size %d", class, v.MinUnit, v.MaxUnit, v.StepSize)
+	}
+	return nil
+}
+
+// MaxExternalID is the longest project or user id Placement accepts
+// (schemas/allocation.py maxLength, the projects and users tables'
+// external_id VARCHAR(255)).
+const MaxExternalID = 255
+
+// CheckExternalID reports a project or user id Placement would refuse: empty
+// or longer than MaxExternalID characters. what names the flag or field.
+func CheckExternalID(what, id string) error {
+	switch n := utf8.RuneCountInString(id); {
+	case n == 0:
+		return fmt.Errorf("%s is empty", what)
+	case n > MaxExternalID:
+		return fmt.Errorf("%s is %d characters long; Placement accepts at most %d", what, n, MaxExternalID)
 	}
 	return nil
 }

@@ -140,7 +140,7 @@ func MakePlan(ctx context.Context, st inventory.Store, cfg *Config) (*Plan, erro
 	var errs Errors
 	for _, p := range cfg.Providers {
 		for _, rc := range p.Classes {
-			if err := inventory.CheckSchema(rc, p.Inventories[rc].Record()); err != nil {
+			if err := inventory.Validate(rc, p.Inventories[rc].Record()); err != nil {
 				errs = append(errs, fmt.Sprintf("%s: inventories: %v", p.Label(), err))
 			}
 		}
