@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/internal/flagnum"
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
 )
@@ -193,8 +196,8 @@ others are written), 2 invalid edit.`,
 			if err != nil {
 				return usageError("%v", err)
 			}
-			if o.Parallel < 1 {
-				return usageError("--parallel must be at least 1, got %d", o.Parallel)
+			if err := checkCounts(count{"parallel", o.Parallel}, count{"attempts", o.Attempts}); err != nil {
+				return err
 			}
 			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
 				return runInventorySet(ctx, f, st, o, args[0], inventory.SetEdit(edits, o.Amend))
@@ -304,38 +307,27 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 				inventory.Label(p), strings.Join(removed, ", ")))
 		}
 	}
-	results := make([]inventory.Result, len(providers))
-	var prog *progress
-	if o.Aggregate {
-		prog = newProgressOf(f.IO.ErrOut, f.IO.IsStderrTTY(), "inventory set", "providers")
-	}
-	var doneMu sync.Mutex
-	done := 0
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(o.Parallel, max(len(providers), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = ed.EditInventories(ctx, providers[i], edit)
-				if prog != nil {
-					doneMu.Lock()
-					done++
-					prog.update(done, len(providers))
-					doneMu.Unlock()
-				}
+	if len(providers) > 1 && !o.DryRun {
+		// A batch validates every provider's records before it writes any:
+		// a record refused on the tenth provider must not leave nine written.
+		check := &inventory.Editor{Store: st, Attempts: o.Attempts, DryRun: true}
+		var bad []string
+		for _, r := range editAll(ctx, f, check, providers, edit, o.Parallel, false) {
+			if r.Outcome == inventory.Failed && (errors.Is(r.Err, inventory.ErrBadRequest) || errors.Is(r.Err, inventory.ErrInUse)) {
+				bad = append(bad, r.Err.Error())
 			}
-		}()
+		}
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		if len(bad) > 0 {
+			for _, b := range bad {
+				fmt.Fprintln(f.IO.ErrOut, b)
+			}
+			return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d of %d providers would get records Placement refuses; nothing written", len(bad), len(providers))}
+		}
 	}
-	for i := range providers {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if prog != nil {
-		prog.clear()
-	}
+	results := editAll(ctx, f, ed, providers, edit, o.Parallel, o.Aggregate)
 
 	rows := output.Rows{Headers: []string{"resource_provider", "name", "outcome", "resource_class", "before", "after", "used", "generation"}}
 	data := []changeRow{}
@@ -396,6 +388,62 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 	return nil
 }
 
+// editAll runs ed on every provider, o.Parallel at a time, with a
+// progress line for an aggregate.
+func editAll(ctx context.Context, f *Factory, ed *inventory.Editor, providers []inventory.Provider, edit inventory.InventoryEdit, parallel int, showProgress bool) []inventory.Result {
+	results := make([]inventory.Result, len(providers))
+	var prog *progress
+	if showProgress {
+		prog = newProgressOf(f.IO.ErrOut, f.IO.IsStderrTTY(), "inventory set", "providers")
+	}
+	var doneMu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(parallel, max(len(providers), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = ed.EditInventories(ctx, providers[i], edit)
+				if prog != nil {
+					doneMu.Lock()
+					done++
+					prog.update(done, len(providers))
+					doneMu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range providers {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if prog != nil {
+		prog.clear()
+	}
+
+	return results
+}
+
+// count is an integer flag that must be at least 1.
+type count struct {
+	flag string
+	n    int
+}
+
+// checkCounts refuses, as invalid input (2, nothing written), a count flag
+// below 1: the editor would otherwise take 0 attempts for its default.
+func checkCounts(cs ...count) error {
+	for _, c := range cs {
+		if err := flagnum.InRange(c.flag, int64(c.n), 1, math.MaxInt32); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	return nil
+}
+
 // confirm asks on the terminal; anything but y/yes declines.
 func confirm(f *Factory, question string) (bool, error) {
 	fmt.Fprint(f.IO.ErrOut, question)
@@ -422,6 +470,9 @@ Placement refuses to delete an inventory that has allocations (exit 2).
 				if err := inventory.CheckClassName(rc); err != nil {
 					return usageError("%v", err)
 				}
+			}
+			if err := checkCounts(count{"attempts", attempts}); err != nil {
+				return err
 			}
 			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
 				o := &InventorySetOptions{Yes: true, Attempts: attempts, Parallel: 1}

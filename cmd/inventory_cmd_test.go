@@ -150,8 +150,10 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"provider", "aggregate", "add", "cn1", tAgg}, out: []string{tAgg}},
 				{args: []string{"provider", "aggregate", "add", "cn1_numa0", tAgg}, out: []string{tAgg}},
 				{args: []string{"provider", "aggregate", "add", "cn1", "not-a-uuid"}, code: 2},
-				{args: []string{"inventory", "set", tAgg, "--aggregate", "VCPU:allocation_ratio=2.0", "--amend"}, code: 1,
-					out: []string{"| cn1  ", "changed"}, err: []string{"failed: cn1_numa0", "VCPU: total is required", "2 providers: 1 changed, 0 unchanged, 0 conflicts, 1 failed"}},
+				// A batch validates every provider before writing any: cn1_numa0
+				// has no VCPU to amend, so cn1 is not written either.
+				{args: []string{"inventory", "set", tAgg, "--aggregate", "VCPU:allocation_ratio=2.0", "--amend"}, code: 2,
+					notOut: []string{"changed"}, err: []string{"cn1_numa0", "VCPU: total is required", "1 of 2 providers would get records Placement refuses; nothing written"}},
 				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend"},
 					err: []string{"2 providers: 1 changed, 1 unchanged, 0 conflicts, 0 failed"}},
 				{args: []string{"provider", "aggregate", "list", "cn1", "-f", "value"}, out: []string{tAgg}},
@@ -160,7 +162,7 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"provider", "delete", "cn1"}, code: 2, err: []string{"It has child resource providers"}},
 				{args: []string{"provider", "delete", "cn1_numa0"}},
 				{args: []string{"provider", "delete", "cn1"}, code: 2, err: []string{"Resource provider has allocations"}},
-				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=1", "--amend", "--parallel", "0"}, code: 2, err: []string{"--parallel must be at least 1"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=1", "--amend", "--parallel", "0"}, code: 2, err: []string{`--parallel "0": must be at least 1`}},
 			} {
 				if st.setup != nil {
 					st.setup()

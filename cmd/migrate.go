@@ -3,11 +3,13 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rpctl/rpctl/internal/flagnum"
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
@@ -17,6 +19,9 @@ import (
 type MigrateOptions struct {
 	DryRun   bool
 	MaxCount int
+	// maxCountText is --max-count as typed, parsed by flagnum.Count (a
+	// value pflag refuses would exit 255, not nova-manage's 127).
+	maxCountText flagnum.Text
 	// MaxCountSet distinguishes "--max-count not given" (batches until done)
 	// from a given value, as nova-manage does.
 	MaxCountSet bool
@@ -108,13 +113,13 @@ var migrateExitCodes = []ExitCodeRow{
 	{ExitOK, "done: nothing left to migrate"},
 	{ExitMore, "some records migrated and more may remain (--max-count): run again"},
 	{ExitFailed, "a migration failed or skipped bad rows (named on standard error)"},
-	{ExitBadMaxCount, "invalid --max-count (not a positive integer)"},
+	{ExitBadMaxCount, "invalid --max-count (not a positive integer: digits only, 1 to 9223372036854775807) or ratio flag (not a decimal number from 0 to 3.40282e+38, the largest Placement stores); nothing written"},
 }
 
 func addCommonMigrateFlags(c *cobra.Command, o *MigrateOptions) {
 	SetExitCodes(c, migrateExitCodes...)
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "print what would change and write nothing")
-	c.Flags().IntVar(&o.MaxCount, "max-count", 0, "migrate at most this many records in one batch (default: batches of --batch-size until complete)")
+	c.Flags().Var(&o.maxCountText, "max-count", "migrate at most this many records in one batch (default: batches of --batch-size until complete)")
 	c.Flags().IntVar(&o.BatchSize, "batch-size", migrate.DefaultBatch, "records per batch when --max-count is not given (nova-manage uses 50)")
 	c.Flags().StringArrayVar(&o.Cells, "cell", nil, "only this cell (repeatable; name as in cell_mappings or --cell-db's database name)")
 }
@@ -123,9 +128,13 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	if o.BatchSize < 1 {
 		return fmt.Errorf("--batch-size must be at least 1, got %d", o.BatchSize)
 	}
-	if o.MaxCountSet && o.MaxCount < 1 {
-		fmt.Fprintln(f.IO.ErrOut, migrate.ErrMaxCount)
-		return Exit(ExitBadMaxCount)
+	if o.MaxCountSet {
+		n, err := flagnum.Count("max-count", string(o.maxCountText), 1, math.MaxInt)
+		if err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "%v (%v)\n", migrate.ErrMaxCount, err)
+			return Exit(ExitBadMaxCount)
+		}
+		o.MaxCount = int(n)
 	}
 	var need storage.Need
 	for _, s := range specs {

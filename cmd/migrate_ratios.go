@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/flagnum"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/stores"
@@ -91,9 +93,9 @@ func migrationRatios(f *Factory) (config.Ratios, error) {
 		if !fl.set {
 			return nil
 		}
-		v, err := config.ParseRatio(fl.val, "--"+name)
+		v, err := flagnum.Ratio(name, fl.val, inventory.MaxRatio)
 		if err != nil {
-			return err
+			return &ExitError{Code: ExitBadMaxCount, Err: err}
 		}
 		*dst, *src = &v, "--"+name
 		return nil
@@ -102,9 +104,9 @@ func migrationRatios(f *Factory) (config.Ratios, error) {
 		if !fl.set {
 			return nil
 		}
-		v, err := config.ParseRatio(fl.val, "--"+name)
+		v, err := flagnum.Ratio(name, fl.val, inventory.MaxRatio)
 		if err != nil {
-			return err
+			return &ExitError{Code: ExitBadMaxCount, Err: err}
 		}
 		*dst = v
 		return nil
@@ -119,6 +121,20 @@ func migrationRatios(f *Factory) (config.Ratios, error) {
 	} {
 		if err != nil {
 			return config.Ratios{}, err
+		}
+	}
+	// nova.conf's values too (the flags' were checked as parsed): a ratio
+	// beyond a FLOAT column fails the batch at write time, so it is refused
+	// before anything, --dry-run too, as a configuration error.
+	for _, v := range []struct {
+		name string
+		val  *float64
+	}{
+		{r.CPUSource, r.CPU}, {r.RAMSource, r.RAM}, {r.DiskSource, r.Disk},
+		{"initial_cpu_allocation_ratio", &r.InitialCPU}, {"initial_ram_allocation_ratio", &r.InitialRAM}, {"initial_disk_allocation_ratio", &r.InitialDisk},
+	} {
+		if v.val != nil && *v.val > inventory.MaxRatio {
+			return config.Ratios{}, fmt.Errorf("%s = %g is greater than %g, the largest allocation ratio Placement stores (a FLOAT column)", v.name, *v.val, inventory.MaxRatio)
 		}
 	}
 	return r, nil

@@ -78,6 +78,9 @@ written with that generation; on a conflict it is re-read and the edit re-applie
 `, fmt.Sprintf(op.short, kind)) + storeExitCodes,
 			Args: cobra.MinimumNArgs(op.min),
 			RunE: func(c *cobra.Command, args []string) error {
+				if err := checkCounts(count{"attempts", attempts}); err != nil {
+					return err
+				}
 				return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 					names, err := edit(&inventory.Editor{Store: st, Attempts: attempts}, ctx, p, op.edit(args[1:]))
 					if err != nil {

@@ -1,8 +1,13 @@
 package cmd
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/internal/flagnum"
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
@@ -11,6 +16,7 @@ import (
 )
 
 type sampleCloudOptions struct {
+	nodesText                        flagnum.Text
 	nodes, cells, badRows, instances int
 	seed                             int64
 	force                            bool
@@ -37,6 +43,9 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			if err := o.check(); err != nil {
+				return &ExitError{Code: ExitBadMaxCount, Err: err}
+			}
 			f.CreateFiles = true // this command may create the SQLite files it is given
 			if f.Embedded != "" && o.cells > 1 {
 				// One file is one cell database: spreading nodes over
@@ -80,13 +89,34 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 		},
 	}
 	fl := c.Flags()
-	fl.IntVar(&o.nodes, "nodes", samplecloud.DefaultNodes, "live, valid compute nodes to generate (about 5% more soft-deleted rows are added)")
+	o.nodesText = flagnum.Text(strconv.Itoa(samplecloud.DefaultNodes))
+	fl.Var(&o.nodesText, "nodes", fmt.Sprintf("live, valid compute nodes to generate, 1 to %d (about 5%% more soft-deleted rows are added)", samplecloud.MaxNodes))
 	fl.IntVar(&o.cells, "cells", 0, "cells to spread the nodes over (default: the number of cell databases; --db has one)")
 	fl.Int64Var(&o.seed, "seed", 1, "random seed; the same seed gives the same cloud")
 	fl.IntVar(&o.badRows, "bad-rows", 0, "malformed compute nodes to add to cell1, for testing error handling")
 	fl.IntVar(&o.instances, "max-instances-per-node", samplecloud.DefaultMaxInstancesPerNode, "instances per live node are drawn from 0..this")
 	fl.BoolVar(&o.force, "force", false, "write even into cells that have compute nodes, deleting the sample tables' rows first")
 	return c
+}
+
+// check refuses counts out of range before any database is opened: a
+// negative --nodes used to mean the default, a huge one grew until the
+// memory ran out.
+func (o *sampleCloudOptions) check() error {
+	n, err := flagnum.Count("nodes", string(o.nodesText), 1, samplecloud.MaxNodes)
+	if err != nil {
+		return err
+	}
+	o.nodes = int(n)
+	for _, v := range []struct {
+		flag string
+		n    int
+	}{{"cells", o.cells}, {"bad-rows", o.badRows}, {"max-instances-per-node", o.instances}} {
+		if err := flagnum.InRange(v.flag, int64(v.n), 0, math.MaxInt32); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // initSchemas creates the schemas of empty databases, as rpctl init does;

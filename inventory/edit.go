@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/internal/flagnum"
 )
 
 // Resolve finds a provider by uuid or, failing that, by name (names may
@@ -66,7 +68,11 @@ func ParseEdits(args []string) ([]FieldEdit, error) {
 		e := FieldEdit{Class: class, Field: field}
 		var err error
 		if field == "allocation_ratio" {
-			e.Float, err = strconv.ParseFloat(val, 64)
+			// The range is Validate's; here only a finite decimal number
+			// passes (strconv alone takes nan, inf and hexadecimal).
+			if e.Float, err = flagnum.Ratio(field, val, math.MaxFloat64); err != nil {
+				return nil, fmt.Errorf("%q: allocation_ratio must be a finite, non-negative decimal number, got %q", a, val)
+			}
 		} else {
 			e.Int, err = strconv.ParseInt(val, 10, 64)
 		}

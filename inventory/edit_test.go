@@ -156,7 +156,12 @@ func TestParseEdits(t *testing.T) {
 		{"vcpu=1", "must match"},
 		{"VCPU:size=1", `unknown field "size"`},
 		{"VCPU:total=1.5", "total must be a number"},
-		{"VCPU:allocation_ratio=x", "allocation_ratio must be a number"},
+		{"VCPU:allocation_ratio=x", "allocation_ratio must be a finite, non-negative decimal number"},
+		{"VCPU:allocation_ratio=nan", "allocation_ratio must be a finite"},
+		{"VCPU:allocation_ratio=-inf", "allocation_ratio must be a finite"},
+		{"VCPU:allocation_ratio=0x10", "allocation_ratio must be a finite"},
+		{"VCPU:allocation_ratio=1e39", ""}, // Validate's: above the FLOAT maximum
+		{"VCPU:total= 5", "total must be a number"},
 	} {
 		_, err := inventory.ParseEdits([]string{c.arg})
 		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {

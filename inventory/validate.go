@@ -3,8 +3,8 @@ package inventory
 import (
 	"fmt"
 	"math"
-	"unicode/utf8"
 	"regexp"
+	"unicode/utf8"
 )
 
 // MaxInt is Placement's db_const.MAX_INT, the bound of every integer field.

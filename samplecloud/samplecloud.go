@@ -40,6 +40,11 @@ const (
 	DefaultMaxInstancesPerNode = 3
 )
 
+// MaxNodes bounds Options.Nodes: a cloud is generated in memory before it
+// is written (about 4 KB a node with its instances), so a million nodes is
+// about 4 GB, and more than any cell holds.
+const MaxNodes = 1_000_000
+
 // Service versions (nova/objects/service.py): Zed is 64, the oldest a Zed
 // control plane accepts (OLDEST_SUPPORTED_SERVICE_VERSION, Yoga) is 61.
 // Computes are spread over 61..64 so that "Older than N-1 computes" passes;
