@@ -108,6 +108,11 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 	missingSaid := map[string]bool{}
 	hs := byProvider(all)
 	for i, h := range hs {
+		if ctx.Err() != nil {
+			// A signal: what was done so far is in res, for the caller
+			// to report; every removal was its own transaction.
+			return res, context.Cause(ctx)
+		}
 		if o.Provider != "" && h.ProviderUUID != o.Provider {
 			continue
 		}
@@ -123,7 +128,9 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 				orphan := Orphan{Holding: h, Type: nova.Type(h.Consumer)}
 				say(fmt.Sprintf("Allocations were set against consumer UUID %s but no existing instances or active migrations are related. ", h.Consumer))
 				if o.Delete {
-					if _, err := ledger.RemoveConsumerFromProvider(ctx, h.Consumer, h.ProviderID); err != nil {
+					if _, err := ledger.RemoveConsumerFromProvider(ctx, h.Consumer, h.ProviderID); err != nil && ctx.Err() != nil {
+						return res, context.Cause(ctx)
+					} else if err != nil {
 						orphan.Failed = err
 						res.Stopped = h.ProviderUUID
 						say(fmt.Sprintf("Not able to delete allocations for consumer UUID %s: %v", h.Consumer, err))

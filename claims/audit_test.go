@@ -3,6 +3,7 @@ package claims
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -121,5 +122,38 @@ func TestAuditUnknownProvider(t *testing.T) {
 	_, err := Audit(context.Background(), &viewLedger{}, nil, AuditOptions{Provider: "nope", Now: auditNow})
 	if !errors.Is(err, ErrBadInput) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// cancellingLedger cancels the run's context once it has removed after
+// removals, as a signal arriving mid-way would.
+type cancellingLedger struct {
+	viewLedger
+	after  int
+	cancel context.CancelCauseFunc
+}
+
+func (l *cancellingLedger) RemoveConsumerFromProvider(ctx context.Context, consumer string, providerID int64) (bool, error) {
+	if len(l.removed) == l.after {
+		l.cancel(errors.New("terminated signal received"))
+		return false, context.Cause(ctx)
+	}
+	return l.viewLedger.RemoveConsumerFromProvider(ctx, consumer, providerID)
+}
+
+// TestAuditStoppedMidway: a signal during --delete stops the audit with
+// its cause, and the result still holds what was done before it (for the
+// command to print), not a failed provider.
+func TestAuditStoppedMidway(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	l := &cancellingLedger{viewLedger: viewLedger{rows: []AllocationRow{
+		auditRow("a", 1, "gone1", "VCPU", time.Hour), auditRow("b", 1, "gone1", "VCPU", time.Hour), auditRow("c", 2, "gone2", "VCPU", time.Hour),
+	}}, after: 1, cancel: cancel}
+	res, err := Audit(ctx, l, nil, AuditOptions{Delete: true, Now: auditNow})
+	if err == nil || !strings.Contains(err.Error(), "terminated") {
+		t.Fatalf("err = %v, want the signal's cause", err)
+	}
+	if res == nil || len(res.Orphans) != 1 || !res.Orphans[0].Deleted || res.Stopped != "" {
+		t.Fatalf("result %+v, want the one deletion done before the signal", res)
 	}
 }

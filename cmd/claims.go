@@ -174,6 +174,15 @@ func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error 
 		err = werr
 	}
 	if err != nil {
+		// The table above is what was written before the error; say so,
+		// since the error may be a write whose outcome is unknown.
+		var created, updated int
+		for _, c := range res.Cells {
+			created, updated = created+c.Created, updated+c.Updated
+		}
+		fmt.Fprintf(f.IO.ErrOut, "claims heal stopped: %d instances healed before the error (%d created, %d updated); a re-run carries on\n", created+updated, created, updated)
+	}
+	if err != nil {
 		return unexpected(err)
 	}
 	if res.Message != "" {

@@ -98,7 +98,7 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 		res, err = claims.Audit(c.Context(), ledger, cells, opts)
 		return err
 	})
-	if err != nil {
+	if err != nil && res == nil {
 		return err
 	}
 	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "provider", "resources", "age", "result"}}
@@ -123,7 +123,18 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 		rows.Rows = append(rows.Rows, []string{or.Consumer, or.Type, or.ProviderUUID, formatResources(or.Resources), age.String(), result})
 		data = append(data, row{or.Consumer, or.Type, or.ProviderUUID, or.Resources, int64(age / time.Second), result})
 	}
-	if err := f.Write(rows, data); err != nil {
+	if werr := f.Write(rows, data); werr != nil {
+		return werr
+	}
+	if err != nil {
+		// Stopped mid-way (a signal): the table is what was done.
+		deleted := 0
+		for _, or := range res.Orphans {
+			if or.Deleted {
+				deleted++
+			}
+		}
+		fmt.Fprintf(f.IO.ErrOut, "claims audit stopped after %d orphaned allocations (%d deleted); a re-run carries on\n", len(res.Orphans), deleted)
 		return err
 	}
 	if res.Stopped != "" {

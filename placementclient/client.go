@@ -263,10 +263,20 @@ func (c *Client) exchange(ctx context.Context, method, path, rawQuery string, in
 			}
 		}
 		if status >= 400 {
-			return status, respBody, header, newAPIError(method, u.Path, status, requestID(header), respBody)
+			apiErr := newAPIError(method, u.Path, status, requestID(header), respBody)
+			if status >= 500 && !idempotent(method) {
+				// A server error can follow a write that was applied (a
+				// proxy's 502 after placement-api committed, a 500 raised
+				// after the commit): it is no refusal.
+				return status, respBody, header, &OutcomeUnknownError{Method: method, URL: u.String(), Err: apiErr, Status: status}
+			}
+			return status, respBody, header, apiErr
 		}
 		if out != nil && len(respBody) > 0 {
 			if err := json.Unmarshal(respBody, out); err != nil {
+				if !idempotent(method) {
+					return status, respBody, header, &AppliedUnreadableError{Method: method, URL: u.String(), Status: status, Err: err}
+				}
 				return status, respBody, header, fmt.Errorf("%s %s: unreadable answer: %v", method, u.Path, err)
 			}
 		}
@@ -367,15 +377,35 @@ func retryable(method string, err error) bool {
 }
 
 // OutcomeUnknownError is a write whose connection failed after the request
-// was sent: it may or may not have been applied, so it is not repeated.
+// was sent, or that was answered with a server error (Status 5xx, Err the
+// *Error): it may or may not have been applied, so it is not repeated.
 type OutcomeUnknownError struct {
 	Method, URL string
 	Err         error
+	Status      int // 0: no answer came
 }
 
 func (e *OutcomeUnknownError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s %s: %v; a server error can follow a write that was applied, so it may or may not have been applied (not retried: read the resource again before repeating it)", e.Method, e.URL, e.Err)
+	}
 	return fmt.Sprintf("%s %s: %v; the request was sent but no answer came, so it may or may not have been applied (not retried: read the resource again before repeating it)", e.Method, e.URL, e.Err)
 }
+
+// AppliedUnreadableError is a write Placement answered with success whose
+// answer could not be read: the write was applied, what it returned is
+// unknown.
+type AppliedUnreadableError struct {
+	Method, URL string
+	Status      int
+	Err         error
+}
+
+func (e *AppliedUnreadableError) Error() string {
+	return fmt.Sprintf("%s %s: answered %d, so the write was applied, but the answer is unreadable (%v): read the resource again before going on", e.Method, e.URL, e.Status, e.Err)
+}
+
+func (e *AppliedUnreadableError) Unwrap() error { return e.Err }
 
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -83,5 +84,70 @@ func TestRetries(t *testing.T) {
 	var ou *OutcomeUnknownError
 	if err == nil || errors.As(err, &ou) || !neverSent(err) {
 		t.Fatalf("refused write: %v", err)
+	}
+}
+
+// TestAnswersAfterAWrite: an answer that can follow an applied write is
+// never reported as a refusal. A 5xx to a write says it may or may not have
+// been applied (and is not repeated); a success with an unreadable body
+// says the write was applied; a 5xx to a read, or a 4xx to a write, is
+// what it says.
+func TestAnswersAfterAWrite(t *testing.T) {
+	var calls atomic.Int32
+	var status atomic.Int32
+	var body atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			w.Write([]byte(`{"versions":[{"id":"v1.0","min_version":"1.0","max_version":"1.39"}]}`))
+			return
+		}
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(int(status.Load()))
+		w.Write([]byte(body.Load().(string)))
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := New(ctx, Config{Endpoint: srv.URL, Retries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const apiErr = `{"errors": [{"status": 500, "title": "Internal Server Error", "detail": "boom"}]}`
+	for _, tc := range []struct {
+		name, method string
+		status       int
+		body, want   string
+		unknown      bool
+		applied      bool
+	}{
+		{"5xx after a write", http.MethodPut, 500, apiErr, "may or may not have been applied", true, false},
+		{"502 after a post", http.MethodPost, 502, "<html>bad gateway</html>", "may or may not have been applied", true, false},
+		{"200 unreadable after a write", http.MethodPut, 200, `{"resource_provider_generation": `, "so the write was applied, but the answer is unreadable", false, true},
+		{"5xx to a read", http.MethodGet, 500, apiErr, "boom", false, false},
+		{"409 to a write", http.MethodPut, 409, `{"errors": [{"status": 409, "title": "Conflict", "detail": "conflict"}]}`, "conflict", false, false},
+		{"200 unreadable to a read", http.MethodGet, 200, `{"x": `, "unreadable answer", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls.Store(0)
+			status.Store(int32(tc.status))
+			body.Store(tc.body)
+			var in, out any
+			if tc.method != http.MethodGet {
+				in = map[string]int{"x": 1}
+			}
+			out = &map[string]any{}
+			err := c.do(ctx, tc.method, "/resource_providers/x/inventories", nil, in, out)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			var ou *OutcomeUnknownError
+			var au *AppliedUnreadableError
+			if errors.As(err, &ou) != tc.unknown || errors.As(err, &au) != tc.applied {
+				t.Errorf("err %T %v: unknown %v, applied %v", err, err, tc.unknown, tc.applied)
+			}
+			if tc.method != http.MethodGet && calls.Load() != 1 {
+				t.Errorf("the write was sent %d times", calls.Load())
+			}
+		})
 	}
 }
