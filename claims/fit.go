@@ -2,6 +2,7 @@ package claims
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -53,6 +54,24 @@ func CheckAllocation(rp string, res map[string]int64, have map[string]*Inventory
 		// Compared as floats, as Placement compares them, not truncated.
 		if float64(h.Total-h.Reserved)*h.AllocationRatio < float64(h.Used+n) {
 			return fmt.Sprintf("Unable to allocate inventory: Unable to create allocation for '%s' on resource provider '%s'. The requested amount would exceed the capacity.", rc, rp)
+		}
+	}
+	return ""
+}
+
+// CheckWritten is the re-check of a write: have holds, for the classes of
+// res, the provider's inventories with the usage read again once the write
+// is in (a locking read, which sees other writers' committed rows). It
+// returns "" when no class is over its capacity, else Placement's
+// capacity message saying why the first check passed.
+func CheckWritten(rp string, res map[string]int64, have map[string]*InventoryUse) string {
+	for _, rc := range slices.Sorted(maps.Keys(res)) {
+		h := have[rc]
+		if res[rc] == 0 || h == nil {
+			continue
+		}
+		if capacity := float64(h.Total-h.Reserved) * h.AllocationRatio; float64(h.Used) > capacity {
+			return fmt.Sprintf("Unable to allocate inventory: Unable to create allocation for '%s' on resource provider '%s'. The requested amount would exceed the capacity (%d used of %g once written: another writer's allocations landed during this one).", rc, rp, h.Used, capacity)
 		}
 	}
 	return ""

@@ -478,8 +478,12 @@ func (e *Env) checkOverCommitted(ctx context.Context) (Code, string, error) {
 			if o.Unclaimed > 0 {
 				note = fmt.Sprintf(" (%d of it by instances without allocations)", o.Unclaimed)
 			}
-			first = append(first, fmt.Sprintf("%s %s used %d%s > capacity %s ((%d - %d) * %s)",
-				name, o.Class, o.Used, note, migrate.FormatRatio(&capacity), o.Total, o.Reserved, migrate.FormatRatio(&o.AllocationRatio)))
+			consumers, err := e.overConsumers(ctx, o)
+			if err != nil {
+				return unavailable(err)
+			}
+			first = append(first, fmt.Sprintf("%s %s used %d%s > capacity %s ((%d - %d) * %s; %s)",
+				name, o.Class, o.Used, note, migrate.FormatRatio(&capacity), o.Total, o.Reserved, migrate.FormatRatio(&o.AllocationRatio), consumers))
 		}
 		unclaimed = unclaimed || o.Unclaimed > 0
 	}
@@ -490,6 +494,27 @@ func (e *Env) checkOverCommitted(ctx context.Context) (Code, string, error) {
 	return Failure, fmt.Sprintf("%s on %s exceed Placement's capacity (total - reserved) * allocation_ratio: %s. New instances cannot land there and moves will fail; raise the allocation ratio or move instances away.%s",
 		plural(len(over), "inventory's allocations", "inventories' allocations"), plural(len(provs), "resource provider", "resource providers"),
 		listSome(first, len(over)), hint), nil
+}
+
+// overConsumers names the consumers holding an over-committed inventory,
+// the most recent first: which claims to look at (two claims racing for
+// the last unit, say; see the README on Placement's over-commit race).
+func (e *Env) overConsumers(ctx context.Context, o Overuse) (string, error) {
+	cs, err := e.Placement.ProviderConsumers(ctx, o.UUID, o.Class)
+	if err != nil {
+		return "", err
+	}
+	if len(cs) == 0 {
+		return "no consumer holds it", nil
+	}
+	var names []string
+	for _, c := range cs {
+		if len(names) == e.sample() {
+			break
+		}
+		names = append(names, fmt.Sprintf("%s (%d)", c.Consumer, c.Used))
+	}
+	return "consumers, most recent first: " + listSome(names, len(cs)), nil
 }
 
 // The two checks of placement-status upgrade check (placement 8.0.0

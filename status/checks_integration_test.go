@@ -307,7 +307,9 @@ func TestCheckOverCommitted(t *testing.T) {
 			f.allocate(rp, "VCPU", "11111111-0000-0000-0000-000000000002", 57, true)
 			f.allocate(2, "VCPU", "11111111-0000-0000-0000-000000000003", 16, true)
 		}, status.Failure, []string{"2 inventories' allocations on 2 resource providers exceed",
-			"cmp1 VCPU used 257 > capacity 256.0 ((16 - 0) * 16.0)", "cmp2 VCPU used 16 > capacity 15.4"}, nil},
+			// The consumers involved are named, the most recent first.
+			"cmp1 VCPU used 257 > capacity 256.0 ((16 - 0) * 16.0; consumers, most recent first: 11111111-0000-0000-0000-000000000002 (57), 11111111-0000-0000-0000-000000000001 (200))",
+			"cmp2 VCPU used 16 > capacity 15.4", "* 1.1; consumers, most recent first: 11111111-0000-0000-0000-000000000003 (16))"}, nil},
 		{"fail: missing table", status.CheckOverCommitted, func(f *fixture) {
 			f.exec(f.placement, "DROP TABLE allocations")
 		}, status.Failure, []string{"Placement database", "allocations' doesn't exist"}, nil},

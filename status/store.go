@@ -103,4 +103,13 @@ type Placement interface {
 	ConsumersWithAllocations(ctx context.Context) (map[string]bool, error)
 	// InventoryUsages returns the inventories and usages of the providers.
 	InventoryUsages(ctx context.Context, uuids []string) ([]Overuse, error)
+	// ProviderConsumers lists the consumers holding class on the provider,
+	// the most recently allocated first.
+	ProviderConsumers(ctx context.Context, providerUUID, class string) ([]ConsumerUse, error)
+}
+
+// ConsumerUse is one consumer's allocation of one class on a provider.
+type ConsumerUse struct {
+	Consumer string
+	Used     int64
 }

@@ -350,6 +350,9 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 			return errGenerationRace
 		}
 	}
+	if err := p.recheckCapacity(ctx, tx, ws, provs, inv); err != nil {
+		return err
+	}
 	return sqlutil.ExecIn(ctx, db, tx, `UPDATE consumers SET generation = generation + 1, updated_at = ? WHERE uuid IN (%s)`, []any{now}, cuuids)
 }
 

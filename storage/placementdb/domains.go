@@ -53,6 +53,11 @@ func (s *Store) MissingRootProviderIDs(ctx context.Context) (bool, error) {
 	return MissingRootProviderIDs(ctx, s.db)
 }
 
+// ProviderConsumers implements status.Placement.
+func (s *Store) ProviderConsumers(ctx context.Context, providerUUID, class string) ([]status.ConsumerUse, error) {
+	return ProviderConsumers(ctx, s.db, providerUUID, class)
+}
+
 // IncompleteConsumers implements status.Placement.
 func (s *Store) IncompleteConsumers(ctx context.Context) (int, error) {
 	return IncompleteConsumers(ctx, s.db)
