@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/rpctl/rpctl/internal/testdb"
 )
 
 // TestCeiling: an answer that would hold more than Options.Ceiling
@@ -190,16 +191,6 @@ func TestStepCeiling(t *testing.T) {
 	}
 }
 
-// allocated is the bytes f allocates (runtime.MemStats.TotalAlloc: every
-// allocation, freed or not, so it bounds the peak).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // TestByteCeiling: the answer's memory is bounded, not only its count: a
 // many-group answer under the candidate ceiling stops at CeilingBytes with
 // a CeilingError naming the megabytes, having allocated at most twice the
@@ -210,7 +201,7 @@ func TestByteCeiling(t *testing.T) {
 	req := GranularRequest(16, 0) // 20 hosts x 2^16 answers of 16 groups
 	const ceiling = 16 << 20
 	var err error
-	n := allocated(func() { _, err = m.Search(context.Background(), req, Options{CeilingBytes: ceiling}) })
+	n := testdb.Allocated(func() { _, err = m.Search(context.Background(), req, Options{CeilingBytes: ceiling}) })
 	var ce *CeilingError
 	if !errors.As(err, &ce) || ce.Bytes != ceiling || !strings.Contains(err.Error(), "16 MB") {
 		t.Fatalf("err = %v, want a CeilingError of 16 MB", err)

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime"
 	"testing"
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/flavors"
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/testdb"
 )
 
 // testFlavors are built the way `rpctl capacity` builds them: Nova's
@@ -265,7 +265,7 @@ func TestCountBounded(t *testing.T) {
 			fl = append(fl, f)
 		}
 		var res *Result
-		n := allocated(func() { res, err = Count(context.Background(), m, fl, Options{Bounds: bounds}) })
+		n := testdb.Allocated(func() { res, err = Count(context.Background(), m, fl, Options{Bounds: bounds}) })
 		var ce *candidates.CeilingError
 		var se *candidates.StepsError
 		got := ""
@@ -290,12 +290,4 @@ func TestCountBounded(t *testing.T) {
 	if _, err := Count(ctx, m, []Flavor{granularFlavor(129)}, Options{}); !errors.Is(err, cause) {
 		t.Errorf("cancelled: err = %v, want the cause", err)
 	}
-}
-
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
