@@ -93,7 +93,11 @@ type WriteError struct {
 	Consumer string
 	// Conflict is a consumer generation conflict (placement.concurrent_update).
 	Conflict bool
-	Detail   string
+	// Invalid is a write Placement refused as a bad request (400): the
+	// request itself is wrong, and no other candidate or retry changes
+	// that.
+	Invalid bool
+	Detail  string
 }
 
 func (e *WriteError) Error() string { return e.Detail }

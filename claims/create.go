@@ -230,6 +230,9 @@ func (c *Creator) Create(ctx context.Context, r CreateRequest) (*Claimed, error)
 		if we.Conflict {
 			return nil, &RefusedError{Reason: fmt.Sprintf("consumer %s already exists in Placement (%s): release it first, or claim under another uuid", r.Consumer, we.Detail)}
 		}
+		if we.Invalid {
+			return nil, fmt.Errorf("%w: Placement refused the claim as a bad request: %s", ErrBadInput, we.Detail)
+		}
 		last = fmt.Sprintf("%s: %s", pick.Root, we.Detail)
 	}
 	return nil, &RefusedError{Reason: fmt.Sprintf("gave up after %d attempts, each candidate taken by a concurrent claim; last: %s", attempts, last)}

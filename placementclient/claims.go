@@ -99,7 +99,7 @@ func (a Claims) PutAllocations(ctx context.Context, ws []claims.Write) (int, err
 		case err == nil:
 			continue
 		case errors.As(err, &pe) && (pe.Status == 400 || pe.Status == 409):
-			return i, &claims.WriteError{Consumer: w.Consumer, Detail: pe.Message,
+			return i, &claims.WriteError{Consumer: w.Consumer, Detail: pe.Message, Invalid: pe.Status == 400,
 				Conflict: pe.Code == CodeConcurrentUpdate && strings.Contains(pe.Message, "consumer generation conflict")}
 		default:
 			return i, err
