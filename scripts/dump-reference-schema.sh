@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=storage/schema/sql
-eval "$(scripts/mariadb-start.sh "${TMPDIR:-/tmp}/rpctl-mariadb" 33306)"
+# RPCTL_MARIADB_DIR / RPCTL_MARIADB_PORT choose another server (a developer's own).
+eval "$(scripts/mariadb-start.sh "${RPCTL_MARIADB_DIR:-${TMPDIR:-/tmp}/rpctl-mariadb}" "${RPCTL_MARIADB_PORT:-33306}")"
 m() { mariadb --socket="$MARIADB_SOCKET" -uroot "$@"; }
 py=/usr/bin/python3
 tmp=$(mktemp -d)
@@ -21,7 +22,7 @@ scripts/reference-dbsync.sh "sqlite:///" "$tmp/nova.db" "$tmp/api.db" "$tmp/plac
 
 # The tables rpctl reads or writes; Placement's are all of them.
 cell_tables="services compute_nodes instances instance_extra migrations"
-api_tables="cell_mappings host_mappings instance_mappings flavors flavor_extra_specs flavor_projects"
+api_tables="cell_mappings host_mappings instance_mappings flavors flavor_extra_specs flavor_projects aggregates aggregate_hosts aggregate_metadata"
 placement_tables=$(m -N -e 'SHOW TABLES' dump_placement | tr '\n' ' ')
 
 versions=$("$py" - <<'PY'
@@ -60,7 +61,7 @@ m -N -e 'SELECT version_num FROM alembic_version' dump_placement >"$out/placemen
 import sys, importlib.metadata as md
 import os_resource_classes as orc, os_traits
 out = sys.argv[1]
-std = "standards"  # one copy of the lists, shared by storage and candidates
+std = "internal/standards"  # one copy of the lists, shared by storage and candidates
 with open(f"{std}/resource_classes.txt", "w") as f:
     f.write(f"# os-resource-classes {md.version('os-resource-classes')}: id = line index (Placement's resource_classes.id)\n")
     for rc in orc.STANDARDS:

@@ -87,3 +87,38 @@ CREATE TABLE flavor_projects (
 	CONSTRAINT uniq_flavor_projects0flavor_id0project_id UNIQUE (flavor_id, project_id), 
 	FOREIGN KEY(flavor_id) REFERENCES flavors (id)
 );
+
+CREATE TABLE aggregates (
+	created_at DATETIME, 
+	updated_at DATETIME, 
+	id INTEGER NOT NULL, 
+	uuid VARCHAR(36), 
+	name VARCHAR(255), 
+	PRIMARY KEY (id), 
+	CONSTRAINT uniq_aggregate0name UNIQUE (name)
+);
+CREATE INDEX aggregate_uuid_idx ON aggregates (uuid);
+
+CREATE TABLE aggregate_hosts (
+	created_at DATETIME, 
+	updated_at DATETIME, 
+	id INTEGER NOT NULL, 
+	host VARCHAR(255), 
+	aggregate_id INTEGER NOT NULL, 
+	PRIMARY KEY (id), 
+	CONSTRAINT uniq_aggregate_hosts0host0aggregate_id UNIQUE (host, aggregate_id), 
+	FOREIGN KEY(aggregate_id) REFERENCES aggregates (id)
+);
+
+CREATE TABLE aggregate_metadata (
+	created_at DATETIME, 
+	updated_at DATETIME, 
+	id INTEGER NOT NULL, 
+	aggregate_id INTEGER NOT NULL, 
+	"key" VARCHAR(255) NOT NULL, 
+	value VARCHAR(255) NOT NULL, 
+	PRIMARY KEY (id), 
+	CONSTRAINT uniq_aggregate_metadata0aggregate_id0key UNIQUE (aggregate_id, "key"), 
+	FOREIGN KEY(aggregate_id) REFERENCES aggregates (id)
+);
+CREATE INDEX aggregate_metadata_key_idx ON aggregate_metadata ("key");
