@@ -76,6 +76,9 @@ type Cloud struct {
 	Options Options
 	Cells   []Cell
 	Flavors []nova.Flavor
+	// Aggregates are the host aggregates of the live hosts, written to
+	// the API database with it.
+	Aggregates []nova.Aggregate
 	// Kinds maps what a node exemplifies ("pci_stats=ovo-1.1",
 	// "numa_topology=legacy", "ratios=zero", "uuid=null", "deleted",
 	// "bad=negative-totals", ...) to compute node ids, for tests and for
@@ -139,6 +142,7 @@ func Generate(o Options) *Cloud {
 	for k := range g.c.Kinds {
 		slices.Sort(g.c.Kinds[k])
 	}
+	g.c.Aggregates = aggregates(o.Seed, g.c.Cells)
 	return g.c
 }
 

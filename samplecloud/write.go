@@ -44,6 +44,7 @@ type Summary struct {
 	CellMappings int           `json:"cell_mappings_created"`
 	HostMappings int           `json:"host_mappings"`
 	Flavors      int           `json:"flavors"`
+	Aggregates   int           `json:"aggregates"`
 }
 
 // Write stores the cloud. It needs the cell databases; the API database is
@@ -105,6 +106,7 @@ func Write(ctx context.Context, dbs Target, c *Cloud, o WriteOptions) (*Summary,
 		}
 		sum.API = dbs.API.Label()
 		sum.CellMappings, sum.HostMappings, sum.Flavors = len(api.CellMappings), len(api.HostMappings), len(api.Flavors)
+		sum.Aggregates = len(api.Aggregates)
 	}
 
 	bad := map[int64]bool{}
@@ -157,7 +159,7 @@ func Write(ctx context.Context, dbs Target, c *Cloud, o WriteOptions) (*Summary,
 // apiRows works out the cell mappings to create, the host mappings and the
 // flavors for the API database.
 func apiRows(ctx context.Context, dbs Target, groups [][]*Cell, c *Cloud, o WriteOptions) (nova.APIRows, error) {
-	r := nova.APIRows{Flavors: c.Flavors, Replace: o.Force}
+	r := nova.APIRows{Flavors: c.Flavors, Aggregates: c.Aggregates, Replace: o.Force}
 	nFlavors, err := dbs.API.CountFlavors(ctx)
 	if err != nil {
 		return r, err

@@ -205,3 +205,17 @@ type Flavor struct {
 	ExtraSpecs  map[string]string `json:"extra_specs"`
 	CreatedAt   *time.Time        `json:"created_at"`
 }
+
+// Aggregate is one host aggregate of the API database (aggregates, with its
+// aggregate_hosts and aggregate_metadata rows). Nova mirrors its UUID into
+// Placement as a provider aggregate.
+type Aggregate struct {
+	ID   int64  `json:"id"`
+	UUID string `json:"uuid"`
+	Name string `json:"name"`
+	// Hosts are compute service hosts (compute_nodes.host), in
+	// aggregate_hosts id order.
+	Hosts     []string          `json:"hosts"`
+	Metadata  map[string]string `json:"metadata"`
+	CreatedAt *time.Time        `json:"created_at"`
+}

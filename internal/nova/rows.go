@@ -17,8 +17,9 @@ type APIRows struct {
 	HostMappings     []HostMapping
 	Flavors          []Flavor // written to flavors and flavor_extra_specs
 	InstanceMappings []InstanceMapping
-	// Replace deletes every host mapping, instance mapping, flavor and extra
-	// spec first (cell mappings are kept: they may be how rpctl found the
+	Aggregates       []Aggregate // with their hosts and metadata
+	// Replace deletes every host mapping, instance mapping, flavor, extra
+	// spec and aggregate first (cell mappings are kept: they may be how rpctl found the
 	// cells).
 	Replace bool
 }

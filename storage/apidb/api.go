@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/internal/sqlutil"
@@ -14,7 +15,10 @@ import (
 // API is the Nova API database.
 type API struct{ DB *storage.DB }
 
-var _ samplecloud.APIDB = (*API)(nil)
+var (
+	_ samplecloud.APIDB    = (*API)(nil)
+	_ migrate.AggregateAPI = (*API)(nil)
+)
 
 // New returns the store of an opened API database.
 func New(db *storage.DB) *API { return &API{DB: db} }

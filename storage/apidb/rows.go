@@ -25,11 +25,28 @@ func InsertAPIRows(ctx context.Context, api *storage.DB, r nova.APIRows) error {
 			specs = append(specs, flavorSpec{&r.Flavors[i], k})
 		}
 	}
+	// Asked before the transaction: SQLite's one connection is the
+	// transaction's until it ends.
+	hasAggs, err := api.TableExists(ctx, "aggregates")
+	if err != nil {
+		return err
+	}
+	if len(r.Aggregates) > 0 && !hasAggs {
+		return api.Errorf("the API database has no aggregates table (its schema predates them): run nova-manage api_db sync, or rpctl init on a new database")
+	}
 	return api.Tx(ctx, func(tx *sqlx.Tx) error {
 		if r.Replace {
 			if err := sqlutil.ClearTables(ctx, api, tx, "host_mappings", "instance_mappings", "flavor_extra_specs", "flavors"); err != nil {
 				return err
 			}
+			if hasAggs {
+				if err := sqlutil.ClearTables(ctx, api, tx, "aggregate_hosts", "aggregate_metadata", "aggregates"); err != nil {
+					return err
+				}
+			}
+		}
+		if err := insertAggregates(ctx, api, tx, r.Aggregates); err != nil {
+			return err
 		}
 		if err := sqlutil.InsertAll(ctx, api, tx, "cell_mappings", []string{"id", "created_at", "uuid", "name", "transport_url", "database_connection", "disabled"},
 			r.CellMappings, func(c *nova.CellMapping) []any {
