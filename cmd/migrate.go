@@ -45,6 +45,12 @@ type migrationSpec struct {
 	Build func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error)
 	// DryRun prints what Build's migrations would do, writing nothing.
 	DryRun func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) error
+	// Standalone, when set, is what the migration's own subcommand runs
+	// instead of the runner (a port of a nova-manage command with its own
+	// exit codes, ExitCodes); the subcommand then has only --dry-run and
+	// AddFlags' flags.
+	Standalone func(ctx context.Context, f *Factory, o *MigrateOptions) error
+	ExitCodes  []ExitCodeRow
 }
 
 var migrationSpecs []migrationSpec
@@ -99,7 +105,13 @@ of what was written.`,
 				return runMigrations(c.Context(), f, []migrationSpec{spec}, &o)
 			},
 		}
-		addCommonMigrateFlags(sub, &o)
+		if spec.Standalone != nil {
+			sub.RunE = func(c *cobra.Command, _ []string) error { return spec.Standalone(c.Context(), f, &o) }
+			SetExitCodes(sub, spec.ExitCodes...)
+			sub.Flags().BoolVar(&o.DryRun, "dry-run", false, "print what would change and write nothing")
+		} else {
+			addCommonMigrateFlags(sub, &o)
+		}
 		if spec.AddFlags != nil {
 			spec.AddFlags(sub.Flags())
 		}

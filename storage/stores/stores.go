@@ -60,3 +60,28 @@ func SampleTarget(dbs *storage.Databases) samplecloud.Target {
 	}
 	return t
 }
+
+// AggregateCells wraps cell databases for the aggregate sync.
+func AggregateCells(dbs []*storage.DB) []migrate.AggregateCell {
+	out := make([]migrate.AggregateCell, len(dbs))
+	for i, db := range dbs {
+		out[i] = celldb.New(db)
+	}
+	return out
+}
+
+// AggregateAPI wraps the API database for the aggregate sync.
+func AggregateAPI(db *storage.DB) migrate.AggregateAPI {
+	if db == nil {
+		return nil
+	}
+	return apidb.New(db)
+}
+
+// AggregatePlacement wraps the Placement database for the aggregate sync.
+func AggregatePlacement(db *storage.DB) migrate.AggregatePlacement {
+	if db == nil {
+		return nil
+	}
+	return placementdb.New(db)
+}

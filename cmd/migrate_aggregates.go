@@ -1,0 +1,151 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/placementclient"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
+)
+
+func init() {
+	registerMigration(migrationSpec{
+		Name:  "aggregates",
+		Order: 20, // after inventory: the providers must exist
+		Short: "Mirror Nova's host aggregates into Placement (nova-manage placement sync_aggregates)",
+		Long: `Each Nova host aggregate's uuid is added to the resource provider of each of its hosts'
+compute node, as nova-manage placement sync_aggregates does: aggregates in id order, hosts
+in order, one generation-checked write per missing membership (a conflict is re-read and
+retried, four attempts in all), with Nova's messages (--verbose adds its progress lines)
+and exit codes. Hosts without a host mapping or without a compute node are listed at the
+end; a host whose compute node has no provider stops the run (exit 2), as in Nova.
+
+--prune also removes the memberships Nova's command never removes: a compute node's
+provider in a Nova aggregate that does not have the host, or in an aggregate Nova does not
+know whose members are all compute nodes (an aggregate with a sharing or other provider
+is kept). Hosts with several compute nodes (ironic) are left alone. The removals come
+first; --dry-run lists them and the additions and writes nothing.
+
+Works on the Placement database (--placement-db, --db, placement.conf) or through the
+Placement API (--os-cloud/--os-endpoint); Nova's side is read from the API and cell
+databases. migrate all runs it after inventory.`,
+		// The API database is opened with the cells when configured; migrate
+		// all without one skips this step (buildAggregates says so).
+		Need:       storage.NeedCells,
+		AddFlags:   addAggregateFlags,
+		Build:      buildAggregates,
+		DryRun:     dryRunAggregates,
+		Standalone: runAggregates,
+		ExitCodes: []ExitCodeRow{
+			{migrate.AggExitOK, "done: every membership is in Placement"},
+			{migrate.AggExitTooManyComputes, "a host has more than one compute node record"},
+			{migrate.AggExitRetrieval, "a provider's aggregates could not be read (e.g. a host's compute node has no provider)"},
+			{migrate.AggExitUpdate, "a provider's aggregates could not be written"},
+			{migrate.AggExitUnmapped, "aggregate hosts without a host mapping (run nova-manage cell_v2 discover_hosts)"},
+			{migrate.AggExitNoCompute, "aggregate hosts without a compute node record"},
+			{exitUnexpected, "unexpected error (configuration, unreachable database or API, --prune failed)"},
+		},
+	})
+}
+
+// aggregateFlags are the flags of `migrate aggregates`, also on `migrate all`.
+var aggregateFlags struct {
+	verbose bool
+	prune   bool
+}
+
+func addAggregateFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&aggregateFlags.verbose, "verbose", false, "print nova-manage's progress lines (aggregates, hosts, memberships added)")
+	fs.BoolVar(&aggregateFlags.prune, "prune", false, "also remove provider memberships no Nova aggregate explains (see migrate aggregates --help)")
+}
+
+// aggregateSync wires Nova's databases and the selected Placement (API or
+// database) to the sync.
+func aggregateSync(ctx context.Context, f *Factory, dbs *storage.Databases, dryRun bool) (*migrate.AggregateSync, error) {
+	s := &migrate.AggregateSync{API: stores.AggregateAPI(dbs.API), Cells: stores.AggregateCells(dbs.Cells),
+		Out: f.IO.Out, Err: f.IO.ErrOut, Verbose: aggregateFlags.verbose, Prune: aggregateFlags.prune, DryRun: dryRun}
+	if f.UsePlacementAPI() {
+		c, err := f.PlacementClient(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.Placement = placementclient.Store{C: c}
+	} else {
+		s.Placement = stores.AggregatePlacement(dbs.Placement)
+	}
+	if s.API == nil {
+		return nil, fmt.Errorf("%w for the Nova API (host aggregates live there): give --db FILE, --api-db URL, or --config-file nova.conf with [api_database] connection", storage.ErrNoDatabase)
+	}
+	if s.Placement == nil {
+		return nil, fmt.Errorf("%w for Placement: give --placement-db URL (or --db FILE), or the Placement API with --os-cloud/--os-endpoint", storage.ErrNoDatabase)
+	}
+	return s, nil
+}
+
+func aggregateNeed(f *Factory) storage.Need {
+	need := storage.NeedCells | storage.NeedAPI
+	if !f.UsePlacementAPI() {
+		need |= storage.NeedPlacement
+	}
+	return need
+}
+
+func runAggregates(ctx context.Context, f *Factory, o *MigrateOptions) error {
+	dbs, err := f.Databases(ctx, aggregateNeed(f), 0)
+	if err != nil {
+		return &ExitError{Code: exitUnexpected, Err: err}
+	}
+	defer dbs.Close()
+	s, err := aggregateSync(ctx, f, dbs, o.DryRun)
+	if err != nil {
+		return &ExitError{Code: exitUnexpected, Err: err}
+	}
+	res, err := s.Run(ctx)
+	if err != nil {
+		return &ExitError{Code: exitUnexpected, Err: err}
+	}
+	if o.DryRun {
+		fmt.Fprintf(f.IO.ErrOut, "%s: %d memberships to add, %d to remove; nothing written (--dry-run)\n", migrate.AggregatesName, len(res.Added), len(res.Removed))
+	}
+	if res.Exit != migrate.AggExitOK {
+		return Exit(res.Exit)
+	}
+	return nil
+}
+
+func buildAggregates(ctx context.Context, f *Factory, dbs *storage.Databases, _ *MigrateOptions) ([]migrate.Migration, error) {
+	if dbs.API == nil {
+		fmt.Fprintf(f.IO.ErrOut, "%s: skipped: no Nova API database configured (host aggregates live there)\n", migrate.AggregatesName)
+		return nil, nil
+	}
+	s, err := aggregateSync(ctx, f, dbs, false)
+	if err != nil {
+		return nil, err
+	}
+	return []migrate.Migration{&migrate.AggregatesMigration{Sync: s}}, nil
+}
+
+func dryRunAggregates(ctx context.Context, f *Factory, dbs *storage.Databases, _ *MigrateOptions) error {
+	if dbs.API == nil {
+		fmt.Fprintf(f.IO.ErrOut, "%s: skipped: no Nova API database configured (host aggregates live there)\n", migrate.AggregatesName)
+		return nil
+	}
+	s, err := aggregateSync(ctx, f, dbs, true)
+	if err != nil {
+		return err
+	}
+	res, err := s.Run(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s: %d memberships to add, %d to remove; nothing written (--dry-run)\n", migrate.AggregatesName, len(res.Added), len(res.Removed))
+	if res.Exit != migrate.AggExitOK {
+		return errors.New("the aggregate sync would stop or leave hosts out (see above)")
+	}
+	return nil
+}

@@ -1,0 +1,572 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/inventory"
+)
+
+// AggregatesName is the aggregate sync's name in the summary table.
+const AggregatesName = "aggregates"
+
+// The exit codes of `nova-manage placement sync_aggregates`, which `rpctl
+// migrate aggregates` keeps.
+const (
+	AggExitOK              = 0
+	AggExitTooManyComputes = 1 // a host has more than one compute node
+	AggExitRetrieval       = 2 // a provider's aggregates could not be read
+	AggExitUpdate          = 3 // a provider's aggregates could not be written
+	AggExitUnmapped        = 4 // aggregate hosts without a host mapping
+	AggExitNoCompute       = 5 // aggregate hosts without a compute node
+	AggExitNoProvider      = 6 // hosts whose compute node has no provider
+)
+
+// aggAttempts is how often a generation conflict is retried: Nova's
+// aggregate_add_host retries a ResourceProviderUpdateConflict up to four
+// attempts.
+const aggAttempts = 4
+
+// AggregateAPI is the Nova API database as the aggregate sync reads it.
+type AggregateAPI interface {
+	// ListAggregates returns every host aggregate in id order, hosts in
+	// aggregate_hosts id order.
+	ListAggregates(ctx context.Context) ([]nova.Aggregate, error)
+	// HostCells maps each host of host_mappings to its cell's name.
+	HostCells(ctx context.Context) (map[string]string, error)
+}
+
+// AggregateCell is a cell database as the aggregate sync reads it.
+type AggregateCell interface {
+	Name() string
+	// ComputeNodesByHost returns the uuids of every live compute node by
+	// compute_nodes.host ("" for a NULL uuid).
+	ComputeNodesByHost(ctx context.Context) (map[string][]string, error)
+}
+
+// AggregatePlacement is a Placement (database or API) as the aggregate sync
+// reads and writes it: inventory.Store's calls of the same names.
+type AggregatePlacement interface {
+	ProviderAggregates(ctx context.Context, uuid string) (generation int64, aggregates []string, err error)
+	SetProviderAggregates(ctx context.Context, uuid string, generation int64, aggregates []string) (int64, error)
+	ListProviders(ctx context.Context, f inventory.ProviderFilter) ([]inventory.Provider, error)
+}
+
+// ProviderAggregates is one provider's generation and aggregates.
+type ProviderAggregates struct {
+	Generation int64
+	Aggregates []string
+}
+
+// AggregateScanner is a Placement that reads every provider's aggregates at
+// once (the database); without it the sync asks provider by provider, as
+// Nova does through the API.
+type AggregateScanner interface {
+	AllProviderAggregates(ctx context.Context) (map[string]ProviderAggregates, error)
+}
+
+// AggregateSync mirrors Nova's host aggregates into Placement the way
+// `nova-manage placement sync_aggregates` does, and with Prune removes the
+// memberships it never removes.
+type AggregateSync struct {
+	API       AggregateAPI
+	Cells     []AggregateCell
+	Placement AggregatePlacement
+	// Out gets --verbose's progress lines, Err the problems; both are
+	// Nova's sentences.
+	Out, Err io.Writer
+	Verbose  bool
+	DryRun   bool
+	Prune    bool
+}
+
+// Membership is one provider's membership of one aggregate.
+type Membership struct {
+	Host      string
+	Provider  string
+	Aggregate string // uuid
+	Name      string // the Nova aggregate's name, "" when Nova has none
+}
+
+// AggregateResult is what a sync did (or, with DryRun, would do).
+type AggregateResult struct {
+	Exit    int
+	Added   []Membership
+	Removed []Membership
+	// Missing counts the memberships the sync found missing: added, or
+	// not added because the run stopped.
+	Missing int
+}
+
+// novaView is Nova's side: the aggregates and, per host, the cell and its
+// compute nodes.
+type novaView struct {
+	aggs      []nova.Aggregate
+	hostCell  map[string]string
+	nodes     map[string][]string // host -> live compute node uuids (its mapped cell's)
+	computeRP map[string]string   // compute node uuid -> host
+}
+
+func (s *AggregateSync) loadNova(ctx context.Context) (*novaView, error) {
+	v := &novaView{nodes: map[string][]string{}, computeRP: map[string]string{}}
+	var err error
+	if v.aggs, err = s.API.ListAggregates(ctx); err != nil {
+		return nil, err
+	}
+	if v.hostCell, err = s.API.HostCells(ctx); err != nil {
+		return nil, err
+	}
+	// A host's nodes are looked up in its mapped cell, as Nova does; a cell
+	// known only by its database name (no cell mapping of that name) still
+	// answers for hosts no named cell has.
+	byCell := map[string]map[string][]string{}
+	for _, c := range s.Cells {
+		m, err := c.ComputeNodesByHost(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byCell[c.Name()] = m
+		for h, us := range m {
+			for _, u := range us {
+				if u != "" {
+					v.computeRP[u] = h
+				}
+			}
+		}
+	}
+	for h, cell := range v.hostCell {
+		if m, ok := byCell[cell]; ok {
+			if us := m[h]; len(us) > 0 {
+				v.nodes[h] = us
+			}
+			continue
+		}
+		for _, c := range s.Cells {
+			if us := byCell[c.Name()][h]; len(us) > 0 {
+				v.nodes[h] = us
+				break
+			}
+		}
+	}
+	return v, nil
+}
+
+// placementView reads provider aggregates from a bulk scan when the store
+// offers one, else provider by provider.
+type placementView struct {
+	p    AggregatePlacement
+	all  map[string]ProviderAggregates // nil without a scanner
+	read map[string]*ProviderAggregates
+}
+
+var errNoProvider = errors.New("no such provider")
+
+func newPlacementView(ctx context.Context, p AggregatePlacement) (*placementView, error) {
+	v := &placementView{p: p, read: map[string]*ProviderAggregates{}}
+	if sc, ok := p.(AggregateScanner); ok {
+		all, err := sc.AllProviderAggregates(ctx)
+		if err != nil {
+			return nil, err
+		}
+		v.all = all
+	}
+	return v, nil
+}
+
+// get returns a provider's aggregates: errNoProvider when it does not exist.
+func (v *placementView) get(ctx context.Context, uuid string) (*ProviderAggregates, error) {
+	if pa, ok := v.read[uuid]; ok {
+		return pa, nil
+	}
+	if v.all != nil {
+		pa, ok := v.all[uuid]
+		if !ok {
+			return nil, errNoProvider
+		}
+		v.read[uuid] = &pa
+		return &pa, nil
+	}
+	return v.refresh(ctx, uuid)
+}
+
+// refresh re-reads one provider (after a generation conflict).
+func (v *placementView) refresh(ctx context.Context, uuid string) (*ProviderAggregates, error) {
+	gen, aggs, err := v.p.ProviderAggregates(ctx, uuid)
+	if errors.Is(err, inventory.ErrNotFound) {
+		return nil, errNoProvider
+	}
+	if err != nil {
+		return nil, err
+	}
+	pa := &ProviderAggregates{Generation: gen, Aggregates: aggs}
+	v.read[uuid] = pa
+	return pa, nil
+}
+
+// set writes a provider's aggregates at the generation read, re-reading
+// and re-deciding (change) on a conflict, up to aggAttempts times. change
+// returns the new list, or nil when nothing is to be written.
+func (v *placementView) set(ctx context.Context, uuid string, change func(have []string) []string) (wrote bool, err error) {
+	for attempt := 1; ; attempt++ {
+		pa, err := v.get(ctx, uuid)
+		if err != nil {
+			return false, err
+		}
+		want := change(pa.Aggregates)
+		if want == nil {
+			return false, nil
+		}
+		gen, err := v.p.SetProviderAggregates(ctx, uuid, pa.Generation, want)
+		if err == nil {
+			pa.Generation, pa.Aggregates = gen, want
+			return true, nil
+		}
+		if !errors.Is(err, inventory.ErrGeneration) || attempt == aggAttempts {
+			return false, err
+		}
+		if _, err := v.refresh(ctx, uuid); err != nil {
+			return false, err
+		}
+	}
+}
+
+// Run syncs, then prunes when asked. The exit code is Nova's; an error is
+// a failure of a database or of Placement before anything could be decided.
+func (s *AggregateSync) Run(ctx context.Context) (*AggregateResult, error) {
+	nv, err := s.loadNova(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pv, err := newPlacementView(ctx, s.Placement)
+	if err != nil {
+		return nil, err
+	}
+	res := &AggregateResult{}
+	if s.Prune {
+		// Listed (or removed) first: the removals are the part an operator
+		// reviews with --dry-run before trusting them.
+		if err := s.prune(ctx, nv, pv, res); err != nil {
+			return res, err
+		}
+	}
+	res.Exit = s.sync(ctx, nv, pv, res)
+	return res, nil
+}
+
+func (s *AggregateSync) say(format string, args ...any) {
+	if s.Verbose {
+		fmt.Fprintf(s.Out, format+"\n", args...)
+	}
+}
+
+// sync is Nova's loop: aggregates in order, hosts in order, one write per
+// missing membership, stopping at the first failure Nova stops at.
+func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementView, res *AggregateResult) int {
+	s.say("Filling in missing placement aggregates")
+	hostRP := map[string]string{}
+	unmapped, noCompute := map[string]bool{}, map[string]bool{}
+	for _, a := range nv.aggs {
+		s.say("Processing aggregate: %s", a.Name)
+		for _, host := range a.Hosts {
+			s.say("Processing host: %s", host)
+			rp, ok := hostRP[host]
+			if !ok {
+				if _, mapped := nv.hostCell[host]; !mapped {
+					unmapped[host] = true
+					continue
+				}
+				nodes := nv.nodes[host]
+				switch {
+				case len(nodes) == 0:
+					noCompute[host] = true
+					continue
+				case len(nodes) > 1:
+					fmt.Fprintf(s.Err, "Unexpected number of compute node records (%d) found for host %s. There should only be a one-to-one mapping.\n", len(nodes), host)
+					return AggExitTooManyComputes
+				}
+				rp = nodes[0]
+				if rp == "" {
+					// Nova would generate and store a uuid here and then find
+					// no provider for it; rpctl writes uuids only in the
+					// inventory migration.
+					fmt.Fprintf(s.Err, "The compute node of host %s has no uuid yet: run rpctl migrate inventory first.\n", host)
+					return AggExitRetrieval
+				}
+				hostRP[host] = rp
+			}
+			m := Membership{Host: host, Provider: rp, Aggregate: a.UUID, Name: a.Name}
+			pa, err := pv.get(ctx, rp)
+			if err != nil {
+				// A missing provider fails the read of its aggregates, which
+				// Nova reports as a retrieval failure and stops (its
+				// "provider not found" list is never reached that way).
+				fmt.Fprintf(s.Err, "Failed to get aggregates for resource provider with UUID %s\n", rp)
+				return AggExitRetrieval
+			}
+			if slices.Contains(pa.Aggregates, a.UUID) {
+				s.say("Successfully added host (%s) and provider (%s) to aggregate (%s).", host, rp, a.UUID)
+				continue
+			}
+			res.Missing++
+			if s.DryRun {
+				fmt.Fprintf(s.Out, "Would add host (%s) and provider (%s) to aggregate (%s).\n", host, rp, a.UUID)
+				res.Added = append(res.Added, m)
+				pa.Aggregates = append(slices.Clone(pa.Aggregates), a.UUID)
+				continue
+			}
+			_, err = pv.set(ctx, rp, func(have []string) []string {
+				if slices.Contains(have, a.UUID) {
+					return nil
+				}
+				return append(slices.Clone(have), a.UUID)
+			})
+			if errors.Is(err, errNoProvider) {
+				fmt.Fprintf(s.Err, "Failed to get aggregates for resource provider with UUID %s\n", rp)
+				return AggExitRetrieval
+			}
+			if err != nil {
+				fmt.Fprintf(s.Err, "Failed updating provider aggregates for host (%s), provider (%s) and aggregate (%s). Error: %v\n", host, rp, a.UUID, err)
+				return AggExitUpdate
+			}
+			res.Added = append(res.Added, m)
+			s.say("Successfully added host (%s) and provider (%s) to aggregate (%s).", host, rp, a.UUID)
+		}
+	}
+	code := AggExitOK
+	if len(unmapped) > 0 {
+		fmt.Fprintf(s.Err, "The following hosts were found in nova host aggregates but no host mappings were found in the nova API DB. Run \"nova-manage cell_v2 discover_hosts\" and then retry. Missing: %s\n", strings.Join(sortedSet(unmapped), ","))
+		code = AggExitUnmapped
+	}
+	if len(noCompute) > 0 {
+		fmt.Fprintf(s.Err, "Unable to find matching compute_nodes record entries in the cell database for the following hosts; does the nova-compute service on each host need to be restarted? Missing: %s\n", strings.Join(sortedSet(noCompute), ","))
+		code = AggExitNoCompute
+	}
+	return code
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// AggregateDiff is where Nova and Placement disagree.
+type AggregateDiff struct {
+	// Missing are memberships Nova has and Placement lacks, for hosts
+	// with one compute node whose provider exists.
+	Missing []Membership
+	// Unresolved are aggregate hosts the sync cannot place: unmapped, no
+	// compute node, several, or a compute node without a provider.
+	Unresolved []Membership
+	// Stray are compute-node provider memberships no Nova aggregate
+	// explains (what --prune removes).
+	Stray []Membership
+}
+
+// Diff compares Nova's aggregates with Placement's memberships, writing
+// nothing.
+func (s *AggregateSync) Diff(ctx context.Context) (*AggregateDiff, error) {
+	nv, err := s.loadNova(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pv, err := newPlacementView(ctx, s.Placement)
+	if err != nil {
+		return nil, err
+	}
+	d := &AggregateDiff{}
+	for _, a := range nv.aggs {
+		for _, host := range a.Hosts {
+			m := Membership{Host: host, Aggregate: a.UUID, Name: a.Name}
+			nodes := nv.nodes[host]
+			if len(nodes) != 1 || nodes[0] == "" {
+				d.Unresolved = append(d.Unresolved, m)
+				continue
+			}
+			m.Provider = nodes[0]
+			pa, err := pv.get(ctx, m.Provider)
+			if errors.Is(err, errNoProvider) {
+				d.Unresolved = append(d.Unresolved, m)
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(pa.Aggregates, a.UUID) {
+				d.Missing = append(d.Missing, m)
+			}
+		}
+	}
+	if d.Stray, err = s.strays(ctx, nv, pv); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// strays lists the memberships --prune removes. Only the providers of
+// hosts with exactly one compute node are looked at (Nova's aggregates
+// speak for no others, e.g. ironic nodes). A membership is explained when
+// a Nova aggregate of that uuid has the host; an aggregate Nova does not
+// know is also kept when a provider that is not a compute node is in it
+// (a sharing provider's aggregate, which the operator made on purpose).
+func (s *AggregateSync) strays(ctx context.Context, nv *novaView, pv *placementView) ([]Membership, error) {
+	novaHas := map[string]map[string]bool{} // aggregate uuid -> hosts
+	names := map[string]string{}
+	for _, a := range nv.aggs {
+		if novaHas[a.UUID] == nil {
+			novaHas[a.UUID] = map[string]bool{}
+		}
+		names[a.UUID] = a.Name
+		for _, h := range a.Hosts {
+			novaHas[a.UUID][h] = true
+		}
+	}
+	hosts := make([]string, 0, len(nv.nodes))
+	for h, us := range nv.nodes {
+		if len(us) == 1 && us[0] != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	sort.Strings(hosts)
+	shared := map[string]bool{} // unknown aggregates: kept for a non-compute member
+	var out []Membership
+	for _, h := range hosts {
+		rp := nv.nodes[h][0]
+		pa, err := pv.get(ctx, rp)
+		if errors.Is(err, errNoProvider) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, agg := range pa.Aggregates {
+			if hs, known := novaHas[agg]; known {
+				if !hs[h] {
+					out = append(out, Membership{Host: h, Provider: rp, Aggregate: agg, Name: names[agg]})
+				}
+				continue
+			}
+			keep, seen := shared[agg]
+			if !seen {
+				if keep, err = s.sharedAggregate(ctx, nv, pv, agg); err != nil {
+					return nil, err
+				}
+				shared[agg] = keep
+			}
+			if !keep {
+				out = append(out, Membership{Host: h, Provider: rp, Aggregate: agg})
+			}
+		}
+	}
+	return out, nil
+}
+
+// sharedAggregate says whether a provider other than a compute node's is
+// in the aggregate.
+func (s *AggregateSync) sharedAggregate(ctx context.Context, nv *novaView, pv *placementView, agg string) (bool, error) {
+	if pv.all != nil {
+		for u, pa := range pv.all {
+			if _, compute := nv.computeRP[u]; !compute && slices.Contains(pa.Aggregates, agg) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	ps, err := s.Placement.ListProviders(ctx, inventory.ProviderFilter{MemberOf: []string{agg}})
+	if err != nil {
+		return false, err
+	}
+	for _, p := range ps {
+		if _, compute := nv.computeRP[p.UUID]; !compute {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// prune removes (or, with DryRun, lists) the stray memberships, one
+// generation-checked write per provider.
+func (s *AggregateSync) prune(ctx context.Context, nv *novaView, pv *placementView, res *AggregateResult) error {
+	strays, err := s.strays(ctx, nv, pv)
+	if err != nil {
+		return err
+	}
+	byRP := map[string][]Membership{}
+	var order []string
+	for _, m := range strays {
+		if _, ok := byRP[m.Provider]; !ok {
+			order = append(order, m.Provider)
+		}
+		byRP[m.Provider] = append(byRP[m.Provider], m)
+	}
+	for _, rp := range order {
+		ms := byRP[rp]
+		drop := map[string]bool{}
+		for _, m := range ms {
+			drop[m.Aggregate] = true
+		}
+		verb := "Would remove"
+		if !s.DryRun {
+			verb = "Removed"
+			_, err := pv.set(ctx, rp, func(have []string) []string {
+				keep := slices.DeleteFunc(slices.Clone(have), func(a string) bool { return drop[a] })
+				if len(keep) == len(have) {
+					return nil
+				}
+				return keep
+			})
+			if err != nil {
+				return fmt.Errorf("remove provider %s (host %s) from aggregates: %w", rp, ms[0].Host, err)
+			}
+		}
+		for _, m := range ms {
+			why := "no Nova aggregate has this uuid"
+			if m.Name != "" {
+				why = fmt.Sprintf("Nova's aggregate %s does not have the host", m.Name)
+			}
+			fmt.Fprintf(s.Out, "%s host (%s) and provider (%s) from aggregate (%s): %s.\n", verb, m.Host, m.Provider, m.Aggregate, why)
+			res.Removed = append(res.Removed, m)
+		}
+	}
+	return nil
+}
+
+// AggregatesMigration is the aggregate sync as a step of `migrate all`: one
+// pass does everything (it is not batched), so later batches find nothing.
+type AggregatesMigration struct {
+	Sync *AggregateSync
+	ran  bool
+}
+
+// Name implements Migration.
+func (m *AggregatesMigration) Name() string { return AggregatesName }
+
+// Run implements Migration: found counts the memberships to add or remove,
+// done those written. A run Nova would end with a non-zero code is an error
+// (its problems were printed on Sync.Err).
+func (m *AggregatesMigration) Run(ctx context.Context, _ int) (found, done int, err error) {
+	if m.ran {
+		return 0, 0, nil
+	}
+	m.ran = true
+	res, err := m.Sync.Run(ctx)
+	if res != nil {
+		found, done = res.Missing+len(res.Removed), len(res.Added)+len(res.Removed)
+	}
+	if err != nil {
+		return found, done, err
+	}
+	if res.Exit != AggExitOK {
+		return found, done, fmt.Errorf("the sync stopped or left hosts out (nova-manage placement sync_aggregates' exit code %d); see the messages above", res.Exit)
+	}
+	return found, done, nil
+}
