@@ -24,7 +24,10 @@ order, across all cells, and the table is oslo.upgradecheck's.
 
 Checks: Compute Node UUIDs, Resource Providers, Inventory Drift, Allocation Ratios,
 Over-committed Providers, Missing Root Provider IDs, Incomplete Consumers (Placement's
-own two), Orphaned Providers, Service Versions.
+own two), Orphaned Providers, Service Versions, Aggregates in Sync (a Warning when Nova's
+host aggregates and Placement's provider aggregates disagree either way: memberships
+rpctl migrate aggregates would add, hosts it cannot place, and memberships --prune would
+remove, with counts and the first hosts; needs the API database).
 
 A check that crashes, or cannot read its database (not configured, unreachable, a
 table missing), shows as a Failure naming the database; the other checks still run and
@@ -104,6 +107,9 @@ func runStatus(c *cobra.Command, f *Factory, o *StatusOptions) error {
 	}
 	defer dbs.Close()
 	env.Cells, env.CellErrs, env.Placement, env.PlacementErr = stores.StatusCells(dbs.Cells), dbs.CellErrs, stores.StatusPlacement(dbs.Placement), dbs.PlacementErr
+	aggs, closeAggs, aggErr := statusAggregates(ctx, src, dbs)
+	defer closeAggs()
+	env.Aggregates, env.AggregatesErr = aggs, aggErr
 
 	env.Prefetch(ctx, checks)
 	rep := status.Run(ctx, checks)

@@ -53,6 +53,11 @@ type Env struct {
 	// MinServiceVersion is the oldest nova-conductor/nova-osapi_compute
 	// version that passes; 0 means DefaultMinServiceVersion.
 	MinServiceVersion int64
+	// Aggregates compares Nova's host aggregates with Placement; nil with
+	// AggregatesErr when the API database cannot be read, nil without it
+	// when none is configured.
+	Aggregates    AggregateDiffer
+	AggregatesErr error
 	// Sample is how many hosts a message names before "and N more"; 0
 	// means 5.
 	Sample int
@@ -125,6 +130,7 @@ func Checks(e *Env) []Check {
 		{CheckIncompleteConsum, e.checkIncompleteConsumers},
 		{CheckOrphanedProviders, e.checkOrphans},
 		{CheckServiceVersions, e.checkServiceVersions},
+		{CheckAggregatesInSync, e.checkAggregates},
 	}
 }
 
