@@ -65,6 +65,12 @@ func (s *aggSide) apiExec(t *testing.T, q string, args ...any) {
 	}
 }
 
+// rpctlDB runs rpctl with Nova's databases and the Placement database.
+func (s *aggSide) rpctlDB(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	return rpctl(t, append([]string{"--api-db", s.api.URL, "--placement-db", s.pl.URL}, args...)...)
+}
+
 // rpctlAPI runs rpctl with Nova's databases and the placement-api.
 func (s *aggSide) rpctlAPI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
@@ -129,14 +135,14 @@ func diffMaps(t *testing.T, what string, want, got map[string]string) {
 // TestMigrateAggregatesParityWithNova runs Nova 26's own `nova-manage
 // placement sync_aggregates --verbose` on one copy of a sample cloud and
 // `rpctl migrate aggregates --verbose` through the real placement-api on
-// another, step by step: a host whose compute node has no provider (Nova
+// another and on the Placement database of a third, step by step: a host whose compute node has no provider (Nova
 // stops half-way), then hosts without a host mapping and without a compute
 // node, then a clean run, then a rerun. Every step must leave the same
 // memberships and generations on every provider, exit with the same code
 // and print the same sentences.
 func TestMigrateAggregatesParityWithNova(t *testing.T) {
 	testdb.RequirePython(t, "nova.cmd.manage", "pymysql")
-	sides := [2]*aggSide{newAggSide(t), newAggSide(t)}
+	sides := [3]*aggSide{newAggSide(t), newAggSide(t), newAggSide(t)}
 	nm := startNovaManage(t)
 
 	// The provider of a host in an early aggregate goes away on both.
@@ -185,9 +191,19 @@ func TestMigrateAggregatesParityWithNova(t *testing.T) {
 		if novaCode != st.want || rCode != st.want {
 			t.Errorf("%s: exit codes nova-manage %d, rpctl %d, want %d", st.name, novaCode, rCode, st.want)
 		}
-		nl, rl := novaLines(novaOut), novaLines(rOut+rErr)
+		dOut, dErr, dCode := sides[2].rpctlDB(t, "migrate", "aggregates", "--verbose")
+		if dCode != st.want {
+			t.Errorf("%s: rpctl on the database exited %d, want %d", st.name, dCode, st.want)
+		}
+		nl, rl, dl := novaLines(novaOut), novaLines(rOut+rErr), novaLines(dOut+dErr)
+		if len(nl) < 3 {
+			t.Errorf("%s: nova-manage printed too little to compare:\n%s", st.name, novaOut)
+		}
 		if !slices.Equal(nl, rl) {
 			t.Errorf("%s: output differs\nnova-manage:\n%s\nrpctl:\n%s", st.name, strings.Join(nl, "\n"), strings.Join(rl, "\n"))
+		}
+		if !slices.Equal(nl, dl) {
+			t.Errorf("%s: output on the database differs\nnova-manage:\n%s\nrpctl:\n%s", st.name, strings.Join(nl, "\n"), strings.Join(dl, "\n"))
 		}
 		if st.must != "" && !slices.Contains(rl, st.must) {
 			t.Errorf("%s: rpctl did not say %q:\n%s", st.name, st.must, strings.Join(rl, "\n"))
@@ -199,10 +215,186 @@ func TestMigrateAggregatesParityWithNova(t *testing.T) {
 				t.Errorf("%s: rpctl did not list the unmapped host:\n%s", st.name, strings.Join(rl, "\n"))
 			}
 		}
-		diffMaps(t, st.name+": provider", sides[0].memberships(t), sides[1].memberships(t))
+		want := sides[0].memberships(t)
+		diffMaps(t, st.name+": provider", want, sides[1].memberships(t))
+		diffMaps(t, st.name+": provider (database)", want, sides[2].memberships(t))
 		if t.Failed() {
 			t.Logf("nova-manage (exit %d):\n%s\nrpctl (exit %d):\n%s%s", novaCode, novaOut, rCode, rOut, rErr)
 			return
 		}
+	}
+}
+
+// TestMigrateAggregatesPrune plants stray memberships after a sync — a
+// Nova aggregate's uuid on a host Nova does not put in it, an aggregate
+// Nova does not know on a compute node — beside a sharing provider's
+// aggregate that must stay, and requires --prune --dry-run to list exactly
+// the two strays and change nothing, --prune to remove exactly them (one
+// write each), and every other provider to stay as it was. capacity
+// --aggregate and candidates --member-of then see the synced aggregates.
+func TestMigrateAggregatesPrune(t *testing.T) {
+	s := newAggSide(t)
+	if out, errOut, code := s.rpctlAPI(t, "migrate", "aggregates"); code != 0 {
+		t.Fatalf("sync: exit %d\n%s%s", code, out, errOut)
+	}
+	aggUUID := func(name string) string {
+		var u string
+		if err := testdb.Open(t, s.api.DSN, storage.RoleAPI).QueryRow("SELECT uuid FROM aggregates WHERE name = ?", name).Scan(&u); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	gpu, az1 := aggUUID("gpu"), aggUUID("az1")
+	var hostA, rpA, hostB, rpB string
+	db := testdb.Open(t, s.cell.DSN, storage.RoleCell)
+	rows, err := db.Query("SELECT host, uuid FROM compute_nodes WHERE deleted = 0 ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inGPU := map[string]bool{}
+	gpuRows, err := testdb.Open(t, s.api.DSN, storage.RoleAPI).Query("SELECT h.host FROM aggregate_hosts h JOIN aggregates a ON a.id = h.aggregate_id WHERE a.name = 'gpu'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gpuRows.Next() {
+		var h string
+		gpuRows.Scan(&h)
+		inGPU[h] = true
+	}
+	gpuRows.Close()
+	for rows.Next() {
+		var h, u string
+		rows.Scan(&h, &u)
+		switch {
+		case hostA == "" && !inGPU[h]:
+			hostA, rpA = h, u
+		case hostA != "" && hostB == "":
+			hostB, rpB = h, u
+		}
+	}
+	rows.Close()
+	const unknown, shared = "5eed0000-0000-4000-8000-00000000dead", "5eed0000-0000-4000-8000-0000000005ad"
+	put := func(rp string, add ...string) {
+		t.Helper()
+		code, body := testdb.PlacementGet(t, s.pl.Base, "/resource_providers/"+rp+"/aggregates", "1.19")
+		var v struct {
+			Aggregates []string `json:"aggregates"`
+			Generation int64    `json:"resource_provider_generation"`
+		}
+		if code != 200 || json.Unmarshal(body, &v) != nil {
+			t.Fatalf("GET aggregates of %s: %d %s", rp, code, body)
+		}
+		b, _ := json.Marshal(map[string]any{"aggregates": append(v.Aggregates, add...), "resource_provider_generation": v.Generation})
+		if code, body := testdb.PlacementDo(t, "PUT", s.pl.Base, "/resource_providers/"+rp+"/aggregates", "1.19", string(b)); code != 200 {
+			t.Fatalf("PUT aggregates of %s: %d %s", rp, code, body)
+		}
+	}
+	// A sharing provider's aggregate with a compute node in it: kept.
+	if code, body := testdb.PlacementDo(t, "POST", s.pl.Base, "/resource_providers", "1.19", `{"name": "ceph-pool", "uuid": "5eed0000-0000-4000-8000-0000000000c0"}`); code != 200 && code != 201 {
+		t.Fatalf("create sharing provider: %d %s", code, body)
+	}
+	put("5eed0000-0000-4000-8000-0000000000c0", shared)
+	put(rpB, shared)
+	put(rpA, gpu, unknown)
+	before := s.memberships(t)
+
+	out, errOut, code := s.rpctlAPI(t, "migrate", "aggregates", "--prune", "--dry-run")
+	wantLines := []string{
+		fmt.Sprintf("Would remove host (%s) and provider (%s) from aggregate (%s): Nova's aggregate gpu does not have the host.", hostA, rpA, gpu),
+		fmt.Sprintf("Would remove host (%s) and provider (%s) from aggregate (%s): no Nova aggregate has this uuid.", hostA, rpA, unknown),
+	}
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "Would") {
+			got = append(got, l)
+		}
+	}
+	if code != 0 || !slices.Equal(got, wantLines) {
+		t.Errorf("--prune --dry-run: exit %d, listed\n%s\nwant\n%s\n%s", code, strings.Join(got, "\n"), strings.Join(wantLines, "\n"), errOut)
+	}
+	diffMaps(t, "after --dry-run: provider", before, s.memberships(t))
+
+	// The removal itself on the database (the same Store contract).
+	out, errOut, code = s.rpctlDB(t, "migrate", "aggregates", "--prune")
+	if code != 0 || strings.Count(out, "Removed host") != 2 {
+		t.Errorf("--prune: exit %d\n%s%s", code, out, errOut)
+	}
+	after := s.memberships(t)
+	var nameA string
+	for name := range before {
+		if strings.Contains(before[name], unknown) {
+			nameA = name
+		}
+	}
+	if nameA == "" {
+		t.Fatalf("no provider holds the planted aggregate:\n%v", before)
+	}
+	for name, b := range before {
+		if name == nameA {
+			continue
+		}
+		if after[name] != b {
+			t.Errorf("provider %s changed: %s -> %s", name, b, after[name])
+		}
+	}
+	// The planted provider lost exactly the two strays, in one write.
+	var gen int64
+	fmt.Sscanf(before[nameA], "200 gen=%d", &gen)
+	list := strings.Fields(strings.Trim(before[nameA][strings.Index(before[nameA], "["):], "[]"))
+	list = slices.DeleteFunc(list, func(a string) bool { return a == gpu || a == unknown })
+	if want := fmt.Sprintf("200 gen=%d %v", gen+1, list); after[nameA] != want {
+		t.Errorf("provider %s after --prune: %s, want %s", nameA, after[nameA], want)
+	}
+	if out, errOut, code := s.rpctlAPI(t, "migrate", "aggregates", "--prune", "--dry-run"); code != 0 || strings.Contains(out, "Would") {
+		t.Errorf("after --prune, a dry run still finds work: exit %d\n%s%s", code, out, errOut)
+	}
+
+	// capacity and candidates see the synced aggregates.
+	var azHosts []string
+	azRows, err := testdb.Open(t, s.api.DSN, storage.RoleAPI).Query("SELECT h.host FROM aggregate_hosts h JOIN aggregates a ON a.id = h.aggregate_id WHERE a.name = 'az1' ORDER BY h.host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for azRows.Next() {
+		var h string
+		azRows.Scan(&h)
+		azHosts = append(azHosts, h)
+	}
+	azRows.Close()
+	out, errOut, code = s.rpctlDB(t, "-f", "json", "capacity", "--flavor", "m1.small", "--aggregate", "az1")
+	var capOut capacityOut
+	if err := json.Unmarshal([]byte(out), &capOut); code != 0 || err != nil {
+		t.Fatalf("capacity --aggregate az1: exit %d %v\n%s%s", code, err, out, errOut)
+	}
+	var capHosts []string
+	for _, h := range capOut.Hosts {
+		capHosts = append(capHosts, h.Host)
+	}
+	sort.Strings(capHosts)
+	if !slices.Equal(capHosts, azHosts) {
+		t.Errorf("capacity --aggregate az1 hosts %v, Nova's az1 %v", capHosts, azHosts)
+	}
+	out, errOut, code = s.rpctlDB(t, "-f", "json", "candidates", "--resources", "VCPU:1", "--member-of", az1)
+	var cands struct {
+		Summaries map[string]any `json:"provider_summaries"`
+	}
+	if err := json.Unmarshal([]byte(out), &cands); code != 0 || err != nil {
+		t.Fatalf("candidates --member-of az1: exit %d %v\n%s%s", code, err, out, errOut)
+	}
+	rpHost := map[string]string{}
+	for _, h := range capOut.Hosts {
+		rpHost[h.ProviderUUID] = h.Host
+	}
+	var candHosts []string
+	for u := range cands.Summaries {
+		h, ok := rpHost[u]
+		if !ok {
+			t.Errorf("candidate %s is not an az1 host's provider", u)
+		}
+		candHosts = append(candHosts, h)
+	}
+	sort.Strings(candHosts)
+	if len(candHosts) == 0 || len(candHosts) > len(azHosts) {
+		t.Errorf("candidates --member-of az1: %v, Nova's az1 %v", candHosts, azHosts)
 	}
 }

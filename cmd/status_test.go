@@ -58,7 +58,7 @@ func TestStatusSampleCloudMigration(t *testing.T) {
 	for name, want := range map[string]int{
 		"Compute Node UUIDs": 1, "Resource Providers": 1, "Allocation Ratios": 1, "Instances Without Allocations": 1,
 		"Inventory Drift": 0, "Over-committed Providers": 0, "Missing Root Provider IDs": 0,
-		"Incomplete Consumers": 0, "Orphaned Providers": 0, "Service Versions": 0,
+		"Incomplete Consumers": 0, "Orphaned Providers": 0, "Service Versions": 0, "Aggregates in Sync": 1,
 	} {
 		if got[name] != want {
 			t.Errorf("before migration: %s = %d, want %d\n%s", name, got[name], want, out)
