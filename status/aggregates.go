@@ -18,10 +18,20 @@ type AggregateDiffer interface {
 }
 
 func (e *Env) checkAggregates(ctx context.Context) (Code, string, error) {
-	if e.Aggregates == nil {
-		if e.AggregatesErr != nil {
-			return unavailable(e.AggregatesErr)
+	// Every cell counts: a host of a dead cell would look unplaceable.
+	errs := append([]error(nil), e.CellErrs...)
+	if e.Placement == nil {
+		errs = append(errs, e.placementErr())
+	}
+	if e.AggregatesErr != nil {
+		errs = append(errs, e.AggregatesErr)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return unavailable(errs...)
 		}
+	}
+	if e.Aggregates == nil {
 		// No API database configured at all: there are no Nova aggregates
 		// to compare (a cell-and-Placement-only setup).
 		return Success, "No Nova API database configured: host aggregates not compared.", nil
