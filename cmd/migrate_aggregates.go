@@ -16,7 +16,7 @@ import (
 func init() {
 	registerMigration(migrationSpec{
 		Name:  "aggregates",
-		Order: 20, // after inventory: the providers must exist
+		Order: 25, // after inventory (the providers must exist) and ratios
 		Short: "Mirror Nova's host aggregates into Placement (nova-manage placement sync_aggregates)",
 		Long: `Each Nova host aggregate's uuid is added to the resource provider of each of its hosts'
 compute node, as nova-manage placement sync_aggregates does: aggregates in id order, hosts
