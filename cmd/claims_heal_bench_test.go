@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -52,12 +49,7 @@ func benchHealRows(nodes, perNode int) ([]nova.ComputeNode, []nova.Instance) {
 // rpctl migrate inventory.
 func benchHealCloud(b *testing.B, nodes, perNode int) *healSide {
 	b.Helper()
-	s := &healSide{cell: testdb.NewMySQL(b), api: testdb.NewMySQL(b), placement: testdb.NewMySQL(b)}
-	prefix := s.cell.URL[:strings.LastIndex(s.cell.URL, "/")]
-	script := filepath.Join(testdb.RepoRoot(), "scripts", "reference-dbsync.sh")
-	if out, err := exec.Command(script, prefix, s.cell.Name, s.api.Name, s.placement.Name).CombinedOutput(); err != nil {
-		b.Fatalf("reference db sync: %v\n%s", err, out)
-	}
+	s := referenceSide(b)
 	ctx := context.Background()
 	ns, is := benchHealRows(nodes, perNode)
 	cell := openDB(b, s.cell, storage.RoleCell)

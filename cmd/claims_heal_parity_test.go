@@ -194,12 +194,7 @@ func openDB(t testing.TB, m *testdb.MySQL, role storage.Role) *storage.DB {
 // buildHealCloud writes c into Nova's own schemas and the real Placement.
 func buildHealCloud(t *testing.T, c *healCloud) *healSide {
 	t.Helper()
-	s := &healSide{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), placement: testdb.NewMySQL(t)}
-	prefix := s.cell.URL[:strings.LastIndex(s.cell.URL, "/")]
-	script := filepath.Join(testdb.RepoRoot(), "scripts", "reference-dbsync.sh")
-	if out, err := exec.Command(script, prefix, s.cell.Name, s.api.Name, s.placement.Name).CombinedOutput(); err != nil {
-		t.Fatalf("reference db sync: %v\n%s", err, out)
-	}
+	s := referenceSide(t)
 	ctx := context.Background()
 	cell := openDB(t, s.cell, storage.RoleCell)
 	if err := celldb.InsertCellRows(ctx, cell, nova.CellRows{ComputeNodes: c.nodes, Instances: c.instances, Migrations: c.migrations}); err != nil {

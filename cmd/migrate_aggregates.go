@@ -48,7 +48,6 @@ databases. migrate all runs it after inventory.`,
 			{migrate.AggExitUpdate, "a provider's aggregates could not be written"},
 			{migrate.AggExitUnmapped, "aggregate hosts without a host mapping (run nova-manage cell_v2 discover_hosts)"},
 			{migrate.AggExitNoCompute, "aggregate hosts without a compute node record"},
-			{exitUnexpected, "unexpected error (configuration, unreachable database or API, --prune failed)"},
 		},
 	})
 }

@@ -30,12 +30,7 @@ const benchAggAggregates = 500
 // migrate inventory; the placement-api serves the Placement database.
 func benchAggCloud(b *testing.B, hosts int) *healSide {
 	b.Helper()
-	s := &healSide{cell: testdb.NewMySQL(b), api: testdb.NewMySQL(b), placement: testdb.NewMySQL(b)}
-	prefix := s.cell.URL[:strings.LastIndex(s.cell.URL, "/")]
-	script := filepath.Join(testdb.RepoRoot(), "scripts", "reference-dbsync.sh")
-	if out, err := exec.Command(script, prefix, s.cell.Name, s.api.Name, s.placement.Name).CombinedOutput(); err != nil {
-		b.Fatalf("reference db sync: %v\n%s", err, out)
-	}
+	s := referenceSide(b)
 	ctx := context.Background()
 	created := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
 	var ns []nova.ComputeNode
@@ -139,4 +134,17 @@ func BenchmarkMigrateAggregates(b *testing.B) {
 		b.ReportMetric(rpctlBig.Seconds(), "rpctl-db-100k-s")
 		b.ReportMetric(novaBig/rpctlBig.Seconds(), "speedup-100k-x")
 	}
+}
+
+// referenceSide is a cloud's three databases with Nova's and Placement's
+// own schemas (scripts/reference-dbsync.sh), without the placement-api.
+func referenceSide(tb testing.TB) *healSide {
+	tb.Helper()
+	s := &healSide{cell: testdb.NewMySQL(tb), api: testdb.NewMySQL(tb), placement: testdb.NewMySQL(tb)}
+	prefix := s.cell.URL[:strings.LastIndex(s.cell.URL, "/")]
+	script := filepath.Join(testdb.RepoRoot(), "scripts", "reference-dbsync.sh")
+	if out, err := exec.Command(script, prefix, s.cell.Name, s.api.Name, s.placement.Name).CombinedOutput(); err != nil {
+		tb.Fatalf("reference db sync: %v\n%s", err, out)
+	}
+	return s
 }

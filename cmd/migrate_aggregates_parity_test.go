@@ -65,6 +65,25 @@ func (s *aggSide) apiExec(t *testing.T, q string, args ...any) {
 	}
 }
 
+// aggregateHosts lists the hosts of the Nova aggregate of that name.
+func (s *aggSide) aggregateHosts(t *testing.T, name string) []string {
+	t.Helper()
+	rows, err := testdb.Open(t, s.api.DSN, storage.RoleAPI).Query("SELECT h.host FROM aggregate_hosts h JOIN aggregates a ON a.id = h.aggregate_id WHERE a.name = ? ORDER BY h.host", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
 // rpctlDB runs rpctl with Nova's databases and the Placement database.
 func (s *aggSide) rpctlDB(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
@@ -252,16 +271,9 @@ func TestMigrateAggregatesPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	inGPU := map[string]bool{}
-	gpuRows, err := testdb.Open(t, s.api.DSN, storage.RoleAPI).Query("SELECT h.host FROM aggregate_hosts h JOIN aggregates a ON a.id = h.aggregate_id WHERE a.name = 'gpu'")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for gpuRows.Next() {
-		var h string
-		gpuRows.Scan(&h)
+	for _, h := range s.aggregateHosts(t, "gpu") {
 		inGPU[h] = true
 	}
-	gpuRows.Close()
 	for rows.Next() {
 		var h, u string
 		rows.Scan(&h, &u)
@@ -350,17 +362,7 @@ func TestMigrateAggregatesPrune(t *testing.T) {
 	}
 
 	// capacity and candidates see the synced aggregates.
-	var azHosts []string
-	azRows, err := testdb.Open(t, s.api.DSN, storage.RoleAPI).Query("SELECT h.host FROM aggregate_hosts h JOIN aggregates a ON a.id = h.aggregate_id WHERE a.name = 'az1' ORDER BY h.host")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for azRows.Next() {
-		var h string
-		azRows.Scan(&h)
-		azHosts = append(azHosts, h)
-	}
-	azRows.Close()
+	azHosts := s.aggregateHosts(t, "az1")
 	out, errOut, code = s.rpctlDB(t, "-f", "json", "capacity", "--flavor", "m1.small", "--aggregate", "az1")
 	var capOut capacityOut
 	if err := json.Unmarshal([]byte(out), &capOut); code != 0 || err != nil {

@@ -236,14 +236,23 @@ func (v *placementView) set(ctx context.Context, uuid string, change func(have [
 	}
 }
 
+// load reads Nova's side, then Placement's.
+func (s *AggregateSync) load(ctx context.Context) (*novaView, *placementView, error) {
+	nv, err := s.loadNova(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	pv, err := newPlacementView(ctx, s.Placement)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nv, pv, nil
+}
+
 // Run syncs, then prunes when asked. The exit code is Nova's; an error is
 // a failure of a database or of Placement before anything could be decided.
 func (s *AggregateSync) Run(ctx context.Context) (*AggregateResult, error) {
-	nv, err := s.loadNova(ctx)
-	if err != nil {
-		return nil, err
-	}
-	pv, err := newPlacementView(ctx, s.Placement)
+	nv, pv, err := s.load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -375,11 +384,7 @@ type AggregateDiff struct {
 // Diff compares Nova's aggregates with Placement's memberships, writing
 // nothing.
 func (s *AggregateSync) Diff(ctx context.Context) (*AggregateDiff, error) {
-	nv, err := s.loadNova(ctx)
-	if err != nil {
-		return nil, err
-	}
-	pv, err := newPlacementView(ctx, s.Placement)
+	nv, pv, err := s.load(ctx)
 	if err != nil {
 		return nil, err
 	}
