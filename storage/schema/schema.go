@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -144,7 +145,18 @@ func initPart(ctx context.Context, db *storage.DB, part Part) (InitResult, error
 	if len(res.Present) == len(Tables(part)) {
 		return res, nil
 	}
-	if len(res.Present) > 0 {
+	absent := missing(Tables(part), res.Present)
+	if len(res.Present) > 0 && slices.Equal(absent, addedLater[part]) {
+		// A database rpctl created before these tables were in its
+		// schema: they are added, nothing else is touched.
+		keep := stmts[:0:0]
+		for _, st := range stmts {
+			if slices.Contains(absent, st.Table) {
+				keep = append(keep, st)
+			}
+		}
+		stmts = keep
+	} else if len(res.Present) > 0 {
 		return res, db.Errorf("the %s schema is incomplete: tables %s exist but %s do not; rpctl init only creates a schema in an empty database",
 			part, strings.Join(res.Present, ", "), strings.Join(missing(Tables(part), res.Present), ", "))
 	}
@@ -172,6 +184,12 @@ func initPart(ctx context.Context, db *storage.DB, part Part) (InitResult, error
 		}
 	}
 	return res, nil
+}
+
+// addedLater are the tables a part gained after rpctl first created it, in
+// schema order; Init adds them to a database that has the rest.
+var addedLater = map[Part][]string{
+	PartAPI: {"aggregates", "aggregate_hosts", "aggregate_metadata"},
 }
 
 func missing(all, present []string) []string {
