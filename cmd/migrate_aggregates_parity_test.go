@@ -30,7 +30,7 @@ func newAggSide(t *testing.T) *aggSide {
 	s := &aggSide{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), pl: placementtest.New(t)}
 	for _, args := range [][]string{
 		{"--cell-db", s.cell.URL, "--api-db", s.api.URL, "init"},
-		{"--cell-db", s.cell.URL, "--api-db", s.api.URL, "sample-cloud", "--nodes", "24", "--seed", "11", "--max-instances-per-node", "-1"},
+		{"--cell-db", s.cell.URL, "--api-db", s.api.URL, "sample-cloud", "--nodes", "24", "--seed", "11"},
 	} {
 		if _, errOut, code := rpctl(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
@@ -404,7 +404,7 @@ func TestMigrateAggregatesPrune(t *testing.T) {
 		candRPs = append(candRPs, u)
 	}
 	sort.Strings(candRPs)
-	// Every az1 host has VCPU to spare in this cloud (no instances).
+	// Every az1 host has VCPU to spare (instances hold no allocations yet).
 	if !slices.Equal(candRPs, azRPs) {
 		t.Errorf("candidates --member-of az1: %v, Nova's az1 hosts' providers %v", candRPs, azRPs)
 	}
