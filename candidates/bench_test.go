@@ -164,7 +164,7 @@ func wideTreeInput(n int, classes []string) *ModelInput {
 			UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", id), Name: fmt.Sprintf("child%d", i)})
 		for _, c := range classes {
 			in.Inventories = append(in.Inventories, InventoryRow{ProviderID: id,
-				ResourceClassID: int64(slices.Index(StandardResourceClasses, c)), Total: 4, MinUnit: 1,
+				ResourceClassID: int64(slices.Index(StandardResourceClasses(), c)), Total: 4, MinUnit: 1,
 				MaxUnit: 4, StepSize: 1, AllocationRatio: 1})
 		}
 	}

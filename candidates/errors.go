@@ -3,9 +3,9 @@ package candidates
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 
+	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/internal/pyjson"
 )
 
@@ -81,9 +81,9 @@ func statusText(status int) (title, explanation string) {
 }
 
 var (
-	brRE      = regexp.MustCompile(`(?is)<br.*?>`)
-	commentRE = regexp.MustCompile(`<!--|-->`)
-	tagRE     = regexp.MustCompile(`(?s)<.*?>`)
+	brRE      = &lazyre.Regexp{Expr: `(?is)<br.*?>`}
+	commentRE = &lazyre.Regexp{Expr: `<!--|-->`}
+	tagRE     = &lazyre.Regexp{Expr: `(?s)<.*?>`}
 )
 
 // stripTags is webob.exc.strip_tags, which Placement applies to the whole
@@ -92,9 +92,9 @@ var (
 func stripTags(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	s = strings.ReplaceAll(s, "\r", "")
-	s = brRE.ReplaceAllString(s, "\n")
-	s = commentRE.ReplaceAllString(s, "")
-	return tagRE.ReplaceAllString(s, "")
+	s = brRE.Get().ReplaceAllString(s, "\n")
+	s = commentRE.Get().ReplaceAllString(s, "")
+	return tagRE.Get().ReplaceAllString(s, "")
 }
 
 // CeilingError is a search stopped because the answer would hold more

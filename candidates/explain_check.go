@@ -72,12 +72,17 @@ func (m *Model) CheckExplain(req *Request) error {
 	return nil
 }
 
-// groupLevel are the kinds that blame one group on its own.
-var groupLevel = map[ReasonKind]bool{
-	ReasonNotInTree: true, ReasonMissingClass: true, ReasonCapacity: true, ReasonMinUnit: true,
-	ReasonMaxUnit: true, ReasonStepSize: true, ReasonNotInAggregate: true,
-	ReasonForbiddenAggregate: true, ReasonForbiddenTrait: true, ReasonMissingTrait: true,
-	ReasonResourceless: true, ReasonGroupUnsatisfied: true, ReasonSharingOnly: true,
+// groupLevel says whether a kind blames one group on its own (a switch, not
+// a map: nothing is built at init).
+func groupLevel(k ReasonKind) bool {
+	switch k {
+	case ReasonNotInTree, ReasonMissingClass, ReasonCapacity, ReasonMinUnit,
+		ReasonMaxUnit, ReasonStepSize, ReasonNotInAggregate,
+		ReasonForbiddenAggregate, ReasonForbiddenTrait, ReasonMissingTrait,
+		ReasonResourceless, ReasonGroupUnsatisfied, ReasonSharingOnly:
+		return true
+	}
+	return false
 }
 
 func (m *Model) checkReason(req *Request, r int32, e *Explanation) error {
@@ -90,7 +95,7 @@ func (m *Model) checkReason(req *Request, r int32, e *Explanation) error {
 	if rootFails(m, req, r) {
 		return fmt.Errorf("root_required rules the root out first")
 	}
-	if groupLevel[e.Kind] {
+	if groupLevel(e.Kind) {
 		g := req.Group(e.Group)
 		if g == nil {
 			return fmt.Errorf("no group %q in the request", e.Group)

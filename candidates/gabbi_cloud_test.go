@@ -160,7 +160,7 @@ func (c *cloud) toModel(t testing.TB) *Model {
 		ids[p.Name] = int64(i + 1)
 	}
 	classIDs := map[string]int64{}
-	for i, n := range StandardResourceClasses {
+	for i, n := range StandardResourceClasses() {
 		classIDs[n] = int64(i)
 	}
 	traitIDs := map[string]int64{}
@@ -172,7 +172,7 @@ func (c *cloud) toModel(t testing.TB) *Model {
 		in.Traits = append(in.Traits, NamedRow{ID: traitIDs[n], Name: n})
 		return traitIDs[n]
 	}
-	for _, n := range StandardTraits {
+	for _, n := range StandardTraits() {
 		addTrait(n)
 	}
 	aggNames := make([]string, 0, len(c.Aggregates))

@@ -12,16 +12,17 @@ import (
 	"github.com/rpctl/rpctl/internal/standards"
 )
 
-// StandardResourceClasses are os-resource-classes 1.1.0's STANDARDS (the one
-// copy lives in package standards). Placement's id for each is its index in
-// this list, and custom classes get database ids from 10000 up. The id order
-// matters because Placement builds per-tree products in class-id order.
-var StandardResourceClasses = standards.ResourceClasses()
+// StandardResourceClasses returns os-resource-classes 1.1.0's STANDARDS (the
+// one copy lives in package standards; shared, do not modify). Placement's id
+// for each is its index in this list, and custom classes get database ids
+// from 10000 up. The id order matters because Placement builds per-tree
+// products in class-id order.
+func StandardResourceClasses() []string { return standards.ResourceClasses() }
 
-// StandardTraits are the os-traits 2.9.0 names that Placement 8.0.0 syncs
-// into its traits table at start-up. Tests and synthetic clouds use them;
-// a model loaded from a real database gets its trait list from there.
-var StandardTraits = standards.Traits()
+// StandardTraits returns the os-traits 2.9.0 names that Placement 8.0.0
+// syncs into its traits table at start-up. Tests and synthetic clouds use
+// them; a model loaded from a real database gets its trait list from there.
+func StandardTraits() []string { return standards.Traits() }
 
 // FirstCustomResourceClassID is where Placement starts numbering custom
 // resource classes.
@@ -106,7 +107,7 @@ type ModelInput struct {
 	Inventories []InventoryRow
 	Usages      []UsageRow
 	// ResourceClasses lists custom classes (ids >= 10000). Standard classes
-	// are always known with ids 0..len(StandardResourceClasses)-1; a row
+	// are always known with ids 0..len(StandardResourceClasses())-1; a row
 	// naming a standard class is accepted and ignored.
 	ResourceClasses    []NamedRow
 	Traits             []NamedRow
@@ -308,9 +309,9 @@ func NewModel(in *ModelInput) (*Model, error) {
 	}
 
 	// Resource classes: dense indexes, standard first.
-	m.classIndex = make(map[string]int32, len(StandardResourceClasses)+len(in.ResourceClasses))
+	m.classIndex = make(map[string]int32, len(StandardResourceClasses())+len(in.ResourceClasses))
 	classByID := make(map[int64]int32)
-	for i, name := range StandardResourceClasses {
+	for i, name := range StandardResourceClasses() {
 		m.classIndex[name] = int32(len(m.classes))
 		classByID[int64(i)] = int32(len(m.classes))
 		m.classes = append(m.classes, rclass{id: int64(i), name: name})

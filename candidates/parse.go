@@ -401,7 +401,7 @@ func validateSchema(q query, mv Microversion) error {
 	}
 	if msg != "" {
 		schemaPath, instancePath = "schema", "instance"
-		schemaText = schemaPformat[schemaVersion(mv)]
+		schemaText = schemaPformat(schemaVersion(mv))
 		instanceText = pformatDict(d)
 	} else {
 		if v, ok := d["limit"]; ok && mv >= 16 && !limitPatternOK(v) {
@@ -1174,17 +1174,30 @@ func pyWordParts(line string) []string {
 	return parts
 }
 
-// pprint.pformat(schema, width=72) of each GET_SCHEMA_1_xx, keyed by xx.
-var schemaPformat = map[Microversion]string{
-	10: "{'additionalProperties': False,\n 'properties': {'resources': {'type': 'string'}},\n 'required': ['resources'],\n 'type': 'object'}",
-	16: "{'additionalProperties': False,\n 'properties': {" + limitProp + ",\n                'resources': {'type': 'string'}},\n 'required': ['resources'],\n 'type': 'object'}",
-	17: "{'additionalProperties': False,\n 'properties': {" + limitProp + ",\n                'required': {'type': ['string']},\n                'resources': {'type': 'string'}},\n 'required': ['resources'],\n 'type': 'object'}",
-	21: "{'additionalProperties': False,\n 'properties': {" + limitProp + ",\n                'member_of': {'type': ['string']},\n                'required': {'type': ['string']},\n                'resources': {'type': 'string'}},\n 'required': ['resources'],\n 'type': 'object'}",
-	25: "{'additionalProperties': False,\n 'patternProperties': {'^member_of([1-9][0-9]*)?$': {'type': 'string'},\n                       '^required([1-9][0-9]*)?$': {'type': 'string'},\n                       '^resources([1-9][0-9]*)?$': {'type': 'string'}},\n" + props125 + "},\n 'type': 'object'}",
-	31: "{'additionalProperties': False,\n 'patternProperties': {'^in_tree([1-9][0-9]*)?$': {'type': 'string'},\n                       '^member_of([1-9][0-9]*)?$': {'type': 'string'},\n                       '^required([1-9][0-9]*)?$': {'type': 'string'},\n                       '^resources([1-9][0-9]*)?$': {'type': 'string'}},\n" + props125 + "},\n 'type': 'object'}",
-	33: patterns133 + props125 + "},\n 'type': 'object'}",
-	35: patterns133 + props125 + ",\n                'root_required': {'type': ['string']}},\n 'type': 'object'}",
-	36: patterns133 + props125 + ",\n                'root_required': {'type': ['string']},\n                'same_subtree': {'type': ['string']}},\n 'type': 'object'}",
+// schemaPformat is pprint.pformat(schema, width=72) of GET_SCHEMA_1_xx (a
+// switch, not a map: nothing is built at init).
+func schemaPformat(xx Microversion) string {
+	switch xx {
+	case 10:
+		return "{'additionalProperties': False,\n 'properties': {'resources': {'type': 'string'}},\n 'required': ['resources'],\n 'type': 'object'}"
+	case 16:
+		return "{'additionalProperties': False,\n 'properties': {" + limitProp + ",\n                'resources': {'type': 'string'}},\n 'required': ['resources'],\n 'type': 'object'}"
+	case 17:
+		return "{'additionalProperties': False,\n 'properties': {" + limitProp + ",\n                'required': {'type': ['string']},\n                'resources': {'type': 'string'}},\n 'required': ['resources'],\n 'type': 'object'}"
+	case 21:
+		return "{'additionalProperties': False,\n 'properties': {" + limitProp + ",\n                'member_of': {'type': ['string']},\n                'required': {'type': ['string']},\n                'resources': {'type': 'string'}},\n 'required': ['resources'],\n 'type': 'object'}"
+	case 25:
+		return "{'additionalProperties': False,\n 'patternProperties': {'^member_of([1-9][0-9]*)?$': {'type': 'string'},\n                       '^required([1-9][0-9]*)?$': {'type': 'string'},\n                       '^resources([1-9][0-9]*)?$': {'type': 'string'}},\n" + props125 + "},\n 'type': 'object'}"
+	case 31:
+		return "{'additionalProperties': False,\n 'patternProperties': {'^in_tree([1-9][0-9]*)?$': {'type': 'string'},\n                       '^member_of([1-9][0-9]*)?$': {'type': 'string'},\n                       '^required([1-9][0-9]*)?$': {'type': 'string'},\n                       '^resources([1-9][0-9]*)?$': {'type': 'string'}},\n" + props125 + "},\n 'type': 'object'}"
+	case 33:
+		return patterns133 + props125 + "},\n 'type': 'object'}"
+	case 35:
+		return patterns133 + props125 + ",\n                'root_required': {'type': ['string']}},\n 'type': 'object'}"
+	case 36:
+		return patterns133 + props125 + ",\n                'root_required': {'type': ['string']},\n                'same_subtree': {'type': ['string']}},\n 'type': 'object'}"
+	}
+	return ""
 }
 
 const (

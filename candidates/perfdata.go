@@ -43,10 +43,10 @@ type inputBuilder struct {
 
 func newInputBuilder() *inputBuilder {
 	b := &inputBuilder{in: &ModelInput{}, traits: map[string]int64{}, aggs: map[string]int64{}, rcs: map[string]int64{}}
-	for i, n := range StandardResourceClasses {
+	for i, n := range StandardResourceClasses() {
 		b.rcs[n] = int64(i)
 	}
-	for _, t := range StandardTraits {
+	for _, t := range StandardTraits() {
 		b.trait(t)
 	}
 	return b

@@ -115,14 +115,19 @@ type Nova struct {
 	moving map[hostNode]map[string]bool
 }
 
-// finished are the migration statuses Nova's
-// migration_get_in_progress_by_host_and_node treats as over.
-var finished = map[string]bool{"confirmed": true, "reverted": true, "error": true, "failed": true,
-	"completed": true, "cancelled": true, "done": true}
+// finished says whether Nova's migration_get_in_progress_by_host_and_node
+// treats a migration status as over.
+func finished(status string) bool {
+	switch status {
+	case "confirmed", "reverted", "error", "failed", "completed", "cancelled", "done":
+		return true
+	}
+	return false
+}
 
 // InProgress says whether Nova counts a migration as in progress. A NULL
 // status (read as "") fails Nova's SQL NOT IN, so it is not.
-func InProgress(m MigrationState) bool { return m.Status != "" && !finished[m.Status] }
+func InProgress(m MigrationState) bool { return m.Status != "" && !finished(m.Status) }
 
 // LoadNova reads compute nodes, instances and migrations of every cell.
 func LoadNova(ctx context.Context, cells []CellView) (*Nova, error) {

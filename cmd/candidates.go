@@ -413,34 +413,52 @@ func escapeQueryValue(v string) string {
 	return b.String()
 }
 
-// reasonTitles name each kind of explanation for a person reading the table.
-var reasonTitles = map[candidates.ReasonKind]string{
-	candidates.ReasonBadRequest:         "invalid request",
-	candidates.ReasonRootRequired:       "root_required",
-	candidates.ReasonNotInTree:          "not in in_tree",
-	candidates.ReasonMissingClass:       "no such resource",
-	candidates.ReasonCapacity:           "not enough free",
-	candidates.ReasonMinUnit:            "below min_unit",
-	candidates.ReasonMaxUnit:            "above max_unit",
-	candidates.ReasonStepSize:           "not a step_size multiple",
-	candidates.ReasonNotInAggregate:     "not in aggregate",
-	candidates.ReasonForbiddenAggregate: "in forbidden aggregate",
-	candidates.ReasonForbiddenTrait:     "has forbidden trait",
-	candidates.ReasonMissingTrait:       "missing trait",
-	candidates.ReasonResourceless:       "resourceless group quirk",
-	candidates.ReasonGroupUnsatisfied:   "group cannot be satisfied",
-	candidates.ReasonNoCombination:      "groups do not combine",
-	candidates.ReasonIsolate:            "isolate conflict",
-	candidates.ReasonSameSubtree:        "same_subtree conflict",
-	candidates.ReasonMergedCapacity:     "groups together exceed capacity",
-	candidates.ReasonNestedBefore129:    "nested tree before 1.29",
-	candidates.ReasonSharingOnly:        "sharing providers only",
-	candidates.ReasonIncomplete:         "explanation incomplete",
-}
-
+// reasonTitle names each kind of explanation for a person reading the
+// table (a switch, not a map: nothing is built at init).
 func reasonTitle(k candidates.ReasonKind) string {
-	if t, ok := reasonTitles[k]; ok {
-		return t
+	switch k {
+	case candidates.ReasonBadRequest:
+		return "invalid request"
+	case candidates.ReasonRootRequired:
+		return "root_required"
+	case candidates.ReasonNotInTree:
+		return "not in in_tree"
+	case candidates.ReasonMissingClass:
+		return "no such resource"
+	case candidates.ReasonCapacity:
+		return "not enough free"
+	case candidates.ReasonMinUnit:
+		return "below min_unit"
+	case candidates.ReasonMaxUnit:
+		return "above max_unit"
+	case candidates.ReasonStepSize:
+		return "not a step_size multiple"
+	case candidates.ReasonNotInAggregate:
+		return "not in aggregate"
+	case candidates.ReasonForbiddenAggregate:
+		return "in forbidden aggregate"
+	case candidates.ReasonForbiddenTrait:
+		return "has forbidden trait"
+	case candidates.ReasonMissingTrait:
+		return "missing trait"
+	case candidates.ReasonResourceless:
+		return "resourceless group quirk"
+	case candidates.ReasonGroupUnsatisfied:
+		return "group cannot be satisfied"
+	case candidates.ReasonNoCombination:
+		return "groups do not combine"
+	case candidates.ReasonIsolate:
+		return "isolate conflict"
+	case candidates.ReasonSameSubtree:
+		return "same_subtree conflict"
+	case candidates.ReasonMergedCapacity:
+		return "groups together exceed capacity"
+	case candidates.ReasonNestedBefore129:
+		return "nested tree before 1.29"
+	case candidates.ReasonSharingOnly:
+		return "sharing providers only"
+	case candidates.ReasonIncomplete:
+		return "explanation incomplete"
 	}
 	return string(k)
 }

@@ -102,21 +102,14 @@ func pyStr(t tri) string {
 }
 
 var (
-	cpuPolicies       = []string{"dedicated", "shared", "mixed"}
-	threadPolicies    = []string{"prefer", "isolate", "require"}
-	emulatorPolicies  = []string{"share", "isolate"}
-	pciNUMAPolicies   = []string{"required", "legacy", "preferred", "socket"}
-	secureBootValues  = []string{"required", "disabled", "optional"}
-	tpmVersions       = []string{"1.2", "2.0"}
-	tpmModels         = []string{"tpm-tis", "tpm-crb"}
-	ephemeralFormats  = []string{"plain", "luks", "luksv2"}
-	standardTraitsSet = func() map[string]bool {
-		m := map[string]bool{}
-		for _, t := range standards.Traits() {
-			m[t] = true
-		}
-		return m
-	}()
+	cpuPolicies      = []string{"dedicated", "shared", "mixed"}
+	threadPolicies   = []string{"prefer", "isolate", "require"}
+	emulatorPolicies = []string{"share", "isolate"}
+	pciNUMAPolicies  = []string{"required", "legacy", "preferred", "socket"}
+	secureBootValues = []string{"required", "disabled", "optional"}
+	tpmVersions      = []string{"1.2", "2.0"}
+	tpmModels        = []string{"tpm-tis", "tpm-crb"}
+	ephemeralFormats = []string{"plain", "luks", "luksv2"}
 )
 
 // pyTupleStr is str() of a tuple of strings, as Nova's messages show the
@@ -532,7 +525,7 @@ func normalizeClassName(name string) string {
 func (b *builder) requestFilters(fi *flavorImage, o Options) error {
 	// require_image_type_support
 	if o.ImageTypeSupport && !o.BootFromVolume && fi.img.DiskFormat != "" {
-		if t := "COMPUTE_IMAGE_TYPE_" + strings.ToUpper(fi.img.DiskFormat); standardTraitsSet[t] {
+		if t := "COMPUTE_IMAGE_TYPE_" + strings.ToUpper(fi.img.DiskFormat); standards.IsTrait(t) {
 			b.rootReq[t] = true
 		}
 	}
@@ -550,7 +543,7 @@ func (b *builder) requestFilters(fi *flavorImage, o Options) error {
 				v = canonicalArch(v)
 			}
 			t := km[1] + "_" + strings.ToUpper(strings.ReplaceAll(v, "-", "_"))
-			if !standardTraitsSet[t] {
+			if !standards.IsTrait(t) {
 				add = nil // Nova logs the bad trait and adds none of them
 				break
 			}

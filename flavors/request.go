@@ -9,13 +9,13 @@ package flavors
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/standards"
 )
@@ -69,7 +69,7 @@ type Request struct {
 
 // xsKey is ResourceRequest.XS_KEYPAT; Python's "$" also matches before a
 // final newline, which "[^\n]*\n?$" reproduces.
-var xsKey = regexp.MustCompile(`^(resources|trait)([a-zA-Z0-9_-]{1,64})?:([^\n]*)\n?$`)
+var xsKey = &lazyre.Regexp{Expr: `^(resources|trait)([a-zA-Z0-9_-]{1,64})?:([^\n]*)\n?$`}
 
 // builder is ResourceRequest while it is being built: groups keyed by
 // suffix, with sets for the traits.
@@ -99,19 +99,11 @@ func (b *builder) group(suffix string) *bgroup {
 	return g
 }
 
-var standardClasses = func() map[string]bool {
-	m := map[string]bool{}
-	for _, c := range standards.ResourceClasses() {
-		m[c] = true
-	}
-	return m
-}()
-
 // addResource is RequestGroup.add_resource: invalid classes and amounts
 // are ignored with a warning.
 func (b *builder) addResource(class, amount, suffix string) {
 	g := b.group(suffix)
-	if !strings.HasPrefix(class, "CUSTOM_") && !standardClasses[class] {
+	if !strings.HasPrefix(class, "CUSTOM_") && !standards.IsResourceClass(class) {
 		b.warnings = append(b.warnings, fmt.Sprintf("Received an invalid ResourceClass '%s' in extra_specs.", class))
 		return
 	}
@@ -179,7 +171,7 @@ func Build(f *nova.Flavor, img *Image, o Options) (*Request, error) {
 			b.groupPolicy = v
 			continue
 		}
-		m := xsKey.FindStringSubmatch(k)
+		m := xsKey.Get().FindStringSubmatch(k)
 		if m == nil {
 			continue
 		}

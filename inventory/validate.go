@@ -3,8 +3,9 @@ package inventory
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"unicode/utf8"
+
+	"github.com/rpctl/rpctl/internal/lazyre"
 )
 
 // MaxInt is Placement's db_const.MAX_INT, the bound of every integer field.
@@ -18,7 +19,7 @@ const MaxRatio = 3.40282e+38
 // (handlers/inventory.py INVENTORY_DEFAULTS); total has none.
 var Defaults = Inventory{Reserved: 0, MinUnit: 1, MaxUnit: MaxInt, StepSize: 1, AllocationRatio: 1.0}
 
-var classPattern = regexp.MustCompile(`^[A-Z0-9_]+$`)
+var classPattern = &lazyre.Regexp{Expr: `^[A-Z0-9_]+$`}
 
 // CheckSchema applies the JSON-schema limits Placement puts on one
 // inventory record (schemas/inventory.py): total 1..MAX_INT, reserved
@@ -91,7 +92,7 @@ func CheckExternalID(what, id string) error {
 // CheckClassName reports a resource class name Placement's schema would
 // refuse (^[A-Z0-9_]+$).
 func CheckClassName(class string) error {
-	if !classPattern.MatchString(class) {
+	if !classPattern.Get().MatchString(class) {
 		return fmt.Errorf("resource class %q: must match ^[A-Z0-9_]+$", class)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/sanitize"
+	"github.com/rpctl/rpctl/internal/standards"
 )
 
 // InventoryName is the migration's key in the summary table, named like
@@ -87,7 +88,7 @@ func PlanInventory(ctx context.Context, cells []Cell, placement Placement, cfg *
 	classes, traits, aggs := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	note := func(d DesiredProvider) {
 		for rc := range d.Inventories {
-			if !standardClasses[rc] {
+			if !standards.IsResourceClass(rc) {
 				classes[rc] = true
 			}
 		}

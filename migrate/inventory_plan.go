@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/novaformats"
 	"github.com/rpctl/rpctl/internal/standards"
@@ -99,25 +99,17 @@ func ParsePCIMaxUnit(vals []string) (map[string]int64, error) {
 	return out, nil
 }
 
-var invalidClassChars = regexp.MustCompile(`[^A-Z0-9_]`)
-
-var standardClasses = func() map[string]bool {
-	m := map[string]bool{}
-	for _, c := range standards.ResourceClasses() {
-		m[c] = true
-	}
-	return m
-}()
+var invalidClassChars = &lazyre.Regexp{Expr: `[^A-Z0-9_]`}
 
 // NormalizeClass turns a name into a resource class Placement accepts: a
 // standard class stays; anything else is upper-cased, characters outside
 // [A-Z0-9_] become "_", and it gets the CUSTOM_ prefix unless it has it.
 func NormalizeClass(name string) string {
 	up := strings.ToUpper(name)
-	if standardClasses[up] {
+	if standards.IsResourceClass(up) {
 		return up
 	}
-	up = invalidClassChars.ReplaceAllString(up, "_")
+	up = invalidClassChars.Get().ReplaceAllString(up, "_")
 	if !strings.HasPrefix(up, "CUSTOM_") {
 		up = "CUSTOM_" + up
 	}
@@ -497,14 +489,6 @@ type ProviderChange struct {
 	AddAggs     []string          `json:"add_aggregates,omitempty"`
 }
 
-// managedClasses are the classes this migration writes, so a class the node
-// no longer has is removed; other classes (an operator's, or a
-// nova-compute's) are left alone.
-var managedClasses = map[string]bool{
-	"VCPU": true, "MEMORY_MB": true, "DISK_GB": true, "PCPU": true, "PCI_DEVICE": true, "SRIOV_NET_VF": true,
-	PFResourceClass: true, "NUMA_THREAD": true, "NUMA_CORE": true, "NUMA_SOCKET": true, "NUMA_MEMORY_MB": true,
-}
-
 // Diff compares desired providers with Placement's state and returns the
 // writes (nil when nothing changes) and a description of the changes. A
 // provider name held by another uuid is an error: Placement names are
@@ -577,7 +561,7 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *PlacementState) (*
 			invChanged = true
 		}
 		for _, rc := range sortedKeys(cur.Inventories) {
-			if _, want := d.Inventories[rc]; !want && managedClasses[rc] {
+			if _, want := d.Inventories[rc]; !want && ManagesClass(rc) {
 				if cur.Used[rc] {
 					return nil, nil, fmt.Errorf("provider %s (%s) no longer has %s but it has allocations against it", d.UUID, d.Name, rc)
 				}

@@ -23,7 +23,7 @@ func (c *Client) LoadModelInput(ctx context.Context, workers int) (*candidates.M
 	}
 	in := &candidates.ModelInput{}
 	classID := map[string]int64{}
-	for i, name := range candidates.StandardResourceClasses {
+	for i, name := range candidates.StandardResourceClasses() {
 		classID[name] = int64(i)
 	}
 	for _, name := range classes {

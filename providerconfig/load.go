@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/migrate"
 )
 
@@ -145,9 +145,9 @@ func Load(args []string) (*Config, error) {
 }
 
 var (
-	namePattern    = regexp.MustCompile(`^[A-Z0-9_]{1,255}$`)
-	uuidPattern    = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
-	versionPattern = regexp.MustCompile(`^1.([0-9]|[1-9][0-9]+)$`)
+	namePattern    = &lazyre.Regexp{Expr: `^[A-Z0-9_]{1,255}$`}
+	uuidPattern    = &lazyre.Regexp{Expr: `^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`}
+	versionPattern = &lazyre.Regexp{Expr: `^1.([0-9]|[1-9][0-9]+)$`}
 )
 
 // nova manages these custom classes itself (PCI devices in Placement,
@@ -182,7 +182,7 @@ func parseFile(path string, data []byte) ([]*Provider, []string, Errors) {
 		return nil, nil, Errors{fmt.Sprintf("%s: meta.schema_version: Unable to detect schema version: %v", path, perr)}
 	case major != 1:
 		return nil, nil, Errors{fmt.Sprintf("%s: meta.schema_version: Unsupported schema major version: %d", path, major)}
-	case !versionPattern.MatchString(sv):
+	case !versionPattern.Get().MatchString(sv):
 		return nil, nil, Errors{fmt.Sprintf("%s: meta.schema_version: %q does not match '^1.([0-9]|[1-9][0-9]+)$'", path, sv)}
 	case minor != 0:
 		warns = append(warns, fmt.Sprintf("Provider config file [%s] is at schema version %d.%d. Nova supports the major version, but not the minor. Some fields may be ignored.", path, major, minor))
@@ -250,7 +250,7 @@ func parseProvider(path string, i int, raw any) (*Provider, string, Errors) {
 				fail("identification."+k, "unknown key: give uuid or name")
 			case !isStr:
 				fail("identification."+k, "want a string")
-			case k == "uuid" && s != ComputeNode && !uuidPattern.MatchString(s):
+			case k == "uuid" && s != ComputeNode && !uuidPattern.Get().MatchString(s):
 				fail("identification.uuid", "%q is neither a UUID nor %s", s, ComputeNode)
 			case k == "name" && (len([]rune(s)) < 1 || len([]rune(s)) > 200):
 				fail("identification.name", "want 1 to 200 characters")
@@ -292,7 +292,7 @@ func parseProvider(path string, i int, raw any) (*Provider, string, Errors) {
 				switch {
 				case !ok:
 					fail(field, "want a string")
-				case !namePattern.MatchString(s):
+				case !namePattern.Get().MatchString(s):
 					fail(field, "%q does not match '^[A-Z0-9_]{1,255}$'", s)
 				case !strings.HasPrefix(s, "CUSTOM_"):
 					fail(field, "Invalid traits, only custom traits are allowed: %s", s)
@@ -328,7 +328,7 @@ func (p *Provider) parseInventoryItem(field string, item any, fail func(field, f
 	for _, rc := range classes {
 		f := field + "." + rc
 		switch {
-		case !namePattern.MatchString(rc):
+		case !namePattern.Get().MatchString(rc):
 			fail(f, "resource class %q does not match '^[A-Z0-9_]{1,255}$'", rc)
 			continue
 		case !strings.HasPrefix(rc, "CUSTOM_"):

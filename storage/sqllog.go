@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/internal/logging"
 )
 
@@ -44,12 +44,12 @@ type loggingConn struct {
 	label string
 }
 
-var spaces = regexp.MustCompile(`\s+`)
+var spaces = &lazyre.Regexp{Expr: `\s+`}
 
 // shape is a statement as logged: one line, values never included (they
 // travel as arguments), long literal multi-row inserts cut short.
 func shape(query string) string {
-	q := strings.TrimSpace(spaces.ReplaceAllString(query, " "))
+	q := strings.TrimSpace(spaces.Get().ReplaceAllString(query, " "))
 	if len(q) > 1000 {
 		q = q[:1000] + "… (" + itoa(len(query)) + " bytes)"
 	}

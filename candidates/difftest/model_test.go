@@ -25,7 +25,7 @@ func (c *cloud) modelInput() *candidates.ModelInput {
 	in := &candidates.ModelInput{Ratios: candidates.RatioMySQLFloat}
 	ids := map[string]int64{}
 	classIDs := map[string]int64{}
-	for i, n := range candidates.StandardResourceClasses {
+	for i, n := range candidates.StandardResourceClasses() {
 		classIDs[n] = int64(i)
 	}
 	traitIDs := map[string]int64{}
@@ -37,7 +37,7 @@ func (c *cloud) modelInput() *candidates.ModelInput {
 		in.Traits = append(in.Traits, candidates.NamedRow{ID: traitIDs[n], Name: n})
 		return traitIDs[n]
 	}
-	for _, n := range candidates.StandardTraits {
+	for _, n := range candidates.StandardTraits() {
 		trait(n)
 	}
 	aggIDs := map[string]int64{}

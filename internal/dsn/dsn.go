@@ -9,12 +9,13 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/rpctl/rpctl/internal/lazyre"
 )
 
 // Driver names as registered with database/sql.
@@ -42,7 +43,7 @@ var ErrUnknownScheme = errors.New("unknown database URL scheme")
 // goNetAddr is the part of a go-sql-driver DSN between the credentials'
 // '@' and the database's '/': empty, or a protocol with an optional
 // (address).
-var goNetAddr = regexp.MustCompile(`^(tcp|tcp6|unix)?(\(.*\))?$`)
+var goNetAddr = &lazyre.Regexp{Expr: `^(tcp|tcp6|unix)?(\(.*\))?$`}
 
 // isGoDSN recognises a go-sql-driver DSN, [user[:pass]@][net[(addr)]]/db,
 // the way its ParseDSN splits one: the last '/' starts the database name
@@ -58,9 +59,9 @@ func isGoDSN(raw string) bool {
 	if at < 0 {
 		// No credentials: only "tcp(addr)/db" or "/db" is a DSN, not a
 		// relative path such as dir/cloud.db.
-		return head != "" && goNetAddr.MatchString(head) || head == ""
+		return head != "" && goNetAddr.Get().MatchString(head) || head == ""
 	}
-	return goNetAddr.MatchString(head[at+1:])
+	return goNetAddr.Get().MatchString(head[at+1:])
 }
 
 // Parse translates a SQLAlchemy URL (mysql://, mysql+pymysql://,
@@ -135,7 +136,7 @@ func parseMySQLURL(raw string) (Target, error) {
 	// SQLAlchemy query options that are not server variables must not reach
 	// go-sql-driver, which would send them as SET statements.
 	for k, vs := range q {
-		if !optionName.MatchString(k) {
+		if !optionName.Get().MatchString(k) {
 			// go-sql-driver would not read back a parameter named so.
 			return Target{}, fmt.Errorf("malformed database URL %s: query option %q is not a name", shown(raw), k)
 		}
@@ -155,7 +156,7 @@ func parseMySQLURL(raw string) (Target, error) {
 }
 
 // optionName is what a SQLAlchemy/PyMySQL connect option looks like.
-var optionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var optionName = &lazyre.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 func applyDefaults(cfg *mysql.Config) {
 	// Nova's columns are DATETIME; parse them into time.Time in UTC like

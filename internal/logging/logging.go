@@ -10,8 +10,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"sync/atomic"
+
+	"github.com/rpctl/rpctl/internal/lazyre"
 )
 
 // Options are the logging flags.
@@ -73,17 +74,17 @@ func redactAttr(_ []string, a slog.Attr) slog.Attr {
 
 var (
 	// scheme://user:password@host
-	urlPassword = regexp.MustCompile(`(://[^:/@\s]*:)[^@\s]*@`)
+	urlPassword = &lazyre.Regexp{Expr: `(://[^:/@\s]*:)[^@\s]*@`}
 	// go-sql-driver DSN: user:password@tcp(...)
-	dsnPassword = regexp.MustCompile(`(^|[\s"'=])([^:/@\s"'=]+:)[^@\s]*@(tcp|unix)\(`)
+	dsnPassword = &lazyre.Regexp{Expr: `(^|[\s"'=])([^:/@\s"'=]+:)[^@\s]*@(tcp|unix)\(`}
 	// password=..., X-Auth-Token: ..., "password": "..."
-	keyPassword = regexp.MustCompile(`(?i)((?:password|passwd|secret|token|x-auth-token|x-subject-token)["']?\s*[:=]\s*["']?)[^"'&\s,}]+`)
+	keyPassword = &lazyre.Regexp{Expr: `(?i)((?:password|passwd|secret|token|x-auth-token|x-subject-token)["']?\s*[:=]\s*["']?)[^"'&\s,}]+`}
 )
 
 // Redact replaces the passwords and tokens in s (URLs, DSNs, key=value,
 // JSON members, auth headers) with ***.
 func Redact(s string) string {
-	s = urlPassword.ReplaceAllString(s, "${1}***@")
-	s = dsnPassword.ReplaceAllString(s, "${1}${2}***@${3}(")
-	return keyPassword.ReplaceAllString(s, "${1}***")
+	s = urlPassword.Get().ReplaceAllString(s, "${1}***@")
+	s = dsnPassword.Get().ReplaceAllString(s, "${1}${2}***@${3}(")
+	return keyPassword.Get().ReplaceAllString(s, "${1}***")
 }

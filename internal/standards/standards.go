@@ -10,6 +10,7 @@ package standards
 import (
 	_ "embed"
 	"strings"
+	"sync"
 )
 
 var (
@@ -17,10 +18,32 @@ var (
 	classesText string
 	//go:embed traits.txt
 	traitsText string
-
-	resourceClasses = parseList(classesText)
-	traits          = parseList(traitsText)
 )
+
+// The lists are split on first use, not at init: every command (even
+// --version) would pay for them otherwise (issue 22).
+var lists struct {
+	once            sync.Once
+	resourceClasses []string
+	traits          []string
+	classSet        map[string]bool
+	traitSet        map[string]bool
+}
+
+func load() {
+	lists.once.Do(func() {
+		lists.resourceClasses = parseList(classesText)
+		lists.traits = parseList(traitsText)
+		lists.classSet = make(map[string]bool, len(lists.resourceClasses))
+		for _, c := range lists.resourceClasses {
+			lists.classSet[c] = true
+		}
+		lists.traitSet = make(map[string]bool, len(lists.traits))
+		for _, t := range lists.traits {
+			lists.traitSet[t] = true
+		}
+	})
+}
 
 // FirstCustomResourceClassID is where Placement starts numbering custom
 // resource classes (MIN_CUSTOM_RESOURCE_CLASS_ID), clear of the standard
@@ -40,8 +63,14 @@ func parseList(s string) []string {
 
 // ResourceClasses returns os-resource-classes' STANDARDS in order: a class's
 // Placement id is its index. The slice is shared; do not modify it.
-func ResourceClasses() []string { return resourceClasses }
+func ResourceClasses() []string { load(); return lists.resourceClasses }
+
+// IsResourceClass reports whether name is a standard resource class.
+func IsResourceClass(name string) bool { load(); return lists.classSet[name] }
 
 // Traits returns os-traits' names, sorted. The slice is shared; do not
 // modify it.
-func Traits() []string { return traits }
+func Traits() []string { load(); return lists.traits }
+
+// IsTrait reports whether name is a standard trait.
+func IsTrait(name string) bool { load(); return lists.traitSet[name] }

@@ -5,18 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/storage"
 )
 
-var customName = regexp.MustCompile(`^CUSTOM_[A-Z0-9_]+$`)
+var customName = &lazyre.Regexp{Expr: `^CUSTOM_[A-Z0-9_]+$`}
 
 // nameID reads the id of the row of table (resource_classes, traits) with
 // name; a missing row is notFound, or id 0 when notFound is nil.
@@ -40,7 +40,7 @@ func (s *Store) ListResourceClasses(ctx context.Context) ([]string, error) {
 
 // CreateResourceClass is PUT /resource_classes/{name} (1.7+).
 func (s *Store) CreateResourceClass(ctx context.Context, name string) (bool, error) {
-	if !customName.MatchString(name) || len(name) > 255 {
+	if !customName.Get().MatchString(name) || len(name) > 255 {
 		return false, inventory.Errorf(inventory.ErrBadRequest, "", "JSON does not validate: '%s' does not match '^CUSTOM_[A-Z0-9_]+$'", name)
 	}
 	return s.createName(ctx, "resource class", "resource_classes", name, func(tx *sqlx.Tx) error {
@@ -140,7 +140,7 @@ func (s *Store) ListTraits(ctx context.Context, f inventory.TraitFilter) ([]stri
 
 // CreateTrait is PUT /traits/{name}.
 func (s *Store) CreateTrait(ctx context.Context, name string) (bool, error) {
-	if !customName.MatchString(name) || len(name) > 255 {
+	if !customName.Get().MatchString(name) || len(name) > 255 {
 		return false, inventory.Errorf(inventory.ErrBadRequest, "",
 			"The trait is invalid. A valid trait must be no longer than 255 characters, start with the prefix \"CUSTOM_\" and use following characters: \"A\"-\"Z\", \"0\"-\"9\" and \"_\"")
 	}

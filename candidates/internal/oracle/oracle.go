@@ -58,7 +58,7 @@ func load(in *candidates.ModelInput) *cloud {
 	c := &cloud{provs: map[int64]*provider{}, classes: map[string]bool{}, traits: map[string]bool{},
 		byUUID: map[string]*provider{}, sharing: map[int64]bool{}}
 	classByID := map[int64]string{}
-	for i, n := range candidates.StandardResourceClasses {
+	for i, n := range candidates.StandardResourceClasses() {
 		classByID[int64(i)] = n
 		c.classes[n] = true
 	}
