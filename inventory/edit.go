@@ -153,8 +153,9 @@ type Change struct {
 	Used   int64      `json:"used"`
 }
 
-// Diff lists the classes whose records differ, sorted by class.
-func Diff(before, after map[string]Inventory, usage map[string]int64) []Change {
+// Diff lists the classes whose records differ, sorted by class (Used is
+// left for the caller, who reads usage only when something changes).
+func Diff(before, after map[string]Inventory) []Change {
 	var out []Change
 	for _, class := range slices.Sorted(maps.Keys(union(before, after))) {
 		b, hadB := before[class]
@@ -162,7 +163,7 @@ func Diff(before, after map[string]Inventory, usage map[string]int64) []Change {
 		if hadB && hasA && b.Equal(a) {
 			continue
 		}
-		c := Change{Class: class, Used: usage[class]}
+		c := Change{Class: class}
 		if hadB {
 			c.Before = &b
 		}
@@ -304,13 +305,6 @@ func (e *Editor) EditInventories(ctx context.Context, p Provider, edit Inventory
 		if err != nil {
 			return r.fail(err)
 		}
-		ugen, usage, err := e.Store.Usages(ctx, p.UUID)
-		if err != nil {
-			return r.fail(err)
-		}
-		if ugen != gen {
-			continue // an allocation or edit landed between the two reads
-		}
 		want, err := edit(maps.Clone(cur)) // the edit may change what it is given
 		if err != nil {
 			var ie *Error
@@ -322,7 +316,23 @@ func (e *Editor) EditInventories(ctx context.Context, p Provider, edit Inventory
 		if err := Check(want); err != nil {
 			return r.fail(Errorf(ErrBadRequest, "", "%s: %v", Label(p), err))
 		}
-		r.Changes, r.Generation, r.Warnings, r.Want = Diff(cur, want, usage), gen, nil, want
+		r.Changes, r.Generation, r.Warnings, r.Want = Diff(cur, want), gen, nil, want
+		if len(r.Changes) == 0 {
+			r.Outcome = Unchanged
+			return r
+		}
+		// Usage is read only when something changes: an unchanged provider
+		// (a re-run over an aggregate) costs one request, not two.
+		ugen, usage, err := e.Store.Usages(ctx, p.UUID)
+		if err != nil {
+			return r.fail(err)
+		}
+		if ugen != gen {
+			continue // an allocation or edit landed between the two reads
+		}
+		for i := range r.Changes {
+			r.Changes[i].Used = usage[r.Changes[i].Class]
+		}
 		var inUse []string
 		for _, c := range r.Changes {
 			switch {
@@ -335,10 +345,6 @@ func (e *Editor) EditInventories(ctx context.Context, p Provider, edit Inventory
 		}
 		if len(inUse) > 0 {
 			return r.fail(Errorf(ErrInUse, CodeInventoryInUse, "%s: cannot remove %s: inventory in use by allocations", Label(p), strings.Join(inUse, ", ")))
-		}
-		if len(r.Changes) == 0 {
-			r.Outcome = Unchanged
-			return r
 		}
 		if e.DryRun {
 			r.Outcome = Changed

@@ -19,9 +19,11 @@ type fakeStore struct {
 	usage           map[string]int64
 	conflicts       int
 	writes          int
+	reads           int // GET inventories and usages
 }
 
 func (s *fakeStore) Inventories(context.Context, string) (int64, map[string]inventory.Inventory, error) {
+	s.reads++
 	out := map[string]inventory.Inventory{}
 	for k, v := range s.inv {
 		out[k] = v
@@ -30,6 +32,7 @@ func (s *fakeStore) Inventories(context.Context, string) (int64, map[string]inve
 }
 
 func (s *fakeStore) Usages(context.Context, string) (int64, map[string]int64, error) {
+	s.reads++
 	return s.gen, s.usage, nil
 }
 
@@ -141,6 +144,38 @@ func TestEditInventoriesRules(t *testing.T) {
 			}
 			if c.warnText != "" && (len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], c.warnText)) {
 				t.Errorf("warnings %q, want one containing %q", r.Warnings, c.warnText)
+			}
+		})
+	}
+}
+
+// An edit reads only what its outcome depends on: an unchanged provider
+// costs one GET (inventories), a changed one two (and usage), and the
+// usage read is what the changes report as used.
+func TestEditInventoriesReads(t *testing.T) {
+	p := inventory.Provider{UUID: "u", Name: "cn1"}
+	for _, c := range []struct {
+		name      string
+		arg       string
+		wantReads int
+		wantUsed  int64
+		want      inventory.Outcome
+	}{
+		{"unchanged", "VCPU:allocation_ratio=4.0", 1, 0, inventory.Unchanged},
+		{"changed", "VCPU:allocation_ratio=2.0", 2, 7, inventory.Changed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			edits, err := inventory.ParseEdits([]string{c.arg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := &fakeStore{inv: map[string]inventory.Inventory{"VCPU": vcpu(16, 0, 4)}, usage: map[string]int64{"VCPU": 7}}
+			r := (&inventory.Editor{Store: st}).EditInventories(context.Background(), p, inventory.SetEdit(edits, true))
+			if r.Outcome != c.want || st.reads != c.wantReads {
+				t.Fatalf("outcome %s after %d reads, want %s after %d", r.Outcome, st.reads, c.want, c.wantReads)
+			}
+			if c.want == inventory.Changed && (len(r.Changes) != 1 || r.Changes[0].Used != c.wantUsed) {
+				t.Errorf("changes %+v, want VCPU used %d", r.Changes, c.wantUsed)
 			}
 		})
 	}

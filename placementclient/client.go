@@ -100,6 +100,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.HTTPClient != nil {
 		hc = *cfg.HTTPClient
 	}
+	hc.Transport = pooled(hc.Transport)
 	hc.Timeout = cfg.Timeout
 	if hc.Timeout == 0 {
 		hc.Timeout = DefaultTimeout
@@ -109,6 +110,36 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// idleConnsPerHost is how many keep-alive connections to Placement stay
+// open between requests: more than any --parallel an operator uses. Go's
+// default is 2, so with more requests in flight every answer beyond two
+// closed its connection and the next request paid a new TCP (or TLS)
+// handshake.
+const idleConnsPerHost = 64
+
+// pooled returns rt with room for idleConnsPerHost keep-alive connections
+// (a copy when it had less; a RoundTripper that is not an *http.Transport
+// is left as it is).
+func pooled(rt http.RoundTripper) http.RoundTripper {
+	var t *http.Transport
+	switch v := rt.(type) {
+	case nil:
+		t = http.DefaultTransport.(*http.Transport).Clone()
+	case *http.Transport:
+		if v.MaxIdleConnsPerHost >= idleConnsPerHost {
+			return v
+		}
+		t = v.Clone()
+	default:
+		return rt
+	}
+	t.MaxIdleConnsPerHost = idleConnsPerHost
+	if t.MaxIdleConns != 0 {
+		t.MaxIdleConns = max(t.MaxIdleConns, idleConnsPerHost)
+	}
+	return t
 }
 
 // Endpoint is the base URL requests go to.

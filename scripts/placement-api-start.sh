@@ -9,6 +9,11 @@
 # Writes DIR/placement.conf, starts placement-api in the background, waits
 # until GET / answers, and prints PLACEMENT_URL=... and PLACEMENT_PID=...
 # Requests need "X-Auth-Token: admin" and "OpenStack-API-Version: placement 1.39".
+#
+# PLACEMENT_UWSGI_PROCESSES=N serves it under uWSGI with N worker processes
+# and HTTP/1.1 keep-alive, as operators deploy it (apt-get install uwsgi
+# uwsgi-plugin-python3), instead of placement-api's single-threaded
+# wsgiref test server.
 set -euo pipefail
 dir=$1 port=$2 url=$3 extra=${4:-}
 mkdir -p "$dir"
@@ -26,7 +31,14 @@ randomize_allocation_candidates = false
 CONF
 if [ -n "$extra" ]; then cat "$extra" >>"$dir/placement.conf"; fi
 command -v placement-api >/dev/null || { echo "placement-api-start: placement-api not found; apt-get install python3-placement" >&2; exit 1; }
-OS_PLACEMENT_CONFIG_DIR="$dir" nohup placement-api --host 127.0.0.1 --port "$port" >"$dir/api.log" 2>&1 &
+if [ -n "${PLACEMENT_UWSGI_PROCESSES:-}" ]; then
+  command -v uwsgi >/dev/null || { echo "placement-api-start: uwsgi not found; apt-get install uwsgi uwsgi-plugin-python3" >&2; exit 1; }
+  OS_PLACEMENT_CONFIG_DIR="$dir" nohup uwsgi --plugin python3 --http11-socket "127.0.0.1:$port" \
+    --wsgi-file "$(command -v placement-api)" --processes "$PLACEMENT_UWSGI_PROCESSES" --master \
+    --die-on-term --lazy-apps --need-app --disable-logging >"$dir/api.log" 2>&1 &
+else
+  OS_PLACEMENT_CONFIG_DIR="$dir" nohup placement-api --host 127.0.0.1 --port "$port" >"$dir/api.log" 2>&1 &
+fi
 pid=$!
 for _ in $(seq 1 120); do
   if curl -fsS -o /dev/null -H 'X-Auth-Token: admin' "http://127.0.0.1:$port/" 2>/dev/null; then

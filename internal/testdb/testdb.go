@@ -217,6 +217,22 @@ func PlacementAPI(t testing.TB, sqlalchemyURL string) string {
 // carries the [keystone_authtoken] section.
 func PlacementAPIConf(t testing.TB, sqlalchemyURL string, port int, extraConf string) string {
 	t.Helper()
+	return startPlacement(t, sqlalchemyURL, port, extraConf, 0)
+}
+
+// PlacementAPIUWSGI is PlacementAPI served by uWSGI with the given number of
+// worker processes and HTTP/1.1 keep-alive, as operators deploy it, for
+// benchmarks that must not be bound by the single-threaded test server.
+func PlacementAPIUWSGI(t testing.TB, sqlalchemyURL string, processes int) string {
+	t.Helper()
+	if _, err := exec.LookPath("uwsgi"); err != nil {
+		unavailable(t, "uwsgi not installed (apt-get install uwsgi uwsgi-plugin-python3)")
+	}
+	return startPlacement(t, sqlalchemyURL, FreePort(t), "", processes)
+}
+
+func startPlacement(t testing.TB, sqlalchemyURL string, port int, extraConf string, uwsgiProcesses int) string {
+	t.Helper()
 	if _, err := exec.LookPath("placement-api"); err != nil {
 		unavailable(t, "placement-api not installed (apt-get install python3-placement)")
 	}
@@ -229,7 +245,11 @@ func PlacementAPIConf(t testing.TB, sqlalchemyURL string, port int, extraConf st
 		}
 		args = append(args, extra)
 	}
-	out, err := exec.Command(filepath.Join(RepoRoot(), "scripts", "placement-api-start.sh"), args...).CombinedOutput()
+	start := exec.Command(filepath.Join(RepoRoot(), "scripts", "placement-api-start.sh"), args...)
+	if uwsgiProcesses > 0 {
+		start.Env = append(os.Environ(), fmt.Sprintf("PLACEMENT_UWSGI_PROCESSES=%d", uwsgiProcesses))
+	}
+	out, err := start.CombinedOutput()
 	if err != nil {
 		t.Fatalf("start placement-api: %v\n%s", err, out)
 	}
