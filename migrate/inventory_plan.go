@@ -147,14 +147,33 @@ type DesiredInventory struct {
 	kind RatioKind
 	row  *float64 // the compute node row's ratio column
 	// src and val name the column the inventory comes from and its
-	// value, for the message of a bad row.
-	src, val string
+	// value, for the message of a bad row. The value is quoted only for
+	// that message: quoting numa_topology for every inventory of every
+	// node was 18% of `migrate inventory`'s CPU over 100,000 nodes.
+	src   string
+	val   *string
+	num   int64
+	isNum bool
 }
 
-// from records where an inventory comes from.
-func (d DesiredInventory) from(src, val string) DesiredInventory {
+// from records where an inventory comes from: a text column.
+func (d DesiredInventory) from(src string, val *string) DesiredInventory {
 	d.src, d.val = src, val
 	return d
+}
+
+// fromInt records where an inventory comes from: an integer column.
+func (d DesiredInventory) fromInt(src string, v int64) DesiredInventory {
+	d.src, d.num, d.isNum = src, v, true
+	return d
+}
+
+// value is the source column's value as a bad row's message shows it.
+func (d DesiredInventory) value() string {
+	if d.isNum {
+		return intValue(d.num)
+	}
+	return quoteValue(d.val)
 }
 
 // DesiredProvider is one provider of a node's tree.
@@ -311,7 +330,7 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 	root := DesiredProvider{UUID: uuid, Name: host, Inventories: map[string]DesiredInventory{}, Traits: []string{TraitComputeNode}}
 	rs := c.Reserved
 	if p.pool < 0 {
-		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), DiskMaxUnit(n.LocalGB, n.DiskAvailableLeast), RatioDisk, n.DiskAllocationRatio).from("local_gb", intValue(n.LocalGB)))
+		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), DiskMaxUnit(n.LocalGB, n.DiskAvailableLeast), RatioDisk, n.DiskAllocationRatio).fromInt("local_gb", n.LocalGB))
 	} else {
 		root.Aggregates = []string{SharedAggregateUUID(c.SharedStorage[p.pool].Name)}
 	}
@@ -323,7 +342,7 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 		if _, dup := root.Inventories[rc]; dup {
 			return nil, fmt.Errorf("extra_resources: %q names the class %s twice", name, rc)
 		}
-		put(root.Inventories, rc, inv(total, 0, total, ratioFixed, nil).from("extra_resources", quoteValue(n.ExtraResources)))
+		put(root.Inventories, rc, inv(total, 0, total, ratioFixed, nil).from("extra_resources", n.ExtraResources))
 	}
 	nested := c.Layout == LayoutNested && len(cells) > 0
 	// PCI pools: by class, and in the nested layout by NUMA cell.
@@ -355,13 +374,13 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 			if mu, ok := c.PCIMaxUnit[k.rc]; ok {
 				maxUnit = mu
 			}
-			put(m, k.rc, inv(total, 0, maxUnit, ratioFixed, nil).from("pci_stats", quoteValue(n.PCIStats)))
+			put(m, k.rc, inv(total, 0, maxUnit, ratioFixed, nil).from("pci_stats", n.PCIStats))
 		}
 	}
 	pciInv(-1, root.Inventories)
 	if !nested {
-		put(root.Inventories, "VCPU", inv(n.VCPUs, rs.CPUs, n.VCPUs, RatioCPU, n.CPUAllocationRatio).from("vcpus", intValue(n.VCPUs)))
-		put(root.Inventories, "MEMORY_MB", inv(n.MemoryMB, rs.MemoryMB, n.MemoryMB, RatioRAM, n.RAMAllocationRatio).from("memory_mb", intValue(n.MemoryMB)))
+		put(root.Inventories, "VCPU", inv(n.VCPUs, rs.CPUs, n.VCPUs, RatioCPU, n.CPUAllocationRatio).fromInt("vcpus", n.VCPUs))
+		put(root.Inventories, "MEMORY_MB", inv(n.MemoryMB, rs.MemoryMB, n.MemoryMB, RatioRAM, n.RAMAllocationRatio).fromInt("memory_mb", n.MemoryMB))
 		if len(cells) > 0 {
 			var threads, cores, mem, maxT, maxC, maxM int64
 			sockets := map[string]bool{}
@@ -375,10 +394,10 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 					sockets[fmt.Sprint("c", cl.ID)] = true
 				}
 			}
-			put(root.Inventories, "NUMA_THREAD", inv(threads, 0, maxT, ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
-			put(root.Inventories, "NUMA_CORE", inv(cores, 0, maxC, ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
-			put(root.Inventories, "NUMA_SOCKET", inv(int64(len(sockets)), 0, 1, ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
-			put(root.Inventories, "NUMA_MEMORY_MB", inv(mem, 0, maxM, ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
+			put(root.Inventories, "NUMA_THREAD", inv(threads, 0, maxT, ratioFixed, nil).from("numa_topology", n.NUMATopology))
+			put(root.Inventories, "NUMA_CORE", inv(cores, 0, maxC, ratioFixed, nil).from("numa_topology", n.NUMATopology))
+			put(root.Inventories, "NUMA_SOCKET", inv(int64(len(sockets)), 0, 1, ratioFixed, nil).from("numa_topology", n.NUMATopology))
+			put(root.Inventories, "NUMA_MEMORY_MB", inv(mem, 0, maxM, ratioFixed, nil).from("numa_topology", n.NUMATopology))
 		}
 		p.Providers = []DesiredProvider{root}
 		return p, nil
@@ -399,13 +418,13 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 			child.UUID = childUUID(uuid, child.child)
 		}
 		shared := int64(len(cl.CPUs))
-		put(child.Inventories, "PCPU", inv(int64(len(cl.PCPUs)), 0, int64(len(cl.PCPUs)), ratioFixed, nil).from("numa_topology", quoteValue(n.NUMATopology)))
+		put(child.Inventories, "PCPU", inv(int64(len(cl.PCPUs)), 0, int64(len(cl.PCPUs)), ratioFixed, nil).from("numa_topology", n.NUMATopology))
 		r := min(resCPU, shared)
 		resCPU -= r
-		put(child.Inventories, "VCPU", inv(shared, r, shared, RatioCPU, n.CPUAllocationRatio).from("numa_topology", quoteValue(n.NUMATopology)))
+		put(child.Inventories, "VCPU", inv(shared, r, shared, RatioCPU, n.CPUAllocationRatio).from("numa_topology", n.NUMATopology))
 		r = min(resMem, cl.MemoryMB)
 		resMem -= r
-		put(child.Inventories, "MEMORY_MB", inv(cl.MemoryMB, r, cl.MemoryMB, RatioRAM, n.RAMAllocationRatio).from("numa_topology", quoteValue(n.NUMATopology)))
+		put(child.Inventories, "MEMORY_MB", inv(cl.MemoryMB, r, cl.MemoryMB, RatioRAM, n.RAMAllocationRatio).from("numa_topology", n.NUMATopology))
 		pciInv(cl.ID, child.Inventories)
 		p.Providers = append(p.Providers, child)
 	}

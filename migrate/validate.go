@@ -94,7 +94,7 @@ func shorten(s string) string {
 // column the inventory comes from.
 func checkInventory(rc string, v DesiredInventory) error {
 	if err := inventory.CheckSchema(rc, inventory.Inventory(v.Inventory)); err != nil {
-		return badField(v.src, v.val, "Placement would refuse the inventory: %v", err)
+		return badField(v.src, v.value(), "Placement would refuse the inventory: %v", err)
 	}
 	return nil
 }
