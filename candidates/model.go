@@ -114,6 +114,10 @@ type ModelInput struct {
 	Aggregates         []NamedRow
 	ProviderTraits     []LinkRow
 	ProviderAggregates []LinkRow
+	// HasTrees says the database has nested providers even when the rows
+	// given (a loader's narrowed read) show none: the search treats a flat
+	// cloud differently, and must answer as it would over everything.
+	HasTrees bool
 }
 
 // Inventory is one resource class of one provider, with its usage.
@@ -299,6 +303,7 @@ func NewModel(in *ModelInput) (*Model, error) {
 		m.providers[p].Children = append(m.providers[p].Children, int32(i))
 		m.hasTrees = true
 	}
+	m.hasTrees = m.hasTrees || in.HasTrees
 	for i := range m.providers {
 		if err := m.resolveRoot(int32(i), n); err != nil {
 			return nil, err

@@ -186,17 +186,20 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	}
 	// Validate before touching the database: a provider name given to
 	// --in-tree stands in as a well-formed UUID until the model can resolve it.
+	named := false
 	dummy := func(s string) (string, error) {
 		if candidates.UUIDLike(s) {
 			return s, nil
 		}
+		named = true
 		return "00000000-0000-4000-8000-000000000000", nil
 	}
 	raw, err := ComposeCandidatesQuery(o, dummy)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if _, err := candidates.ParseQuery(raw, mv); err != nil {
+	early, err := candidates.ParseQuery(raw, mv)
+	if err != nil {
 		return placementError(f, err, mv)
 	}
 
@@ -207,7 +210,15 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	}
 	defer dbs.Close()
 	start := time.Now()
-	model, err := placementdb.LoadPlacement(ctx, dbs.Placement)
+	// Only the trees the request can use are read, unless every host is
+	// needed: --explain explains the ones left out, --randomize samples all,
+	// and an in_tree given by name is resolved on the model.
+	var model *candidates.Model
+	if o.Explain || o.Randomize || named {
+		model, err = placementdb.LoadPlacement(ctx, dbs.Placement)
+	} else {
+		model, err = placementdb.LoadPlacementFor(ctx, dbs.Placement, early)
+	}
 	if err != nil {
 		return err
 	}

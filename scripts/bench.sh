@@ -1,12 +1,51 @@
 #!/usr/bin/env bash
-# `make bench`: every Go benchmark, with a real MariaDB (and the real
-# placement-api where a benchmark compares against it), then the tables the
-# benchmarks print. Figures vary on shared machines: read ratios and medians.
+# `make bench`: start-up of the rpctl process (hyperfine), then every Go
+# benchmark, with a real MariaDB (and the real placement-api where a
+# benchmark compares against it), then the tables the benchmarks print.
+# Figures vary on shared machines: read ratios and medians, and the load
+# average printed before and after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+out="${TMPDIR:-/tmp}/rpctl-bench.txt"
+: >"$out"
+say() { echo "$@" | tee -a "$out"; }
+say "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Start-up, whole process, medians of hyperfine runs against /bin/true as
+# the floor: `rpctl --version`, and `rpctl compute-node list` on an empty
+# database file (schema, no rows: `rpctl init`).
+startup() {
+  if ! command -v hyperfine >/dev/null; then
+    say "start-up: skipped, hyperfine not installed (apt-get install hyperfine)"
+    return
+  fi
+  make -s build
+  local dir
+  dir=$(mktemp -d)
+  bin/rpctl --db "$dir/empty.db" init >/dev/null
+  hyperfine -N --warmup 20 --runs "${STARTUP_RUNS:-300}" --export-json "$dir/startup.json" \
+    '/bin/true' 'bin/rpctl --version' "bin/rpctl --db $dir/empty.db compute-node list" >/dev/null 2>&1 ||
+    { say "start-up: hyperfine failed"; return; }
+  /usr/bin/python3 - "$dir/startup.json" <<'PY' | tee -a "$out"
+import json, sys
+rs = json.load(open(sys.argv[1]))["results"]
+floor = rs[0]["median"]
+print("\n%-52s %10s %10s %10s" % ("start-up (whole process, hyperfine)", "median", "mean", "x /bin/true"))
+for r in rs:
+    cmd = r["command"].split(" --db ")[0] + (" --db EMPTY compute-node list" if " --db " in r["command"] else "")
+    print("%-52s %8.2fms %8.2fms %9.1fx" % (cmd, r["median"] * 1e3, r["mean"] * 1e3, r["median"] / floor))
+PY
+  rm -rf "$dir"
+}
+case "${BENCH:-.}" in
+  .) startup ;;
+  Startup) startup; exit 0 ;;
+esac
+
 if [ -z "${RPCTL_TEST_MYSQL:-}" ]; then
   eval "$(scripts/mariadb-start.sh "${TMPDIR:-/tmp}/rpctl-make-mariadb" 33308)"
   export RPCTL_TEST_MYSQL
 fi
 export RPCTL_INTEGRATION=1 RPCTL_BENCH=1
-go test -run '^$' -bench "${BENCH:-.}" -benchmem -count "${COUNT:-1}" -timeout 60m ./... 2>&1 | tee "${TMPDIR:-/tmp}/rpctl-bench.txt"
+go test -run '^$' -bench "${BENCH:-.}" -benchmem -count "${COUNT:-1}" -timeout 60m ./... 2>&1 | tee -a "$out"
+say "finished $(date -u '+%H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"

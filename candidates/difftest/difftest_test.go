@@ -74,6 +74,11 @@ func TestDifferential(t *testing.T) {
 	t.Logf("outcomes over %d clouds: %v", len(seeds), total)
 	// The boundary queries are the point of the generator: they must be a
 	// good share of all queries, and many must have been answered.
+	// The narrowed load must have left providers out often enough for its
+	// comparison with the full one to prove something.
+	if q := len(seeds) * perCloud; total["narrowed load"] < q/10 {
+		t.Errorf("only %d of %d queries read fewer providers than the whole cloud: the narrowed load was hardly tested", total["narrowed load"], q)
+	}
 	if q := len(seeds) * perCloud; total["boundary query"] < q/8 || total["boundary query answered"] < q/40 {
 		t.Errorf("only %d of %d queries on a capacity boundary (%d answered): the generator lost its edge",
 			total["boundary query"], q, total["boundary query answered"])
@@ -143,6 +148,20 @@ func runCloud(t *testing.T, seed uint64, n int) map[string]int {
 				t.Errorf("seed %d, query %d at 1.%d: oracle: GET /allocation_candidates?%s\n%v", seed, i, mv, q, err)
 			} else if out == placementCrashed {
 				outcomes["Placement 500, rpctl agrees with the oracle"]++
+			}
+			// The narrowed read (what `rpctl candidates` loads) answers
+			// byte for byte as the full one, and agrees with the oracle
+			// over the whole cloud.
+			narrowed, err := sameNarrowed(ctx, db, d.model, req)
+			if err == nil {
+				err = agreeWithOracle(in, narrowed, req)
+				if narrowed.NumProviders() < d.model.NumProviders() {
+					outcomes["narrowed load"]++
+				}
+			}
+			if err != nil {
+				failures++
+				t.Errorf("seed %d, query %d at 1.%d: narrowed load: GET /allocation_candidates?%s\n%v", seed, i, mv, q, err)
 			}
 		}
 		if out != "same (empty)" && !strings.HasPrefix(out, "rejected") {
@@ -497,6 +516,36 @@ func features(q string, mv int) []string {
 
 // newPlacementDB is a fresh MariaDB database with Placement's schema, open
 // through storage and closed when the test ends.
+// sameNarrowed loads the model placementdb.LoadPlacementModelFor reads for req
+// and checks that it answers req exactly as full, the model of everything:
+// the same body (or the same error), the same summaries. It returns the
+// narrowed model.
+func sameNarrowed(ctx context.Context, db *storage.DB, full *candidates.Model, req *candidates.Request) (*candidates.Model, error) {
+	in, err := placementdb.LoadPlacementModelFor(ctx, db, req)
+	if err != nil {
+		return nil, err
+	}
+	m, err := candidates.NewModel(in)
+	if err != nil {
+		return nil, err
+	}
+	answer := func(m *candidates.Model) string {
+		res, err := m.Search(ctx, req, candidates.Options{})
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		b, err := res.MarshalPlacement(req.Microversion)
+		if err != nil {
+			return "marshal error: " + err.Error()
+		}
+		return string(b)
+	}
+	if got, want := answer(m), answer(full); got != want {
+		return nil, fmt.Errorf("narrowed to %d of %d providers, the answer differs:\nnarrowed %.600s\nfull     %.600s", m.NumProviders(), full.NumProviders(), got, want)
+	}
+	return m, nil
+}
+
 func newPlacementDB(tb testing.TB) (*testdb.MySQL, *storage.DB) {
 	tb.Helper()
 	ctx := context.Background()

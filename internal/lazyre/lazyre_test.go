@@ -19,7 +19,8 @@ func TestGet(t *testing.T) {
 		if got := r.Get().MatchString(tt.in); got != tt.want {
 			t.Errorf("%q on %q = %v, want %v", tt.expr, tt.in, got, tt.want)
 		}
-		if r.Get() != r.Get() {
+		first := r.Get()
+		if again := r.Get(); again != first {
 			t.Errorf("%q compiled more than once", tt.expr)
 		}
 	}

@@ -29,15 +29,31 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 	if err := placementTablesPresent(ctx, db); err != nil {
 		return nil, err
 	}
+	var in *candidates.ModelInput
+	err := db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		in, err = readPlacementRows(ctx, db, tx, providerScope{})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// readPlacementRows is LoadPlacementModel's reading, inside tx, of the
+// providers in scope (every provider when scope is empty) with their
+// inventories, usages and links; the name tables are read whole.
+func readPlacementRows(ctx context.Context, db *storage.DB, tx *sqlx.Tx, scope providerScope) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
-	invQuery := `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio FROM inventories`
+	invQuery := `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio FROM inventories` + scope.where("resource_provider_id")
 	if db.IsMySQL() {
 		in.Ratios = candidates.RatioMySQLFloat
-		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio + 0E0 FROM inventories`
+		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio + 0E0 FROM inventories` + scope.where("resource_provider_id")
 	}
-	err := db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := func() error {
 		if err := scanPlacementRows(ctx, db, tx, "resource_providers",
-			`SELECT id, uuid, name, generation, parent_provider_id FROM resource_providers`,
+			`SELECT id, uuid, name, generation, parent_provider_id FROM resource_providers`+scope.whereRoot(),
 			func(rows *sql.Rows) error {
 				var r candidates.ProviderRow
 				var name sql.NullString
@@ -64,7 +80,7 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 			return err
 		}
 		if err := scanPlacementRows(ctx, db, tx, "allocations",
-			`SELECT resource_provider_id, resource_class_id, SUM(used) FROM allocations GROUP BY resource_provider_id, resource_class_id`,
+			`SELECT resource_provider_id, resource_class_id, SUM(used) FROM allocations`+scope.where("resource_provider_id")+` GROUP BY resource_provider_id, resource_class_id`,
 			func(rows *sql.Rows) error {
 				var r candidates.UsageRow
 				if err := rows.Scan(&r.ProviderID, &r.ResourceClassID, &r.Used); err != nil {
@@ -106,11 +122,11 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 				return nil
 			})
 		}
-		if err := link("resource_provider_traits", `SELECT resource_provider_id, trait_id FROM resource_provider_traits`, &in.ProviderTraits); err != nil {
+		if err := link("resource_provider_traits", `SELECT resource_provider_id, trait_id FROM resource_provider_traits`+scope.where("resource_provider_id"), &in.ProviderTraits); err != nil {
 			return err
 		}
-		return link("resource_provider_aggregates", `SELECT resource_provider_id, aggregate_id FROM resource_provider_aggregates`, &in.ProviderAggregates)
-	})
+		return link("resource_provider_aggregates", `SELECT resource_provider_id, aggregate_id FROM resource_provider_aggregates`+scope.where("resource_provider_id"), &in.ProviderAggregates)
+	}()
 	if err != nil {
 		return nil, err
 	}
@@ -122,15 +138,21 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 // inventory of a class that does not exist) is reported as one line naming
 // the database and the offending row.
 func LoadPlacement(ctx context.Context, db *storage.DB) (*candidates.Model, error) {
-	in, err := LoadPlacementModel(ctx, db)
-	if err != nil {
-		return nil, err
+	return newModel(db)(LoadPlacementModel(ctx, db))
+}
+
+// newModel builds the model of rows read from db, naming db in its error.
+func newModel(db *storage.DB) func(*candidates.ModelInput, error) (*candidates.Model, error) {
+	return func(in *candidates.ModelInput, err error) (*candidates.Model, error) {
+		if err != nil {
+			return nil, err
+		}
+		m, err := candidates.NewModel(in)
+		if err != nil {
+			return nil, db.Errorf("%w", err)
+		}
+		return m, nil
 	}
-	m, err := candidates.NewModel(in)
-	if err != nil {
-		return nil, db.Errorf("%w", err)
-	}
-	return m, nil
 }
 
 // scanPlacementRows runs q and calls scan for every row, sizing nothing in advance:

@@ -96,15 +96,7 @@ func answer(t *testing.T, m *candidates.Model, q string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := m.Search(context.Background(), req, candidates.Options{})
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	b, err := r.MarshalPlacement(req.Microversion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return answerReq(t, m, req)
 }
 
 // TestLoadPlacementBadData: a database no Placement could have written is

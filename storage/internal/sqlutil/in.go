@@ -149,6 +149,14 @@ func ExecInline(ctx context.Context, db *storage.DB, ex sqlx.ExecerContext, q st
 	return ex.ExecContext(ctx, db.Rebind(q), args...)
 }
 
+// QueryInline is ExecInline for a query.
+func QueryInline(ctx context.Context, db *storage.DB, tx *sqlx.Tx, q string, args ...any) (*sql.Rows, error) {
+	if lit, ok := inline(db, q, args); ok {
+		return tx.QueryContext(ctx, lit)
+	}
+	return tx.QueryContext(ctx, db.Rebind(q), args...)
+}
+
 func inline(db *storage.DB, q string, args []any) (string, bool) {
 	if !db.IsMySQL() {
 		return "", false

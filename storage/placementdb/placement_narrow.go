@@ -1,0 +1,331 @@
+package placementdb
+
+import (
+	"context"
+	"database/sql"
+	"maps"
+	"slices"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/internal/standards"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
+)
+
+// This file narrows what `rpctl candidates` reads to the trees a request can
+// use, before the model is built. It only selects rows: which trees can
+// hold a candidate is decided by the conditions narrowRoots writes, each a
+// necessary condition of Placement's own per-group SQL
+// (research_context.get_providers_with_resource, provider_ids_matching_
+// aggregates, the trait filters) lifted to whole trees, so that the model
+// then answers exactly as it would over the whole database.
+
+// providerScope limits the provider-scoped reads of readPlacementRows to
+// whole trees. The roots' ids are written into the SQL as integer literals
+// (they come from the database itself): those reads must stay on MySQL's
+// text protocol (see LoadPlacementModel), which a bound argument would
+// switch to the binary one.
+type providerScope struct {
+	roots []int64 // nil: every provider
+}
+
+func (s providerScope) list() string {
+	if len(s.roots) == 0 {
+		return "NULL" // IN (NULL) matches nothing
+	}
+	return sqlutil.SQLInts(s.roots)
+}
+
+// whereRoot restricts resource_providers itself.
+func (s providerScope) whereRoot() string {
+	if s.roots == nil {
+		return ""
+	}
+	return " WHERE root_provider_id IN (" + s.list() + ")"
+}
+
+// where restricts a table whose col is a provider id.
+func (s providerScope) where(col string) string {
+	if s.roots == nil {
+		return ""
+	}
+	return " WHERE " + col + " IN (SELECT id FROM resource_providers WHERE root_provider_id IN (" + s.list() + "))"
+}
+
+// LoadPlacementModelFor is LoadPlacementModel narrowed to the trees req can
+// use: a tree is read when it can satisfy, on its own providers, every
+// resource class of every group that no sharing provider could supply
+// instead (with room for the amount, by Placement's SQL capacity rule),
+// each member_of and in_tree of such a group, and every required trait no
+// sharing provider has; the trees of sharing providers and of in_tree
+// targets are always read. Trees are read whole, so provider summaries,
+// same_subtree and nested search see what they would over everything.
+//
+// It reads everything, as LoadPlacementModel does, when narrowing could
+// change the answer or its errors: a class or trait the database does not
+// know (Placement's 400 depends on the groups searched before it). Callers
+// that must see the hosts left out (--explain) or shuffle over all of them
+// (randomize) use LoadPlacementModel.
+func LoadPlacementModelFor(ctx context.Context, db *storage.DB, req *candidates.Request) (*candidates.ModelInput, error) {
+	if err := placementTablesPresent(ctx, db); err != nil {
+		return nil, err
+	}
+	var in *candidates.ModelInput
+	err := db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		scope, hasTrees, err := narrowRoots(ctx, db, tx, req)
+		if err != nil {
+			return err
+		}
+		if in, err = readPlacementRows(ctx, db, tx, scope); err != nil {
+			return err
+		}
+		in.HasTrees = hasTrees
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// narrowRoots returns the trees to read (nil roots: all of them) and
+// whether the database has nested providers at all (the search treats a
+// flat cloud differently, and the rows read may not show the trees).
+func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidates.Request) (providerScope, bool, error) {
+	q := func(table, query string, args []any, scan func(*sql.Rows) error) error {
+		// Literals where they can be (one round trip on MySQL instead of a
+		// prepare, an execute and a close: a dozen of these run before the
+		// read, and on a cloud where nothing can be left out they are
+		// pure overhead).
+		rows, err := sqlutil.QueryInline(ctx, db, tx, query, args...)
+		if err != nil {
+			return db.Errorf("read %s: %w", table, storage.CleanError(err))
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return db.Errorf("read %s: %w", table, storage.CleanError(err))
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return db.Errorf("read %s: %w", table, storage.CleanError(err))
+		}
+		return nil
+	}
+	ids := func(table, query string, args ...any) ([]int64, error) {
+		var out []int64
+		err := q(table, query, args, func(r *sql.Rows) error {
+			var id int64
+			err := r.Scan(&id)
+			out = append(out, id)
+			return err
+		})
+		return out, err
+	}
+	names := func(table, query string, args ...any) (map[string]int64, error) {
+		out := map[string]int64{}
+		err := q(table, query, args, func(r *sql.Rows) error {
+			var id int64
+			var name string
+			err := r.Scan(&id, &name)
+			out[name] = id
+			return err
+		})
+		return out, err
+	}
+	nested, err := ids("resource_providers", `SELECT id FROM resource_providers WHERE parent_provider_id IS NOT NULL LIMIT 1`)
+	if err != nil {
+		return providerScope{}, false, err
+	}
+	hasTrees := len(nested) > 0
+
+	// Every class and trait the request names must exist, or the full read
+	// is what reproduces Placement's error (or its empty answer).
+	var classNames, traitNames []string
+	for _, g := range req.Groups {
+		for c := range g.Resources {
+			if !standards.IsResourceClass(c) {
+				classNames = append(classNames, c)
+			}
+		}
+		for _, set := range g.RequiredTraits {
+			traitNames = append(traitNames, set...)
+		}
+		traitNames = append(traitNames, g.ForbiddenTraits...)
+	}
+	traitNames = append(append(traitNames, req.RootRequired...), req.RootForbidden...)
+	traitNames = append(traitNames, "MISC_SHARES_VIA_AGGREGATE")
+	customIDs, err := names("resource_classes", `SELECT id, name FROM resource_classes WHERE name IN (`+sqlutil.InList(len(classNames))+`)`, anys(classNames)...)
+	if err != nil {
+		return providerScope{}, false, err
+	}
+	for _, c := range classNames {
+		if _, ok := customIDs[c]; !ok {
+			return providerScope{}, hasTrees, nil
+		}
+	}
+	traitIDs, err := names("traits", `SELECT id, name FROM traits WHERE name IN (`+sqlutil.InList(len(traitNames))+`)`, anys(traitNames)...)
+	if err != nil {
+		return providerScope{}, false, err
+	}
+	for _, t := range traitNames[:len(traitNames)-1] {
+		if _, ok := traitIDs[t]; !ok {
+			return providerScope{}, hasTrees, nil
+		}
+	}
+	classID := func(name string) int64 {
+		if i := slices.Index(standards.ResourceClasses(), name); i >= 0 {
+			return int64(i)
+		}
+		return customIDs[name]
+	}
+
+	// What sharing providers could supply instead of a tree's own.
+	var sharingRoots []int64
+	sharingClasses := map[int64]bool{}
+	sharingTraits := map[int64]bool{}
+	if shares, ok := traitIDs["MISC_SHARES_VIA_AGGREGATE"]; ok {
+		// The sharing providers first, then what they hold by their ids: a
+		// self-join of resource_provider_traits scanned the whole table
+		// (37 ms on placement-perfload, which has no sharing provider).
+		sharing, err := ids("resource_provider_traits", `SELECT resource_provider_id FROM resource_provider_traits WHERE trait_id = ?`, shares)
+		if err != nil {
+			return providerScope{}, false, err
+		}
+		if len(sharing) > 0 {
+			list := sqlutil.SQLInts(sharing)
+			if sharingRoots, err = ids("resource_providers", `SELECT DISTINCT root_provider_id FROM resource_providers WHERE id IN (`+list+`)`); err != nil {
+				return providerScope{}, false, err
+			}
+			cls, err := ids("inventories", `SELECT DISTINCT resource_class_id FROM inventories WHERE resource_provider_id IN (`+list+`)`)
+			if err != nil {
+				return providerScope{}, false, err
+			}
+			for _, c := range cls {
+				sharingClasses[c] = true
+			}
+			trs, err := ids("resource_provider_traits", `SELECT DISTINCT trait_id FROM resource_provider_traits WHERE resource_provider_id IN (`+list+`)`)
+			if err != nil {
+				return providerScope{}, false, err
+			}
+			for _, t := range trs {
+				sharingTraits[t] = true
+			}
+		}
+	}
+
+	// Each condition is its own query giving the roots that meet it, the
+	// sets intersected here, as Placement intersects its per-class
+	// provider lists in Python: one statement of many EXISTS made
+	// MariaDB's optimizer search join orders for minutes.
+	type cond struct {
+		table, query string
+		args         []any
+	}
+	var conds []cond
+	var inTrees []string
+	for _, g := range req.Groups {
+		if g.InTree != "" {
+			inTrees = append(inTrees, g.InTree)
+		}
+		// A group's own-tree conditions hold only when some class of it
+		// must come from the tree: one no sharing provider has.
+		own := false
+		for _, c := range slices.Sorted(maps.Keys(g.Resources)) {
+			id := classID(c)
+			if sharingClasses[id] {
+				continue
+			}
+			own = true
+			// Placement's capacity clause, on one provider of the tree
+			// (each class of a group comes from one provider).
+			conds = append(conds, cond{"inventories", `SELECT DISTINCT p.root_provider_id FROM inventories i
+				JOIN resource_providers p ON p.id = i.resource_provider_id
+				LEFT JOIN (SELECT resource_provider_id, SUM(used) AS used FROM allocations WHERE resource_class_id = ? GROUP BY resource_provider_id) u
+				ON u.resource_provider_id = i.resource_provider_id
+				WHERE i.resource_class_id = ? AND COALESCE(u.used, 0) + ? <= (i.total - i.reserved) * i.allocation_ratio`,
+				[]any{id, id, g.Resources[c]}})
+		}
+		if !own {
+			continue
+		}
+		for _, set := range g.MemberOf {
+			conds = append(conds, cond{"resource_provider_aggregates", `SELECT DISTINCT p.root_provider_id FROM resource_providers p
+				JOIN resource_provider_aggregates pa ON pa.resource_provider_id = p.id
+				JOIN placement_aggregates ag ON ag.id = pa.aggregate_id WHERE ag.uuid IN (` + sqlutil.InList(len(set)) + `)`, anys(set)})
+		}
+		if g.InTree != "" {
+			conds = append(conds, cond{"resource_providers", `SELECT root_provider_id FROM resource_providers WHERE uuid = ?`, []any{g.InTree}})
+		}
+	}
+	for _, g := range req.Groups {
+		for _, set := range g.RequiredTraits {
+			var tids []any
+			shared := false
+			for _, t := range set {
+				shared = shared || sharingTraits[traitIDs[t]]
+				tids = append(tids, traitIDs[t])
+			}
+			if shared {
+				continue
+			}
+			conds = append(conds, cond{"resource_provider_traits", `SELECT DISTINCT p.root_provider_id FROM resource_providers p
+				JOIN resource_provider_traits pt ON pt.resource_provider_id = p.id WHERE pt.trait_id IN (` + sqlutil.InList(len(tids)) + `)`, tids})
+		}
+	}
+	if len(conds) == 0 {
+		return providerScope{}, hasTrees, nil
+	}
+	var keep []int64
+	for i, c := range conds {
+		roots, err := ids(c.table, c.query, c.args...)
+		if err != nil {
+			return providerScope{}, false, err
+		}
+		slices.Sort(roots)
+		if i == 0 {
+			keep = roots
+		} else {
+			keep = slices.DeleteFunc(keep, func(r int64) bool { _, ok := slices.BinarySearch(roots, r); return !ok })
+		}
+		if len(keep) == 0 {
+			break
+		}
+	}
+	all, err := ids("resource_providers", `SELECT COUNT(*) FROM resource_providers WHERE parent_provider_id IS NULL`)
+	if err != nil {
+		return providerScope{}, false, err
+	}
+	if len(keep) == int(all[0]) {
+		return providerScope{}, hasTrees, nil // nothing to leave out: read without the filter
+	}
+	if len(inTrees) > 0 {
+		// By name too: the command resolves an in_tree value that is no
+		// provider's uuid as a name, on the model this read builds.
+		targets, err := ids("resource_providers", `SELECT root_provider_id FROM resource_providers WHERE uuid IN (`+sqlutil.InList(len(inTrees))+`) OR name IN (`+sqlutil.InList(len(inTrees))+`)`,
+			append(anys(inTrees), anys(inTrees)...)...)
+		if err != nil {
+			return providerScope{}, false, err
+		}
+		keep = append(keep, targets...)
+	}
+	keep = append(keep, sharingRoots...)
+	slices.Sort(keep)
+	return providerScope{roots: slices.Compact(keep)}, hasTrees, nil
+}
+
+func anys(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// LoadPlacementFor is LoadPlacement over LoadPlacementModelFor's narrowed
+// read.
+func LoadPlacementFor(ctx context.Context, db *storage.DB, req *candidates.Request) (*candidates.Model, error) {
+	return newModel(db)(LoadPlacementModelFor(ctx, db, req))
+}

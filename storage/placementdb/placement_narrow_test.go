@@ -1,0 +1,83 @@
+package placementdb_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/storage/placementdb"
+)
+
+// TestLoadPlacementNarrowed: the narrowed read answers every query exactly
+// as the full one (body, summaries, errors), on SQLite and MariaDB, and
+// leaves providers out where the query allows it. The cloud has trees,
+// sharing providers (DISK_GB, in one aggregate each) and usage.
+func TestLoadPlacementNarrowed(t *testing.T) {
+	ctx := context.Background()
+	in := candidates.ScaleInput(400)
+	full, err := candidates.NewModel(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := candidates.SyntheticUUID(7, 8) // compute-2's root
+	for _, tc := range []struct {
+		name, query string
+		narrowed    bool
+	}{
+		{"trait on some hosts", "resources=VCPU:2,MEMORY_MB:4096&required=CUSTOM_RACK_A", true},
+		{"trait any-of", "resources=VCPU:1&required=in:CUSTOM_RACK_A,CUSTOM_RACK_B", true},
+		{"member_of", "resources=VCPU:1&member_of=" + candidates.SyntheticUUID(5, 3), true},
+		{"member_of any-of", "resources=VCPU:1&member_of=in:" + candidates.SyntheticUUID(5, 3) + "," + candidates.SyntheticUUID(5, 4), true},
+		{"in_tree", "resources=VCPU:1&in_tree=" + tree, true},
+		{"in_tree granular", "resources1=SRIOV_NET_VF:1&in_tree1=" + tree + "&resources=VCPU:1&group_policy=none", true},
+		{"capacity", "resources=VCPU:31", true},
+		{"summaries keep whole trees", "resources=SRIOV_NET_VF:1&required=CUSTOM_PHYSNET1&resources1=VCPU:2&required1=HW_NUMA_ROOT&group_policy=isolate&limit=5", false},
+		{"same_subtree", "resources_A=VCPU:20&resources_B=SRIOV_NET_VF:1&same_subtree=_A,_B&group_policy=none&required_A=HW_NUMA_ROOT", true},
+		{"sharing class not narrowed", "resources=DISK_GB:50000", false},
+		{"sharing and own", "resources=DISK_GB:500,VCPU:1&required=CUSTOM_RACK_A", true},
+		{"old microversion", "resources=VCPU:1&required=CUSTOM_RACK_A", true},
+		{"unknown trait: full read, same 400", "resources=VCPU:1&required=CUSTOM_NOPE", false},
+		{"unknown class: full read, same 400", "resources=CUSTOM_NOPE:1", false},
+		{"unknown aggregate", "resources=VCPU:1&member_of=" + candidates.SyntheticUUID(9, 9), true},
+		{"unknown in_tree", "resources=VCPU:1&in_tree=" + candidates.SyntheticUUID(9, 9), true},
+		{"nothing fits", "resources=VCPU:1000", true},
+	} {
+		for name, db := range placementDBs(t) {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				if err := placementdb.WriteSyntheticPlacement(ctx, db, in); err != nil {
+					t.Fatal(err)
+				}
+				req, err := candidates.ParseQuery(tc.query, candidates.MaxMicroversion)
+				if tc.name == "old microversion" {
+					req, err = candidates.ParseQuery(tc.query, 25)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := placementdb.LoadPlacementFor(ctx, db, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if narrowed := got.NumProviders() < full.NumProviders(); narrowed != tc.narrowed {
+					t.Errorf("read %d of %d providers, want narrowed %v", got.NumProviders(), full.NumProviders(), tc.narrowed)
+				}
+				if a, b := answerReq(t, full, req), answerReq(t, got, req); a != b {
+					t.Errorf("narrowed answer differs:\nnarrowed: %.400s\nfull:     %.400s", b, a)
+				}
+			})
+		}
+	}
+}
+
+func answerReq(t *testing.T, m *candidates.Model, req *candidates.Request) string {
+	t.Helper()
+	r, err := m.Search(context.Background(), req, candidates.Options{})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	b, err := r.MarshalPlacement(req.Microversion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
