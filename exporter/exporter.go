@@ -1,0 +1,231 @@
+// Package exporter serves rpctl's metrics over HTTP with Prometheus'
+// client_golang: /metrics and /healthz. Collections run in the background
+// every interval, never inside a scrape, so a scrape answers at once with
+// the last collection's families.
+//
+// Only the rpctl-exporter binary imports this package: client_golang
+// registers its default collectors at package init, which every rpctl
+// command would otherwise pay (rpctl exporter execs rpctl-exporter).
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/rpctl/rpctl/metrics"
+)
+
+// snapshot is one collection, converted for client_golang once, in the
+// background.
+type snapshot struct {
+	families []*dto.MetricFamily
+}
+
+// Server is a running exporter.
+type Server struct {
+	o    metrics.ServeOptions
+	last atomic.Pointer[snapshot]
+
+	self         *prometheus.Registry
+	lastSuccess  prometheus.Gauge
+	duration     prometheus.Gauge
+	errorsByPart *prometheus.GaugeVec
+	runs         prometheus.Counter
+	// ready is closed after the first collection, for /healthz.
+	ready chan struct{}
+}
+
+// Serve collects now and every o.Interval, serves o.Listener until ctx is
+// done, then shuts the HTTP server down (in-flight scrapes finish) and
+// waits for the running collection to stop.
+func Serve(ctx context.Context, o metrics.ServeOptions) error {
+	if o.Interval <= 0 {
+		return fmt.Errorf("the interval must be positive, got %s", o.Interval)
+	}
+	s := newServer(o)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(prometheus.GathererFunc(s.gather), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("/healthz", s.healthz)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	loopDone := make(chan struct{})
+	go func() {
+		defer close(loopDone)
+		s.loop(ctx)
+	}()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(o.Listener) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if serr := srv.Shutdown(shutdown); serr != nil && err == nil {
+		err = serr
+	}
+	<-loopDone
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func newServer(o metrics.ServeOptions) *Server {
+	s := &Server{o: o, self: prometheus.NewRegistry(), ready: make(chan struct{})}
+	s.lastSuccess = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rpctl_exporter_last_success_timestamp_seconds",
+		Help: "When the last collection without an error ended (Unix time); 0 before the first."})
+	s.duration = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rpctl_exporter_collect_duration_seconds",
+		Help: "How long the last collection took."})
+	s.errorsByPart = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rpctl_exporter_collect_errors",
+		Help: "Errors of the last collection per part (capacity, status, audit); that part's metrics are missing from it."}, []string{"part"})
+	s.runs = prometheus.NewCounter(prometheus.CounterOpts{Name: "rpctl_exporter_collections_total", Help: "Collections run."})
+	s.self.MustRegister(s.lastSuccess, s.duration, s.errorsByPart, s.runs)
+	return s
+}
+
+// loop collects at once, then every interval; a collection slower than the
+// interval is followed by the next one straight away.
+func (s *Server) loop(ctx context.Context) {
+	t := time.NewTicker(s.o.Interval)
+	defer t.Stop()
+	for {
+		s.collect(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Parts reports errors under; a part without an error this run reads 0.
+var parts = []string{"capacity", "status", "audit"}
+
+func (s *Server) collect(ctx context.Context) {
+	start := time.Now()
+	run := s.o.Collect(ctx)
+	if ctx.Err() != nil {
+		return // stopping: a cut-short run is not published
+	}
+	fams, err := convert(run.Families)
+	if err != nil {
+		run.Errors = append(run.Errors, metrics.PartError{Part: "convert", Err: err})
+	}
+	s.last.Store(&snapshot{families: fams})
+	took := time.Since(start)
+	s.runs.Inc()
+	s.duration.Set(took.Seconds())
+	for _, p := range parts {
+		s.errorsByPart.WithLabelValues(p).Set(0)
+	}
+	for _, e := range run.Errors {
+		s.errorsByPart.WithLabelValues(e.Part).Add(1)
+		s.logf("collection: %s: %v", e.Part, e.Err)
+	}
+	if len(run.Errors) == 0 {
+		s.lastSuccess.Set(float64(time.Now().UnixNano()) / 1e9)
+	}
+	s.logf("collection: %d families in %s, %d errors", len(fams), took.Round(time.Millisecond), len(run.Errors))
+	select {
+	case <-s.ready:
+	default:
+		close(s.ready)
+	}
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.o.Log != nil {
+		fmt.Fprintf(s.o.Log, format+"\n", args...)
+	}
+}
+
+// gather is what a scrape sends: the exporter's own metrics and the last
+// collection, as they are: no work beyond encoding happens in a scrape.
+func (s *Server) gather() ([]*dto.MetricFamily, error) {
+	own, err := s.self.Gather()
+	if snap := s.last.Load(); snap != nil {
+		own = append(own, snap.families...)
+	}
+	return own, err
+}
+
+// healthz answers 200 once a collection has been published, 503 before.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	select {
+	case <-s.ready:
+		fmt.Fprintln(w, "ok")
+	default:
+		http.Error(w, "no collection yet", http.StatusServiceUnavailable)
+	}
+}
+
+// convert builds client_golang's families, checking what a registry would
+// (valid names, label counts, no series twice).
+func convert(fams []*metrics.Family) ([]*dto.MetricFamily, error) {
+	out := make([]*dto.MetricFamily, 0, len(fams))
+	var errs []error
+	seen := map[string]bool{}
+	for _, f := range fams {
+		if seen[f.Name] {
+			errs = append(errs, fmt.Errorf("family %s twice", f.Name))
+			continue
+		}
+		seen[f.Name] = true
+		typ := dto.MetricType_GAUGE
+		if f.Type == metrics.Untyped {
+			typ = dto.MetricType_UNTYPED
+		}
+		mf := &dto.MetricFamily{Name: ptr(f.Name), Help: ptr(f.Help), Type: &typ, Metric: make([]*dto.Metric, 0, len(f.Samples))}
+		order := make([]int, len(f.Labels))
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool { return f.Labels[order[a]] < f.Labels[order[b]] })
+		names := make([]*string, len(f.Labels))
+		for i, l := range f.Labels {
+			names[i] = ptr(l)
+		}
+		series := map[string]bool{}
+		for _, smp := range f.Samples {
+			if len(smp.Values) != len(f.Labels) {
+				errs = append(errs, fmt.Errorf("%s: %d label values for %d labels", f.Name, len(smp.Values), len(f.Labels)))
+				continue
+			}
+			key := strings.Join(smp.Values, "\xff")
+			if series[key] {
+				errs = append(errs, fmt.Errorf("%s{%s}: the same series twice", f.Name, strings.Join(smp.Values, ",")))
+				continue
+			}
+			series[key] = true
+			m := &dto.Metric{Label: make([]*dto.LabelPair, len(order))}
+			for i, li := range order {
+				m.Label[i] = &dto.LabelPair{Name: names[li], Value: ptr(smp.Values[li])}
+			}
+			v := smp.Value
+			if typ == dto.MetricType_UNTYPED {
+				m.Untyped = &dto.Untyped{Value: &v}
+			} else {
+				m.Gauge = &dto.Gauge{Value: &v}
+			}
+			mf.Metric = append(mf.Metric, m)
+		}
+		out = append(out, mf)
+	}
+	slices.SortFunc(out, func(a, b *dto.MetricFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
+	return out, errors.Join(errs...)
+}
+
+func ptr[T any](v T) *T { return &v }
