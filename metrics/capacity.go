@@ -73,6 +73,7 @@ func Capacity(results []*capacity.Result, nova Nova) []*Family {
 	aggHosts := gauge("rpctl_capacity_aggregate_hosts", "Hosts counted in each aggregate.", "aggregate", "aggregate_name")
 	hosts := gauge("rpctl_capacity_hosts", "Hosts (non-sharing root providers) counted.")
 	seenAgg := map[string]bool{}
+	independent := false
 	for i, res := range results {
 		mode := string(res.Mode)
 		for fi, fl := range res.Flavors {
@@ -90,9 +91,10 @@ func Capacity(results []*capacity.Result, nova Nova) []*Family {
 		if i == 0 {
 			hosts.Add(float64(len(res.Hosts)))
 		}
-		if res.Mode != capacity.Independent || len(osTotal.Samples) > 0 {
+		if res.Mode != capacity.Independent || independent {
 			continue
 		}
+		independent = true
 		for fi, fl := range res.Flavors {
 			pub, known := nova.Public[fl]
 			osTotal.Add(float64(res.Total[fi]), fl, pyBool(pub, known))
@@ -109,7 +111,7 @@ func Capacity(results []*capacity.Result, nova Nova) []*Family {
 		}
 	}
 	out := []*Family{total, perAgg, aggHosts, hosts}
-	if len(osTotal.Samples) > 0 {
+	if independent {
 		out = append([]*Family{osTotal, osHost}, out...)
 	}
 	return out
