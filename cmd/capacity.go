@@ -59,7 +59,9 @@ The fill is the scheduler's greedy one: every instance goes to the first candida
 returns (hosts in provider id order). Hosts with COMPUTE_STATUS_DISABLED count 0, as Nova's
 request filter forbids them.
 
---plot FILE.png|FILE.svg draws a bar chart of the free slots per flavor and aggregate.
+--plot FILE.png|FILE.svg draws the counts as small multiples, one panel for all hosts and
+one per aggregate (by its Nova name when known): a bar per flavor, as long as its share of
+what the same hosts would hold empty, labelled with the count.
 
 -f prometheus prints the counts as Prometheus metrics (text format 0.0.4, for node_exporter's
 textfile collector): os-capacity's openstack_free_capacity_by_flavor_total and
@@ -82,7 +84,7 @@ aggregate, and every inventory's used, reserved, total and capacity (see 'rpctl 
 	fl.StringVar(&o.Aggregate, "aggregate", "", "only the hosts in this aggregate: its UUID, or a Nova host aggregate's name (API database)")
 	fl.StringVar(&o.Mode, "mode", string(capacity.Independent), "independent (each flavor alone) or pack (a greedy fill of --mix)")
 	fl.StringVar(&o.Mix, "mix", "", "with --mode pack: FLAVOR=WEIGHT,... e.g. m1.small=3,m1.large=1")
-	fl.StringVar(&o.Plot, "plot", "", "also draw a bar chart of free slots per flavor and aggregate into FILE.png or FILE.svg")
+	fl.StringVar(&o.Plot, "plot", "", "also draw the counts per flavor and aggregate (share of the empty cloud) into FILE.png or FILE.svg")
 	fl.BoolVar(&o.Hosts, "hosts", false, "with -f table: also list every host (JSON always has them)")
 	addImageFlags(fl, &o.FlavorOptions)
 	return c
@@ -142,7 +144,12 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 		return err
 	}
 	if o.Plot != "" {
-		if err := chart.Capacity(o.Plot, res); err != nil {
+		// Each bar is a share of what the same hosts hold empty.
+		empty, err := capacity.Count(in.model.WithoutUsage(), in.reqs, capacity.Options{Mode: in.mode, Mix: in.mix, Aggregate: in.aggregate})
+		if err != nil {
+			return err
+		}
+		if err := chart.Capacity(o.Plot, res, empty); err != nil {
 			return err
 		}
 		if f.Format == output.Table || f.Format == "" {

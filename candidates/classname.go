@@ -1,4 +1,0 @@
-package candidates
-
-// ClassName is the name of resource class index c (Inventory.Class).
-func (m *Model) ClassName(c int32) string { return m.classes[c].name }
