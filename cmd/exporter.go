@@ -144,30 +144,31 @@ func isExecutable(p string) bool {
 // checks and the claims audit, each on its own so that one failing leaves
 // the others' metrics.
 func collectMetrics(ctx context.Context, f *Factory, o *ExporterOptions) metrics.Run {
-	var run metrics.Run
-	fail := func(part string, err error) { run.Errors = append(run.Errors, metrics.PartError{Part: part, Err: err}) }
-
-	if fams, err := collectCapacity(ctx, f, o); err != nil {
-		fail("capacity", err)
-	} else {
+	run := metrics.Run{Durations: map[string]time.Duration{}}
+	part := func(name string, collect func() ([]*metrics.Family, error)) {
+		start := time.Now()
+		fams, err := collect()
+		run.Durations[name] = time.Since(start)
+		if err != nil {
+			run.Errors = append(run.Errors, metrics.PartError{Part: name, Err: err})
+			return
+		}
 		run.Families = append(run.Families, fams...)
 	}
-	if fams, err := collectStatus(ctx, f); err != nil {
-		fail("status", err)
-	} else {
-		run.Families = append(run.Families, fams...)
-	}
-	opts := claims.AuditOptions{Expiry: o.Expiry, Now: time.Now()}
-	var res *claims.AuditResult
-	err := withClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
-		res, err = claims.Audit(ctx, ledger, cells, opts)
-		return err
+	part("capacity", func() ([]*metrics.Family, error) { return collectCapacity(ctx, f, o) })
+	part("status", func() ([]*metrics.Family, error) { return collectStatus(ctx, f) })
+	part("audit", func() ([]*metrics.Family, error) {
+		opts := claims.AuditOptions{Expiry: o.Expiry, Now: time.Now()}
+		var res *claims.AuditResult
+		err := withClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
+			res, err = claims.Audit(ctx, ledger, cells, opts)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return metrics.Audit(res), nil
 	})
-	if err != nil {
-		fail("audit", err)
-	} else {
-		run.Families = append(run.Families, metrics.Audit(res)...)
-	}
 	return run
 }
 

@@ -1,7 +1,9 @@
 // Package exporter serves rpctl's metrics over HTTP with Prometheus'
 // client_golang: /metrics and /healthz. Collections run in the background
-// every interval, never inside a scrape, so a scrape answers at once with
-// the last collection's families.
+// every interval, never inside a scrape. The page itself is rendered (by
+// client_golang's registry and text encoder) and gzipped when a collection
+// is published, so a scrape only copies bytes: at 10,000 hosts the page is
+// tens of megabytes, which encoding per scrape would take seconds over.
 //
 // Only the rpctl-exporter binary imports this package: client_golang
 // registers its default collectors at package init, which every rpctl
@@ -9,38 +11,44 @@
 package exporter
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/rpctl/rpctl/metrics"
 )
 
-// snapshot is one collection, converted for client_golang once, in the
-// background.
-type snapshot struct {
-	families []*dto.MetricFamily
+// page is /metrics as published: the text format, and gzipped.
+type page struct {
+	text, gz []byte
 }
 
 // Server is a running exporter.
 type Server struct {
 	o    metrics.ServeOptions
-	last atomic.Pointer[snapshot]
+	last atomic.Pointer[page]
+	// families is the last collection's, for the pages published until
+	// the next one (the loop's goroutine only).
+	families []*dto.MetricFamily
 
 	self         *prometheus.Registry
 	lastSuccess  prometheus.Gauge
 	duration     prometheus.Gauge
 	errorsByPart *prometheus.GaugeVec
+	partSeconds  *prometheus.GaugeVec
 	runs         prometheus.Counter
 	// ready is closed after the first collection, for /healthz.
 	ready chan struct{}
@@ -55,7 +63,7 @@ func Serve(ctx context.Context, o metrics.ServeOptions) error {
 	}
 	s := newServer(o)
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(prometheus.GathererFunc(s.gather), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("/metrics", s.metrics)
 	mux.HandleFunc("/healthz", s.healthz)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
@@ -91,8 +99,13 @@ func newServer(o metrics.ServeOptions) *Server {
 		Help: "How long the last collection took."})
 	s.errorsByPart = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rpctl_exporter_collect_errors",
 		Help: "Errors of the last collection per part (capacity, status, audit); that part's metrics are missing from it."}, []string{"part"})
+	s.partSeconds = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rpctl_exporter_collect_part_duration_seconds",
+		Help: "How long each part of the last collection took."}, []string{"part"})
 	s.runs = prometheus.NewCounter(prometheus.CounterOpts{Name: "rpctl_exporter_collections_total", Help: "Collections run."})
-	s.self.MustRegister(s.lastSuccess, s.duration, s.errorsByPart, s.runs)
+	s.self.MustRegister(s.lastSuccess, s.duration, s.errorsByPart, s.partSeconds, s.runs)
+	if err := s.publish(); err != nil {
+		s.logf("render /metrics: %v", err)
+	}
 	return s
 }
 
@@ -124,7 +137,10 @@ func (s *Server) collect(ctx context.Context) {
 	if err != nil {
 		run.Errors = append(run.Errors, metrics.PartError{Part: "convert", Err: err})
 	}
-	s.last.Store(&snapshot{families: fams})
+	s.families = fams
+	for part, d := range run.Durations {
+		s.partSeconds.WithLabelValues(part).Set(d.Seconds())
+	}
 	took := time.Since(start)
 	s.runs.Inc()
 	s.duration.Set(took.Seconds())
@@ -137,6 +153,9 @@ func (s *Server) collect(ctx context.Context) {
 	}
 	if len(run.Errors) == 0 {
 		s.lastSuccess.Set(float64(time.Now().UnixNano()) / 1e9)
+	}
+	if err := s.publish(); err != nil {
+		s.logf("render /metrics: %v", err)
 	}
 	s.logf("collection: %d families in %s, %d errors", len(fams), took.Round(time.Millisecond), len(run.Errors))
 	select {
@@ -152,14 +171,57 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
-// gather is what a scrape sends: the exporter's own metrics and the last
-// collection, as they are: no work beyond encoding happens in a scrape.
-func (s *Server) gather() ([]*dto.MetricFamily, error) {
+// publish renders the page: the exporter's own metrics and the last
+// collection, in the text format 0.0.4, and its gzip.
+func (s *Server) publish() error {
 	own, err := s.self.Gather()
-	if snap := s.last.Load(); snap != nil {
-		own = append(own, snap.families...)
+	if err != nil {
+		return err
 	}
-	return own, err
+	fams := append(own, s.families...)
+	var text bytes.Buffer
+	enc := expfmt.NewEncoder(&text, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, f := range fams {
+		if err := enc.Encode(f); err != nil {
+			return err
+		}
+	}
+	var gz bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(text.Bytes()); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	s.last.Store(&page{text: text.Bytes(), gz: gz.Bytes()})
+	return nil
+}
+
+// metrics serves the last published page as it is.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	p := s.last.Load()
+	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	body := p.text
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		w.Header().Set("Content-Encoding", "gzip")
+		body = p.gz
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
+}
+
+func acceptsGzip(h string) bool {
+	for _, part := range strings.Split(h, ",") {
+		enc, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(params, " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
 }
 
 // healthz answers 200 once a collection has been published, 503 before.
@@ -222,7 +284,11 @@ func convert(fams []*metrics.Family) ([]*dto.MetricFamily, error) {
 			}
 			mf.Metric = append(mf.Metric, m)
 		}
-		out = append(out, mf)
+		// The text format has no empty family (a HELP without a
+		// sample), and client_golang's encoder refuses one.
+		if len(mf.Metric) > 0 {
+			out = append(out, mf)
+		}
 	}
 	slices.SortFunc(out, func(a, b *dto.MetricFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
 	return out, errors.Join(errs...)

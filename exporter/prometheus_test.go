@@ -183,8 +183,9 @@ func TestRealPrometheusScrapesExporter(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- ex.Wait() }()
+	stopped := false
 	defer func() {
-		if ex.ProcessState == nil {
+		if !stopped {
 			ex.Process.Kill()
 			<-exited
 		}
@@ -213,7 +214,7 @@ scrape_configs:
 	defer func() {
 		prom.Process.Signal(syscall.SIGTERM)
 		prom.Wait()
-		if t.Failed() {
+		if t.Failed() && stopped {
 			t.Logf("prometheus:\n%s\nexporter:\n%s", promLog.String(), exErr.String())
 		}
 	}()
@@ -292,7 +293,9 @@ scrape_configs:
 	if err := ex.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-exited; err != nil {
+	err := <-exited
+	stopped = true
+	if err != nil {
 		t.Errorf("exporter after SIGTERM: %v (want exit 0)\n%s", err, exErr.String())
 	}
 	ctx, cancel := context.WithCancel(context.Background())

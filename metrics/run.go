@@ -19,6 +19,8 @@ type PartError struct {
 type Run struct {
 	Families []*Family
 	Errors   []PartError
+	// Durations are how long each part took.
+	Durations map[string]time.Duration
 }
 
 // ServeOptions are what an exporter serves: Collect runs every Interval in
