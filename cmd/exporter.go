@@ -93,14 +93,17 @@ func runExporter(ctx context.Context, f *Factory, o *ExporterOptions) error {
 	if ServeMetrics == nil {
 		return execExporter()
 	}
-	// Bad flags or flavors are the operator's to fix before serving, not
-	// a collection error to find in the metrics later.
-	if _, err := prepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), false); err != nil {
-		return err
-	}
+	// Listen first: the connections prepareCapacity opens take
+	// ephemeral ports, which may include the one asked for.
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return usageError("--listen %s: %v", o.Listen, err)
+	}
+	// Bad flags or flavors are the operator's to fix before serving, not
+	// a collection error to find in the metrics later.
+	if _, err := prepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), false); err != nil {
+		ln.Close()
+		return err
 	}
 	fmt.Fprintf(f.IO.ErrOut, "rpctl exporter: serving http://%s/metrics every %s\n", ln.Addr(), o.Interval)
 	return ServeMetrics(ctx, metrics.ServeOptions{Listener: ln, Interval: o.Interval, Log: f.IO.ErrOut,

@@ -37,7 +37,7 @@ func need(t *testing.T, name string) string {
 
 // buildRpctl builds rpctl and rpctl-exporter side by side, as make build
 // does, so that rpctl exporter runs the way an operator's does.
-func buildRpctl(t *testing.T) string {
+func buildRpctl(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command("go", "build", "-o", dir, "./cmd/rpctl", "./cmd/rpctl-exporter")
@@ -48,7 +48,7 @@ func buildRpctl(t *testing.T) string {
 	return filepath.Join(dir, "rpctl")
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -107,7 +107,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	}
 }
 
-func run(t *testing.T, bin string, args ...string) string {
+func run(t testing.TB, bin string, args ...string) string {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd := exec.Command(bin, args...)
