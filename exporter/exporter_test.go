@@ -115,10 +115,7 @@ func TestHealthzBeforeFirstCollection(t *testing.T) {
 	}
 }
 
-func TestConvertRejects(t *testing.T) {
-	dup := &metrics.Family{Name: "a", Help: "h", Type: metrics.Gauge, Labels: []string{"k"}}
-	dup.Add(1, "x")
-	dup.Add(2, "x")
+func TestCheckRejects(t *testing.T) {
 	short := &metrics.Family{Name: "b", Help: "h", Type: metrics.Gauge, Labels: []string{"k", "l"}}
 	short.Add(1, "x")
 	for _, tc := range []struct {
@@ -126,12 +123,14 @@ func TestConvertRejects(t *testing.T) {
 		fams []*metrics.Family
 		want string
 	}{
-		{"same series twice", []*metrics.Family{dup}, "the same series twice"},
 		{"label count", []*metrics.Family{short}, "1 label values for 2 labels"},
 		{"family twice", []*metrics.Family{fam(1), fam(2)}, "family rpctl_test_value twice"},
 	} {
-		if _, err := convert(tc.fams); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := check(tc.fams); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+	if err := check([]*metrics.Family{fam(1), {Name: "c", Help: "h", Type: metrics.Gauge}}); err != nil {
+		t.Errorf("valid families: %v", err)
 	}
 }
