@@ -70,7 +70,7 @@ no other command pays for the Prometheus library's start-up.`,
 		RunE:    func(c *cobra.Command, _ []string) error { return runExporter(c.Context(), f, o) },
 	}
 	SetExitCodes(c,
-		ExitCodeRow{ExitOK, "stopped by SIGTERM or SIGINT"},
+		ExitCodeRow{ExitOK, "served until SIGTERM or SIGINT, then stopped cleanly (a signal before serving gives 130/143)"},
 		ExitCodeRow{ExitFailed, "invalid input (--listen, --interval, a flavor), or the listener failed"},
 	)
 	fl := c.Flags()
