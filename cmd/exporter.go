@@ -91,6 +91,11 @@ func runExporter(ctx context.Context, f *Factory, o *ExporterOptions) error {
 		return usageError("%v", errors.Unwrap(err))
 	}
 	if ServeMetrics == nil {
+		// What rpctl-exporter would refuse (config, flavors, databases)
+		// is refused here, with the codes of every other command.
+		if _, err := prepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), false); err != nil {
+			return err
+		}
 		return execExporter()
 	}
 	// Listen first: the connections prepareCapacity opens take
@@ -130,7 +135,7 @@ func execExporter() error {
 	if path == "" {
 		p, err := exec.LookPath(ExporterBinary)
 		if err != nil {
-			return usageError("rpctl exporter runs %s, which is neither beside rpctl nor on PATH (make build puts it in bin/)", ExporterBinary)
+			return fmt.Errorf("rpctl exporter runs %s, which is neither beside rpctl nor on PATH (make build puts it in bin/)", ExporterBinary)
 		}
 		path = p
 	}

@@ -14,34 +14,6 @@ import (
 	"github.com/rpctl/rpctl/status"
 )
 
-func TestWriteText(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		fam  Family
-		want string
-	}{
-		{"no labels", Family{Name: "a", Help: "h", Type: Gauge, Samples: []Sample{{Value: 3}}},
-			"# HELP a h\n# TYPE a gauge\na 3\n"},
-		{"escapes", Family{Name: "b", Help: "back\\slash\nline", Type: Gauge, Labels: []string{"l"},
-			Samples: []Sample{{Values: []string{"q\"\\\n"}, Value: 0.5}}},
-			"# HELP b back\\\\slash\\nline\n# TYPE b gauge\nb{l=\"q\\\"\\\\\\n\"} 0.5\n"},
-		{"big whole numbers stay whole", Family{Name: "c", Help: "h", Type: Untyped, Samples: []Sample{{Value: 12345678901}}},
-			"# HELP c h\n# TYPE c untyped\nc 12345678901\n"},
-		{"empty family keeps its header", Family{Name: "d", Help: "h", Type: Gauge, Labels: []string{"x"}},
-			"# HELP d h\n# TYPE d gauge\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := WriteText(&b, []*Family{&tc.fam}); err != nil {
-				t.Fatal(err)
-			}
-			if b.String() != tc.want {
-				t.Errorf("got\n%q\nwant\n%q", b.String(), tc.want)
-			}
-		})
-	}
-}
-
 func sampleResults() []*capacity.Result {
 	ind := &capacity.Result{Mode: capacity.Independent, Flavors: []string{"small", "big"},
 		Hosts: []capacity.Host{
@@ -73,19 +45,23 @@ func find(fams []*Family, name string) *Family {
 
 func TestCapacityFamilies(t *testing.T) {
 	fams := Capacity(sampleResults(), sampleNova())
+	type sample struct {
+		Values []string
+		Value  float64
+	}
 	for _, tc := range []struct {
 		family string
-		want   []Sample
+		want   []sample
 	}{
-		{"openstack_free_capacity_by_flavor_total", []Sample{{[]string{"small", "True"}, 12}, {[]string{"big", ""}, 1}}},
+		{"openstack_free_capacity_by_flavor_total", []sample{{[]string{"small", "True"}, 12}, {[]string{"big", ""}, 1}}},
 		// Sorted by host name, zeros left out, as os-capacity does.
-		{"openstack_free_capacity_hypervisor_by_flavor", []Sample{
+		{"openstack_free_capacity_hypervisor_by_flavor", []sample{
 			{[]string{"h1", "small", "az1", ""}, 8}, {[]string{"h1", "big", "az1", ""}, 1},
 			{[]string{"h2", "small", "az1", "tenant-x"}, 4}}},
-		{"rpctl_capacity_free_slots", []Sample{
+		{"rpctl_capacity_free_slots", []sample{
 			{[]string{"independent", "small"}, 12}, {[]string{"independent", "big"}, 1},
 			{[]string{"pack", "small"}, 6}, {[]string{"pack", "big"}, 1}}},
-		{"rpctl_capacity_aggregate_hosts", []Sample{{[]string{"a1", "rack1"}, 2}, {[]string{"a2", ""}, 1}}},
+		{"rpctl_capacity_aggregate_hosts", []sample{{[]string{"a1", "rack1"}, 2}, {[]string{"a2", ""}, 1}}},
 	} {
 		f := find(fams, tc.family)
 		if f == nil {

@@ -11,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/rpctl/rpctl/cmd"
-	"github.com/rpctl/rpctl/exporter"
+	"github.com/rpctl/rpctl/internal/exporter"
 	"github.com/rpctl/rpctl/internal/iostreams"
 )
 

@@ -26,7 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/rpctl/rpctl/metrics"
+	"github.com/rpctl/rpctl/internal/promtext"
 )
 
 // page is /metrics as published: the text format, and gzipped.
@@ -36,11 +36,11 @@ type page struct {
 
 // Server is a running exporter.
 type Server struct {
-	o    metrics.ServeOptions
+	o    promtext.ServeOptions
 	last atomic.Pointer[page]
 	// families is the last collection's, for the pages published until
 	// the next one (the loop's goroutine only).
-	families []*metrics.Family
+	families []*promtext.Family
 
 	self         *prometheus.Registry
 	lastSuccess  prometheus.Gauge
@@ -55,7 +55,7 @@ type Server struct {
 // Serve collects now and every o.Interval, serves o.Listener until ctx is
 // done, then shuts the HTTP server down (in-flight scrapes finish) and
 // waits for the running collection to stop.
-func Serve(ctx context.Context, o metrics.ServeOptions) error {
+func Serve(ctx context.Context, o promtext.ServeOptions) error {
 	if o.Interval <= 0 {
 		return fmt.Errorf("the interval must be positive, got %s", o.Interval)
 	}
@@ -89,7 +89,7 @@ func Serve(ctx context.Context, o metrics.ServeOptions) error {
 	return err
 }
 
-func newServer(o metrics.ServeOptions) *Server {
+func newServer(o promtext.ServeOptions) *Server {
 	s := &Server{o: o, self: prometheus.NewRegistry(), ready: make(chan struct{})}
 	s.lastSuccess = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rpctl_exporter_last_success_timestamp_seconds",
 		Help: "When the last collection without an error ended (Unix time); 0 before the first."})
@@ -133,7 +133,7 @@ func (s *Server) collect(ctx context.Context) {
 	}
 	fams := run.Families
 	if err := check(fams); err != nil {
-		run.Errors = append(run.Errors, metrics.PartError{Part: "check", Err: err})
+		run.Errors = append(run.Errors, promtext.PartError{Part: "check", Err: err})
 		fams = nil
 	}
 	s.families = fams
@@ -188,7 +188,7 @@ func (s *Server) publish() error {
 	// The collection is written by rpctl's own text writer: converting
 	// hundreds of thousands of series to client_golang's protobuf
 	// families first took a third of a 10,000-host collection.
-	if err := metrics.WriteText(&text, s.families); err != nil {
+	if err := promtext.WriteText(&text, s.families); err != nil {
 		return err
 	}
 	var gz bytes.Buffer
@@ -242,7 +242,7 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 // check rejects what would make the page invalid: a family named twice,
 // a sample without a value for each label. (Providers' and aggregates'
 // names and UUIDs are unique in Placement, so no series repeats.)
-func check(fams []*metrics.Family) error {
+func check(fams []*promtext.Family) error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, f := range fams {

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpctl/rpctl/metrics"
+	"github.com/rpctl/rpctl/internal/promtext"
 )
 
-func fam(v float64) *metrics.Family {
-	f := &metrics.Family{Name: "rpctl_test_value", Help: "h", Type: metrics.Gauge, Labels: []string{"k"}}
+func fam(v float64) *promtext.Family {
+	f := &promtext.Family{Name: "rpctl_test_value", Help: "h", Type: promtext.Gauge, Labels: []string{"k"}}
 	f.Add(v, "x")
 	return f
 }
@@ -44,7 +44,7 @@ func TestScrapeDuringCollection(t *testing.T) {
 	started := make(chan int, 10)
 	release := make(chan struct{})
 	n := 0
-	collect := func(ctx context.Context) metrics.Run {
+	collect := func(ctx context.Context) promtext.Run {
 		n++
 		started <- n
 		if n == 2 {
@@ -52,14 +52,14 @@ func TestScrapeDuringCollection(t *testing.T) {
 			case <-release:
 			case <-ctx.Done():
 			}
-			return metrics.Run{Families: []*metrics.Family{fam(2)}, Errors: []metrics.PartError{{Part: "status", Err: errors.New("cell1 unreachable")}}}
+			return promtext.Run{Families: []*promtext.Family{fam(2)}, Errors: []promtext.PartError{{Part: "status", Err: errors.New("cell1 unreachable")}}}
 		}
-		return metrics.Run{Families: []*metrics.Family{fam(float64(n))}}
+		return promtext.Run{Families: []*promtext.Family{fam(float64(n))}}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, metrics.ServeOptions{Listener: ln, Interval: time.Millisecond, Collect: collect})
+		done <- Serve(ctx, promtext.ServeOptions{Listener: ln, Interval: time.Millisecond, Collect: collect})
 	}()
 	base := "http://" + ln.Addr().String()
 	<-started // the first collection runs
@@ -100,9 +100,9 @@ func TestHealthzBeforeFirstCollection(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, metrics.ServeOptions{Listener: ln, Interval: time.Hour, Collect: func(ctx context.Context) metrics.Run {
+		done <- Serve(ctx, promtext.ServeOptions{Listener: ln, Interval: time.Hour, Collect: func(ctx context.Context) promtext.Run {
 			<-release
-			return metrics.Run{}
+			return promtext.Run{}
 		}})
 	}()
 	if code, _ := get(t, "http://"+ln.Addr().String()+"/healthz"); code != http.StatusServiceUnavailable {
@@ -116,21 +116,21 @@ func TestHealthzBeforeFirstCollection(t *testing.T) {
 }
 
 func TestCheckRejects(t *testing.T) {
-	short := &metrics.Family{Name: "b", Help: "h", Type: metrics.Gauge, Labels: []string{"k", "l"}}
+	short := &promtext.Family{Name: "b", Help: "h", Type: promtext.Gauge, Labels: []string{"k", "l"}}
 	short.Add(1, "x")
 	for _, tc := range []struct {
 		name string
-		fams []*metrics.Family
+		fams []*promtext.Family
 		want string
 	}{
-		{"label count", []*metrics.Family{short}, "1 label values for 2 labels"},
-		{"family twice", []*metrics.Family{fam(1), fam(2)}, "family rpctl_test_value twice"},
+		{"label count", []*promtext.Family{short}, "1 label values for 2 labels"},
+		{"family twice", []*promtext.Family{fam(1), fam(2)}, "family rpctl_test_value twice"},
 	} {
 		if err := check(tc.fams); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	if err := check([]*metrics.Family{fam(1), {Name: "c", Help: "h", Type: metrics.Gauge}}); err != nil {
+	if err := check([]*promtext.Family{fam(1), {Name: "c", Help: "h", Type: promtext.Gauge}}); err != nil {
 		t.Errorf("valid families: %v", err)
 	}
 }
