@@ -54,6 +54,10 @@ func TestScrapeDuringCollection(t *testing.T) {
 			}
 			return promtext.Run{Families: []*promtext.Family{fam(2)}, Errors: []promtext.PartError{{Part: "status", Err: errors.New("cell1 unreachable")}}}
 		}
+		if n >= 3 {
+			// Held until the stop, so that the scrapes see the second.
+			<-ctx.Done()
+		}
 		return promtext.Run{Families: []*promtext.Family{fam(float64(n))}}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
