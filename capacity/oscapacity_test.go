@@ -25,12 +25,7 @@ func osCapacityCounts(m *candidates.Model, f *Flavor) map[int32]int64 {
 	if err != nil {
 		return nil
 	}
-	requested := map[string]int64{}
-	for _, g := range f.Request.Groups {
-		for rc, n := range g.Resources {
-			requested[rc] += n
-		}
-	}
+	requested := requestedTotals(f)
 	out := map[int32]int64{}
 	for _, p := range r.Summaries {
 		best, any := int64(0), false
@@ -146,12 +141,7 @@ func isHost(hosts []int32, p int32) bool {
 // class that lives on a child provider (nested tree).
 func overCountReason(m *candidates.Model, h int32, f *Flavor) string {
 	p := m.Provider(h)
-	requested := map[string]int64{}
-	for _, g := range f.Request.Groups {
-		for rc, n := range g.Resources {
-			requested[rc] += n
-		}
-	}
+	requested := requestedTotals(f)
 	has := map[string]bool{}
 	for _, inv := range p.Inventories {
 		rc := m.ClassName(inv.Class)
@@ -169,4 +159,16 @@ func overCountReason(m *candidates.Model, h int32, f *Flavor) string {
 		}
 	}
 	return "other"
+}
+
+// requestedTotals is what os-capacity divides by: the flavor's amounts per
+// class, summed over its request groups.
+func requestedTotals(f *Flavor) map[string]int64 {
+	out := map[string]int64{}
+	for _, g := range f.Request.Groups {
+		for rc, n := range g.Resources {
+			out[rc] += n
+		}
+	}
+	return out
 }

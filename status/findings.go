@@ -29,20 +29,28 @@ func (e *Env) Drifts(ctx context.Context) ([]Drift, []error) {
 	var out []Drift
 	for _, cell := range e.cellOrder() {
 		for _, n := range nodes[cell] {
-			p := byUUID[n.UUID]
-			if n.Deleted || n.UUID == "" || p == nil {
-				continue
-			}
-			tot := placementTotals(*p)
-			for i, v := range legacy(n) {
-				if tot[i] != nil && *tot[i] != v {
-					out = append(out, Drift{Cell: cell, Host: hostOf(n.NodeRef), ProviderUUID: p.UUID, Provider: p.Name,
-						Class: legacyClasses[i], Legacy: v, Placement: *tot[i]})
-				}
-			}
+			out = append(out, driftOf(cell, n, byUUID[n.UUID])...)
 		}
 	}
 	return out, errs
+}
+
+// driftOf compares a live node's legacy columns with its provider's
+// inventory totals (nil p: no provider, the Resource Providers check's
+// business).
+func driftOf(cell string, n NodeCapacity, p *ProviderTotals) []Drift {
+	if n.Deleted || n.UUID == "" || p == nil {
+		return nil
+	}
+	var out []Drift
+	tot := placementTotals(*p)
+	for i, v := range legacy(n) {
+		if tot[i] != nil && *tot[i] != v {
+			out = append(out, Drift{Cell: cell, Host: hostOf(n.NodeRef), ProviderUUID: p.UUID, Provider: p.Name,
+				Class: legacyClasses[i], Legacy: v, Placement: *tot[i]})
+		}
+	}
+	return out
 }
 
 // Missing is what the instances without allocations on one provider use of

@@ -1,4 +1,4 @@
-package exporter_test
+package exporter
 
 import (
 	"compress/gzip"
@@ -70,18 +70,11 @@ func BenchmarkExporter10kHosts20Flavors(b *testing.B) {
 	if os.Getenv("RPCTL_BENCH") == "" {
 		b.Skip("make bench runs it (RPCTL_BENCH=1): it builds a 10,000-host cloud first")
 	}
-	cell, api, placement := testdb.NewMySQL(b), testdb.NewMySQL(b), testdb.NewMySQL(b)
 	rpctl := buildRpctl(b)
-	dbs := []string{"--cell-db", cell.URL, "--api-db", api.URL, "--placement-db", placement.URL}
+	dbs := sampleCloud(b, rpctl, 10000, 3)
 	with := func(args ...string) []string { return append(append([]string{}, dbs...), args...) }
-	run(b, rpctl, with("init")...)
-	run(b, rpctl, with("sample-cloud", "--nodes", "10000", "--seed", "3")...)
-	// The sample cloud has bad rows on purpose: migrate skips them (exit 2).
-	if out, err := exec.Command(rpctl, with("migrate", "all")...).CombinedOutput(); err != nil && !strings.Contains(string(out), "skipped") {
-		b.Fatalf("migrate all: %v\n%.2000s", err, out)
-	}
 
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+	addr := fmt.Sprintf("127.0.0.1:%d", testdb.FreePort(b))
 	ex := exec.Command(rpctl, with(append([]string{"exporter", "--listen", addr, "--interval", "1ms"}, benchFlavorFiles(b)...)...)...)
 	var exLog strings.Builder
 	ex.Stderr = &exLog

@@ -19,7 +19,7 @@ func fam(v float64) *promtext.Family {
 	return f
 }
 
-func get(t *testing.T, url string) (int, string) {
+func get(t testing.TB, url string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
