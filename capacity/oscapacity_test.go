@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,7 +22,7 @@ import (
 // a NUMA child or a sharing pool as a provider of its own, and a host whose
 // disk is on a sharing pool as if disk did not matter.
 func osCapacityCounts(m *candidates.Model, f *Flavor) map[int32]int64 {
-	r, err := m.Candidates(f.Request, candidates.Options{})
+	r, err := m.Search(context.Background(), f.Request, candidates.Options{})
 	if err != nil {
 		return nil
 	}
@@ -66,7 +67,7 @@ func TestOsCapacityFormulaOverCounts(t *testing.T) {
 		fl = append(fl, f)
 	}
 	for name, m := range testClouds(t) {
-		res, err := Count(m, fl, Options{Mode: Independent})
+		res, err := Count(context.Background(), m, fl, Options{Mode: Independent})
 		if err != nil {
 			t.Fatal(err)
 		}

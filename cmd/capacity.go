@@ -145,9 +145,9 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 	}
 	if o.Plot != "" {
 		// Each bar is a share of what the same hosts hold empty.
-		empty, err := capacity.Count(in.model.WithoutUsage(), in.reqs, capacity.Options{Mode: in.mode, Mix: in.mix, Aggregate: in.aggregate})
+		empty, err := capacity.Count(ctx, in.model.WithoutUsage(), in.reqs, capacity.Options{Mode: in.mode, Mix: in.mix, Aggregate: in.aggregate, Bounds: searchBounds(o.MaxSteps)})
 		if err != nil {
-			return err
+			return searchError(err, capacityHint)
 		}
 		if err := chart.Capacity(o.Plot, res, empty); err != nil {
 			return err

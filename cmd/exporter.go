@@ -185,11 +185,11 @@ func collectCapacity(ctx context.Context, f *Factory, o *ExporterOptions) ([]*me
 	if err != nil {
 		return nil, err
 	}
-	ind, err := capacity.Count(in.model, in.reqs, capacity.Options{Mode: capacity.Independent})
+	ind, err := capacity.Count(ctx, in.model, in.reqs, capacity.Options{Mode: capacity.Independent})
 	if err != nil {
 		return nil, err
 	}
-	pack, err := capacity.Count(in.model, in.reqs, capacity.Options{Mode: capacity.Pack, Mix: in.mix})
+	pack, err := capacity.Count(ctx, in.model, in.reqs, capacity.Options{Mode: capacity.Pack, Mix: in.mix})
 	if err != nil {
 		return nil, err
 	}
