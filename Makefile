@@ -17,8 +17,12 @@ BUILD_DATE  ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 # EXTRA_LDFLAGS: e.g. -s -w (make deb strips the binary it packages).
 LDFLAGS     := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE) $(EXTRA_LDFLAGS)
 
+# rpctl-exporter is rpctl with the Prometheus server linked in (rpctl
+# exporter runs it from beside rpctl): client_golang's package init stays out
+# of every other command's start-up.
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rpctl
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)-exporter ./cmd/rpctl-exporter
 
 # Unit and integration tests. Integration tests run against a real MariaDB and
 # the real placement-api / Nova tools; under `make test` a missing service is a

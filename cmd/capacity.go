@@ -15,6 +15,7 @@ import (
 	"github.com/rpctl/rpctl/flavors"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/metrics"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/apidb"
 	"github.com/rpctl/rpctl/storage/placementdb"
@@ -58,7 +59,14 @@ The fill is the scheduler's greedy one: every instance goes to the first candida
 returns (hosts in provider id order). Hosts with COMPUTE_STATUS_DISABLED count 0, as Nova's
 request filter forbids them.
 
---plot FILE.png|FILE.svg draws a bar chart of the free slots per flavor and aggregate.`,
+--plot FILE.png|FILE.svg draws the counts as small multiples, one panel for all hosts and
+one per aggregate (by its Nova name when known): a bar per flavor, as long as its share of
+what the same hosts would hold empty, labelled with the count.
+
+-f prometheus prints the counts as Prometheus metrics (text format 0.0.4, for node_exporter's
+textfile collector): os-capacity's openstack_free_capacity_by_flavor_total and
+openstack_free_capacity_hypervisor_by_flavor with rpctl's exact counts, rpctl_capacity_* per
+aggregate, and every inventory's used, reserved, total and capacity (see 'rpctl exporter').`,
 		Example: `  rpctl --db cloud.db capacity
   rpctl --db cloud.db capacity --flavor m1.small --flavor m1.large --hosts
   rpctl --db cloud.db capacity --mode pack --mix m1.small=3,m1.large=1 -f json
@@ -76,7 +84,7 @@ request filter forbids them.
 	fl.StringVar(&o.Aggregate, "aggregate", "", "only the hosts in this aggregate: its UUID, or a Nova host aggregate's name (API database)")
 	fl.StringVar(&o.Mode, "mode", string(capacity.Independent), "independent (each flavor alone) or pack (a greedy fill of --mix)")
 	fl.StringVar(&o.Mix, "mix", "", "with --mode pack: FLAVOR=WEIGHT,... e.g. m1.small=3,m1.large=1")
-	fl.StringVar(&o.Plot, "plot", "", "also draw a bar chart of free slots per flavor and aggregate into FILE.png or FILE.svg")
+	fl.StringVar(&o.Plot, "plot", "", "also draw the counts per flavor and aggregate (share of the empty cloud) into FILE.png or FILE.svg")
 	fl.BoolVar(&o.Hosts, "hosts", false, "with -f table: also list every host (JSON always has them)")
 	addImageFlags(fl, &o.FlavorOptions)
 	return c
@@ -103,28 +111,97 @@ func parseMix(s string) ([]string, map[string]int, error) {
 
 func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 	switch f.Format {
-	case output.Table, output.JSON, output.YAML, "":
+	case output.Table, output.JSON, output.YAML, output.Prometheus, "":
 	default:
-		return usageError("capacity prints -f table, json or yaml, not %q", f.Format)
-	}
-	mode := capacity.Mode(o.Mode)
-	if mode != capacity.Independent && mode != capacity.Pack {
-		return usageError("invalid --mode %q: choose independent or pack", o.Mode)
-	}
-	var mixNames []string
-	var weights map[string]int
-	if o.Mix != "" {
-		if mode != capacity.Pack {
-			return usageError("--mix needs --mode pack")
-		}
-		var err error
-		if mixNames, weights, err = parseMix(o.Mix); err != nil {
-			return usageError("%v", err)
-		}
+		return usageError("capacity prints -f table, json, yaml or prometheus, not %q", f.Format)
 	}
 	if o.Plot != "" {
 		if _, err := chart.FormatOf(o.Plot); err != nil {
 			return usageError("--plot: %v", err)
+		}
+	}
+	in, err := prepareCapacity(ctx, f, o, f.Format == output.Prometheus)
+	if err != nil {
+		return err
+	}
+	res, err := capacity.Count(ctx, in.model, in.reqs, capacity.Options{Mode: in.mode, Mix: in.mix, Aggregate: in.aggregate, Bounds: searchBounds(o.MaxSteps)})
+	if err != nil {
+		return searchError(err, capacityHint)
+	}
+	in.name(res)
+	if o.Aggregate != "" && len(res.Hosts) == 0 {
+		return usageError("--aggregate %s: no host is in that aggregate", o.Aggregate)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(f.IO.ErrOut, n)
+	}
+	if f.Format == output.Prometheus {
+		err = metrics.WriteText(f.IO.Out, in.families(res))
+	} else {
+		err = writeCapacity(f, res, o.Hosts)
+	}
+	if err != nil {
+		return err
+	}
+	if o.Plot != "" {
+		// Each bar is a share of what the same hosts hold empty.
+		empty, err := capacity.Count(ctx, in.model.WithoutUsage(), in.reqs, capacity.Options{Mode: in.mode, Mix: in.mix, Aggregate: in.aggregate, Bounds: searchBounds(o.MaxSteps)})
+		if err != nil {
+			return searchError(err, capacityHint)
+		}
+		if err := chart.Capacity(o.Plot, res, empty); err != nil {
+			return err
+		}
+		if f.Format == output.Table || f.Format == "" {
+			fmt.Fprintf(f.IO.Out, "Chart written to %s.\n", o.Plot)
+		}
+	}
+	return nil
+}
+
+// capacityInput is what a count needs, read from the databases: the
+// flavors' requests, the Placement model and what Nova knows of flavors
+// and aggregates.
+type capacityInput struct {
+	reqs      []capacity.Flavor
+	mix       []int
+	mode      capacity.Mode
+	aggregate string
+	model     *candidates.Model
+	nova      metrics.Nova
+	projects  []metrics.ProjectUsage
+}
+
+// name gives the result's aggregates their Nova names.
+func (in *capacityInput) name(res *capacity.Result) {
+	for i := range res.Aggregates {
+		res.Aggregates[i].Name = in.nova.AggregateNames[res.Aggregates[i].UUID]
+	}
+}
+
+// families are the metrics of the results and of Placement's usage.
+func (in *capacityInput) families(res ...*capacity.Result) []*metrics.Family {
+	fams := metrics.Capacity(res, in.nova)
+	fams = append(fams, metrics.Usage(in.model)...)
+	return append(fams, metrics.Projects(in.projects)...)
+}
+
+// prepareCapacity checks the flags, builds the flavors' requests and loads
+// the model (and with usage, the usage per project).
+func prepareCapacity(ctx context.Context, f *Factory, o *CapacityOptions, usage bool) (*capacityInput, error) {
+	in := &capacityInput{mode: capacity.Mode(o.Mode)}
+	if in.mode != capacity.Independent && in.mode != capacity.Pack {
+		return nil, usageError("invalid --mode %q: choose independent or pack", o.Mode)
+	}
+	var mixNames []string
+	var weights map[string]int
+	if o.Mix != "" {
+		if in.mode != capacity.Pack {
+			return nil, usageError("--mix needs --mode pack")
+		}
+		var err error
+		if mixNames, weights, err = parseMix(o.Mix); err != nil {
+			return nil, usageError("%v", err)
 		}
 	}
 	args := o.Flavors
@@ -133,27 +210,26 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 	}
 	fls, err := loadCapacityFlavors(ctx, f, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var mix []int
 	if weights != nil {
-		mix = make([]int, len(fls))
+		in.mix = make([]int, len(fls))
 		known := map[string]bool{}
 		for i, fl := range fls {
-			mix[i] = weights[fl.Name]
+			in.mix[i] = weights[fl.Name]
 			known[fl.Name] = true
 		}
 		for _, n := range mixNames {
 			if !known[n] {
-				return usageError("--mix names %s, which is not among the flavors counted", n)
+				return nil, usageError("--mix names %s, which is not among the flavors counted", n)
 			}
 		}
 	}
 	img, err := o.image(nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var reqs []capacity.Flavor
+	in.nova.Public = map[string]bool{}
 	for i := range fls {
 		cf, err := capacityFlavor(f, &fls[i], img, &o.FlavorOptions)
 		if err != nil {
@@ -161,71 +237,61 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 				// Counting every flavor: one that Nova refuses is left
 				// out, not the whole report.
 				fmt.Fprintf(f.IO.ErrOut, "%v (left out)\n", err)
-				if mix != nil {
-					mix = append(mix[:len(reqs)], mix[len(reqs)+1:]...)
+				if in.mix != nil {
+					in.mix = append(in.mix[:len(in.reqs)], in.mix[len(in.reqs)+1:]...)
 				}
 				continue
 			}
-			return err
+			return nil, err
 		}
-		reqs = append(reqs, cf)
+		in.reqs = append(in.reqs, cf)
+		in.nova.Public[fls[i].Name] = fls[i].IsPublic
 	}
-	if len(reqs) == 0 {
-		return usageError("no flavor to count")
+	if len(in.reqs) == 0 {
+		return nil, usageError("no flavor to count")
 	}
 	dbs, err := f.Databases(ctx, storage.NeedPlacement, storage.NeedAPI)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer dbs.Close()
-	model, err := placementdb.LoadPlacement(ctx, dbs.Placement)
-	if err != nil {
-		return err
+	if in.model, err = placementdb.LoadPlacement(ctx, dbs.Placement); err != nil {
+		return nil, err
+	}
+	if usage {
+		us, err := placementdb.ProjectUsages(ctx, dbs.Placement)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range us {
+			in.projects = append(in.projects, metrics.ProjectUsage{ProjectID: u.Project, Class: u.Class, Used: u.Used})
+		}
 	}
 	// Nova's host aggregates are Placement aggregates of the same UUID;
 	// their names live in the API database, when it has them.
-	names := map[string]string{}
+	in.nova.AggregateNames = map[string]string{}
 	if dbs.API != nil {
-		if names, err = apidb.AggregateNames(ctx, dbs.API); err != nil {
-			return err
+		if in.nova.AggregateNames, err = apidb.AggregateNames(ctx, dbs.API); err != nil {
+			return nil, err
 		}
-	}
-	agg := o.Aggregate
-	if agg != "" && !candidates.UUIDLike(agg) {
-		for u, n := range names {
-			if n == agg {
-				agg = u
+		if usage {
+			if in.nova.AggregateMetadata, err = apidb.AggregateMetadata(ctx, dbs.API); err != nil {
+				return nil, err
 			}
 		}
-		if agg == o.Aggregate {
-			return usageError("--aggregate %q: not a UUID, and no Nova host aggregate has that name", o.Aggregate)
+	}
+	in.aggregate = o.Aggregate
+	if in.aggregate != "" && !candidates.UUIDLike(in.aggregate) {
+		for u, n := range in.nova.AggregateNames {
+			if n == in.aggregate {
+				in.aggregate = u
+			}
+		}
+		if in.aggregate == o.Aggregate {
+			return nil, usageError("--aggregate %q: not a UUID, and no Nova host aggregate has that name", o.Aggregate)
 		}
 	}
-	res, err := capacity.Count(ctx, model, reqs, capacity.Options{Mode: mode, Mix: mix, Aggregate: agg, Bounds: searchBounds(o.MaxSteps)})
-	if err != nil {
-		return searchError(err, capacityHint)
-	}
-	for i := range res.Aggregates {
-		res.Aggregates[i].Name = names[res.Aggregates[i].UUID]
-	}
-	if o.Aggregate != "" && len(res.Hosts) == 0 {
-		return usageError("--aggregate %s: no host is in that aggregate", o.Aggregate)
-	}
-	for _, n := range res.Notes {
-		fmt.Fprintln(f.IO.ErrOut, n)
-	}
-	if err := writeCapacity(f, res, o.Hosts); err != nil {
-		return err
-	}
-	if o.Plot != "" {
-		if err := chart.Capacity(o.Plot, res); err != nil {
-			return err
-		}
-		if f.Format == output.Table || f.Format == "" {
-			fmt.Fprintf(f.IO.Out, "Chart written to %s.\n", o.Plot)
-		}
-	}
-	return nil
+	return in, nil
 }
 
 // loadCapacityFlavors reads the flavors named (files or API database

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/metrics"
 )
 
 // ClaimsAuditOptions are the flags of `rpctl claims audit`.
@@ -123,7 +124,13 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 		rows.Rows = append(rows.Rows, []string{or.Consumer, or.Type, or.ProviderUUID, formatResources(or.Resources), age.String(), result})
 		data = append(data, row{or.Consumer, or.Type, or.ProviderUUID, or.Resources, int64(age / time.Second), result})
 	}
-	if werr := f.Write(rows, data); werr != nil {
+	var werr error
+	if f.Format == output.Prometheus {
+		werr = metrics.WriteText(f.IO.Out, metrics.Audit(res))
+	} else {
+		werr = f.Write(rows, data)
+	}
+	if werr != nil {
 		return werr
 	}
 	if err != nil {

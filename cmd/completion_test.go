@@ -16,7 +16,7 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"__complete", "-f", ""}, []string{"csv", "json", "table", "value", "yaml"}},
+		{[]string{"__complete", "-f", ""}, []string{"csv", "json", "prometheus", "table", "value", "yaml"}},
 		{[]string{"__complete", "compute-node", "list", "--quote", ""}, []string{"all", "minimal", "none", "nonnumeric"}},
 		{[]string{"__complete", "migrate", "inventory", "--layout", ""}, []string{"flat", "nested"}},
 		{[]string{"--db", db, "__complete", "migrate", "all", "--cell", ""}, []string{"cell1"}},

@@ -57,6 +57,7 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdCandidates(f),
 		NewCmdCapacity(f),
 		NewCmdClaims(f),
+		NewCmdExporter(f),
 	)
 	// Ad hoc edits of Placement (issue #10): database or API backend.
 	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f)}

@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/metrics"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/stores"
@@ -81,6 +83,16 @@ func addStatusFlags(c *cobra.Command, o *StatusOptions) {
 	)
 }
 
+// statusFamilies are the checks' results with the drifted inventories and
+// the instances without allocations they found, one by one.
+func statusFamilies(ctx context.Context, env *status.Env, rep status.Report) []*metrics.Family {
+	fams := metrics.Status(rep.Results)
+	drifts, _ := env.Drifts(ctx)
+	fams = append(fams, metrics.Drift(drifts)...)
+	missing, _ := env.MissingAllocations(ctx)
+	return append(fams, metrics.Missing(missing)...)
+}
+
 func runStatus(c *cobra.Command, f *Factory, o *StatusOptions) error {
 	ctx := c.Context()
 	usage := func(err error) error { return &ExitError{Code: status.ExitCrashed, Err: err} }
@@ -123,6 +135,8 @@ func runStatus(c *cobra.Command, f *Factory, o *StatusOptions) error {
 	switch format {
 	case output.JSON:
 		err = status.RenderJSON(f.IO.Out, rep.Results)
+	case output.Prometheus:
+		err = metrics.WriteText(f.IO.Out, statusFamilies(ctx, env, rep))
 	case output.Table, "":
 		err = status.RenderTable(f.IO.Out, rep.Results, f.IO.Palette())
 	default:

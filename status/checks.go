@@ -439,15 +439,8 @@ func (e *Env) checkDrift(ctx context.Context) (Code, string, error) {
 	}
 	byUUID := e.providersByUUID(provs)
 	pcs, total := e.tally(nodes, func(n NodeCapacity, add func(string)) {
-		p := byUUID[n.UUID]
-		if n.Deleted || n.UUID == "" || p == nil {
-			return
-		}
-		tot := placementTotals(*p)
-		for i, v := range legacy(n) {
-			if tot[i] != nil && *tot[i] != v {
-				add(fmt.Sprintf("%s %s legacy %d Placement %d", hostOf(n.NodeRef), legacyClasses[i], v, *tot[i]))
-			}
+		for _, d := range driftOf("", n, byUUID[n.UUID]) {
+			add(fmt.Sprintf("%s %s legacy %d Placement %d", d.Host, d.Class, d.Legacy, d.Placement))
 		}
 	})
 	if total == 0 {

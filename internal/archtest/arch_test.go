@@ -13,7 +13,7 @@ const module = "github.com/rpctl/rpctl"
 // domains are the packages that hold rpctl's rules of Nova and Placement.
 // They declare the stores they need; storage/ and placementclient/
 // implement them.
-var domains = []string{"migrate", "status", "inventory", "candidates", "claims", "capacity", "flavors", "providerconfig", "samplecloud"}
+var domains = []string{"migrate", "status", "inventory", "candidates", "claims", "capacity", "flavors", "providerconfig", "samplecloud", "metrics"}
 
 // drivers are what only storage/ may reach: database drivers and the SQL
 // helpers built on them.

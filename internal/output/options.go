@@ -60,6 +60,9 @@ func (o Options) Write(w io.Writer, r Rows, data any) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	if o.Format == Prometheus {
+		return fmt.Errorf("-f %s: this command prints no metrics (capacity, status and claims audit do)", Prometheus)
+	}
 	if data != nil && (o.Format == JSON || o.Format == YAML) {
 		js, err := json.Marshal(data)
 		if err != nil {

@@ -26,10 +26,13 @@ const (
 	YAML  = "yaml"
 	Value = "value"
 	CSV   = "csv"
+	// Prometheus is the text exposition format 0.0.4; only the commands
+	// that measure something (capacity, status, claims audit) print it.
+	Prometheus = "prometheus"
 )
 
 // Formats lists the formats -f accepts, for help and completion.
-var Formats = []string{CSV, JSON, Table, Value, YAML}
+var Formats = []string{CSV, JSON, Prometheus, Table, Value, YAML}
 
 // ValidateFormat rejects formats rpctl does not print.
 func ValidateFormat(f string) error {
