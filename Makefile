@@ -98,6 +98,7 @@ FISHCOMPDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 install: build
 	install -d $(BINDIR) $(MAN1DIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
 	install -m 0755 $(BIN) $(BINDIR)/rpctl
+	install -m 0755 $(BIN)-exporter $(BINDIR)/rpctl-exporter
 	install -m 0644 docs/man/*.1 $(MAN1DIR)/
 	$(BIN) completion bash > $(BASHCOMPDIR)/rpctl
 	$(BIN) completion zsh > $(ZSHCOMPDIR)/_rpctl

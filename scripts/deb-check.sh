@@ -70,9 +70,12 @@ complete_words() {
 }
 complete_words rpctl mig | grep -qx "migrate" || fail "bash: rpctl mig<TAB> does not give migrate"
 got=$(complete_words rpctl migrate "" | sort | tr '\n' ' ')
-[ "$got" = "all allocations inventory ratios " ] || fail "bash: rpctl migrate <TAB> gives '$got'"
+[ "$got" = "aggregates all allocations inventory ratios " ] || fail "bash: rpctl migrate <TAB> gives '$got'"
 echo "bash: rpctl migrate <TAB> -> $got"
-rpctl __complete migrate '' 2>/dev/null | grep -q '^inventory' || fail "rpctl __complete migrate '' does not list inventory"
+# Read whole first: grep -q stops reading at its match, and under pipefail
+# rpctl's SIGPIPE would fail the check.
+compl=$(rpctl __complete migrate '' 2>/dev/null)
+grep -q '^inventory' <<<"$compl" || fail "rpctl __complete migrate '' does not list inventory"
 [ -s /usr/share/zsh/vendor-completions/_rpctl ] || fail "zsh completion missing"
 [ -s /usr/share/fish/vendor_completions.d/rpctl.fish ] || fail "fish completion missing"
 
@@ -84,8 +87,12 @@ case "$version" in
 *) fail "rpctl --version does not name commit $(git rev-parse HEAD)" ;;
 esac
 
+echo "== rpctl exporter"
+[ -x /usr/bin/rpctl-exporter ] || fail "/usr/bin/rpctl-exporter is missing"
+rpctl exporter --help >/dev/null || fail "rpctl exporter --help failed"
+
 echo "== dpkg -P"
 dpkg -P rpctl
 installed=
-[ ! -e /usr/bin/rpctl ] && [ ! -e /usr/share/man/man1/rpctl.1.gz ] || fail "files left after dpkg -P rpctl"
+[ ! -e /usr/bin/rpctl ] && [ ! -e /usr/bin/rpctl-exporter ] && [ ! -e /usr/share/man/man1/rpctl.1.gz ] || fail "files left after dpkg -P rpctl"
 echo "deb-check: ok"

@@ -43,7 +43,7 @@ stanza() {
 	echo "Files: $files"
 	echo "Copyright:"
 	printf '%s\n' "$holders" | sed 's/^/ /'
-	echo "Comment: $comment, statically linked into /usr/bin/rpctl"
+	echo "Comment: $comment, statically linked into /usr/bin/rpctl and /usr/bin/rpctl-exporter"
 	case "$name" in
 	Apache-2.0 | MPL-2.0)
 		echo "License: $name"

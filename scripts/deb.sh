@@ -61,11 +61,12 @@ install -d "$doc" "$root/usr/share/lintian/overrides"
 	echo
 	echo " -- $maintainer  $(LC_ALL=C date -u -R -d "@$epoch")"
 } | gzip -9n >"$doc/changelog.Debian.gz"
-scripts/deb-copyright.sh "$root/usr/bin/rpctl" >"$doc/copyright"
+# rpctl-exporter links every module rpctl does, plus the Prometheus client.
+scripts/deb-copyright.sh "$root/usr/bin/rpctl-exporter" >"$doc/copyright"
 # rpctl is one static binary on purpose (CGO_ENABLED=0: it runs on any
 # machine without a C library of the right version); lintian only exempts
 # Go binaries it sees built from a golang source package.
-echo "rpctl: statically-linked-binary [usr/bin/rpctl]" >"$root/usr/share/lintian/overrides/rpctl"
+printf '%s\n' "rpctl: statically-linked-binary [usr/bin/rpctl]" "rpctl: statically-linked-binary [usr/bin/rpctl-exporter]" >"$root/usr/share/lintian/overrides/rpctl"
 
 install -d "$root/DEBIAN"
 cat >"$root/DEBIAN/control" <<CONTROL
@@ -85,13 +86,14 @@ Description: operator tool for moving OpenStack Nova compute nodes into Placemen
  It also answers GET /allocation_candidates offline with a built-in
  Placement core (and explains the hosts left out), edits providers and
  inventories on the Placement database or API, heals and audits
- allocations, and counts how many more of each flavor fit.
+ allocations, and counts how many more of each flavor fit; rpctl-exporter
+ serves the same numbers as Prometheus metrics (rpctl exporter).
 CONTROL
 
 (cd "$root" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
 find "$root" -type d -exec chmod 0755 {} +
 find "$root" -type f -exec chmod 0644 {} +
-chmod 0755 "$root/usr/bin/rpctl"
+chmod 0755 "$root/usr/bin/rpctl" "$root/usr/bin/rpctl-exporter"
 
 mkdir -p dist
 out=dist/rpctl_${version}_${arch}.deb
