@@ -307,7 +307,14 @@ type Inventory struct {
 	cellMu   sync.Mutex
 	next     int
 	finished int
+	// elsewhere counts nodes found migrated by another writer.
+	elsewhere int
 }
+
+// DoneElsewhere implements SharedWork: the nodes Run reported done because
+// another writer (another run, on Galera possibly through another node)
+// had already given them exactly the planned providers.
+func (m *Inventory) DoneElsewhere() int { return m.elsewhere }
 
 // Name implements Migration.
 func (m *Inventory) Name() string { return InventoryName }
@@ -371,8 +378,9 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 		todo = append(todo, i)
 	}
 	errs := make([]error, len(batch))
-	ok, fatal := m.writeAll(ctx, batch, gen, todo, errs)
-	done += ok
+	ok, elsewhere, fatal := m.writeAll(ctx, batch, gen, todo, errs)
+	done += ok + elsewhere
+	m.elsewhere += elsewhere
 	var rowErrs RowErrors
 	for i, pn := range batch {
 		e := errs[i]
@@ -532,11 +540,12 @@ const conflictRetries = 4
 // workers; each worker stores its group's uuids in the cells and then
 // writes the group to Placement, so that one worker's cell update and
 // another's Placement transaction proceed together. It returns the number
-// of nodes done, sets a row error per failed node in errs, and returns a
-// fatal error when a database itself failed.
-func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []string, todo []int, errs []error) (int, error) {
+// of nodes this run wrote and of those another writer had already written,
+// sets a row error per failed node in errs, and returns a fatal error when
+// a database itself failed.
+func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []string, todo []int, errs []error) (int, int, error) {
 	if len(todo) == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	group := m.GroupSize
 	if group <= 0 {
@@ -552,8 +561,8 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 	ch := make(chan []int)
 	var mu sync.Mutex
 	var fatal error
-	ok := make([]bool, len(batch)) // each index is written by one worker
-	var inDoubt []int              // nodes whose write failed with the database
+	ok := make([]nodeDone, len(batch)) // each index is written by one worker
+	var inDoubt []int                  // nodes whose write failed with the database
 	setFatal := func(err error) {
 		mu.Lock()
 		if fatal == nil {
@@ -575,7 +584,7 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 					// Bound to a uuid whose providers already match.
 					for _, i := range part {
 						if errs[i] == nil && batch[i].write == nil {
-							ok[i] = true
+							ok[i] = doneElsewhere
 						}
 					}
 				}
@@ -586,18 +595,20 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 				res := m.Placement.WriteNodes(ctx, m.ids, writes)
 				for k, e := range res {
 					pn := batch[left[k]]
+					state := doneHere
 					for try := 0; e != nil && try < conflictRetries && (errors.Is(e, ErrGenerationConflict) || errors.Is(e, ErrDuplicate)); try++ {
 						if e = m.replan(ctx, pn); e != nil {
 							break
 						}
 						if pn.write == nil {
-							break // someone else wrote exactly what we wanted
+							state = doneElsewhere // someone else wrote exactly what we wanted
+							break
 						}
 						e = m.Placement.WriteNodes(ctx, m.ids, []NodeWrite{*pn.write})[0]
 					}
 					switch {
 					case e == nil:
-						ok[left[k]] = true
+						ok[left[k]] = state
 					case isRowLevel(e):
 						errs[left[k]] = e
 					default:
@@ -633,13 +644,25 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 		fatal = ctx.Err()
 	}
 	for _, i := range m.committedAnyway(ctx, batch, inDoubt) {
-		ok[i] = true
+		ok[i] = doneHere
 	}
-	written := 0
+	written, elsewhere := 0, 0
 	for _, o := range ok {
-		if o {
+		switch o {
+		case doneHere:
 			written++
+		case doneElsewhere:
+			elsewhere++
 		}
 	}
-	return written, fatal
+	return written, elsewhere, fatal
 }
+
+// nodeDone says who migrated a node of a batch.
+type nodeDone int
+
+const (
+	notDone       nodeDone = iota
+	doneHere               // this run's write
+	doneElsewhere          // found as planned, written by another writer
+)
