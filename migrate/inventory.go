@@ -503,16 +503,23 @@ func (m *Inventory) replan(ctx context.Context, pn *PlannedNode) error {
 // committedAnyway returns the nodes among idx whose providers Placement
 // now holds as planned although their write reported an error: a
 // connection that dies during COMMIT leaves the client not knowing whether
-// the server committed. Reading back keeps the summary's Completed equal
-// to what was written. It gets a second of its own (the run's context may
-// be cancelled by a signal); when the database cannot answer, no node is
-// claimed.
-func (m *Inventory) committedAnyway(ctx context.Context, batch []*PlannedNode, idx []int) []int {
+// the server committed. Reading back, once the server has finished with
+// the failed writes' sessions (a killed session still commits or rolls
+// back after the client saw the error), keeps the summary's Completed equal
+// to what was written. It has its own bound, readBackBound (the run's
+// context may be cancelled by a signal); when the database cannot answer,
+// no node is claimed.
+func (m *Inventory) committedAnyway(ctx context.Context, batch []*PlannedNode, idx []int, failures []error) []int {
 	if len(idx) == 0 {
 		return nil
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackBound)
 	defer cancel()
+	if s, ok := m.Placement.(Settler); ok {
+		if err := s.Settle(rctx, failures); err != nil {
+			return nil
+		}
+	}
 	var uuids, names []string
 	for _, i := range idx {
 		for _, d := range batch[i].plan.Providers {
@@ -531,6 +538,13 @@ func (m *Inventory) committedAnyway(ctx context.Context, batch []*PlannedNode, i
 	}
 	return out
 }
+
+// readBackBound bounds the read-back after writes whose outcome is in
+// doubt: the wait for their sessions to end plus the read. It is a bound,
+// not an expected time: a killed session ends within milliseconds on an
+// idle server and within a few seconds on a loaded 2-core test machine; a
+// database that does not answer within it gets no node claimed.
+const readBackBound = 30 * time.Second
 
 // conflictRetries is how often a node is re-planned after a concurrent
 // change, as Nova's resource tracker retries _update_to_placement.
@@ -563,6 +577,7 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 	var fatal error
 	ok := make([]nodeDone, len(batch)) // each index is written by one worker
 	var inDoubt []int                  // nodes whose write failed with the database
+	var doubtful []error               // and their errors
 	setFatal := func(err error) {
 		mu.Lock()
 		if fatal == nil {
@@ -617,6 +632,7 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 						setFatal(fmt.Errorf("compute node id=%d (%s) in cell %s: %w", pn.NodeID, shorten(pn.Host), sanitize.String(pn.Cell), e))
 						mu.Lock()
 						inDoubt = append(inDoubt, left[k])
+						doubtful = append(doubtful, e)
 						mu.Unlock()
 					}
 				}
@@ -643,7 +659,7 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 	if fatal == nil && ctx.Err() != nil {
 		fatal = ctx.Err()
 	}
-	for _, i := range m.committedAnyway(ctx, batch, inDoubt) {
+	for _, i := range m.committedAnyway(ctx, batch, inDoubt, doubtful) {
 		ok[i] = doneHere
 	}
 	written, elsewhere := 0, 0

@@ -183,8 +183,18 @@ func CleanError(err error) error {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
-	return errors.New(msg)
+	// The cause stays reachable (errors.Is), so that a lost connection can
+	// still be told from the server's verdict (InDoubt).
+	return &firstLine{msg, err}
 }
+
+type firstLine struct {
+	msg string
+	err error
+}
+
+func (e *firstLine) Error() string { return e.msg }
+func (e *firstLine) Unwrap() error { return e.err }
 
 // Tx runs fn in a transaction, committing when fn returns nil. A deadlock,
 // lock wait timeout, Galera certification failure or not-ready node (see
