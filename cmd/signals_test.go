@@ -57,7 +57,7 @@ func nestedCloud(t testing.TB, bin string) string {
 const hangAfter = 30 * time.Second
 
 // signalAfter starts rpctl, waits until its standard error shows ready
-// (or for ready's duration when it is empty), sends sig, and returns the
+// (progress, never a guessed time), sends sig, and returns the
 // exit code, stdout and stderr; it fails the test if rpctl is still running
 // hangAfter after the signal.
 func signalAfter(t *testing.T, bin string, sig syscall.Signal, ready string, args ...string) (int, string, string) {
@@ -89,14 +89,13 @@ func signalAfter(t *testing.T, bin string, sig syscall.Signal, ready string, arg
 		io.Copy(io.Discard, errPipe)
 	}()
 	if ready == "" {
-		time.Sleep(1500 * time.Millisecond)
-	} else {
-		select {
-		case <-seen:
-		case <-time.After(60 * time.Second):
-			c.Process.Kill()
-			t.Fatalf("rpctl never printed %q", ready)
-		}
+		t.Fatal("signalAfter needs a ready line")
+	}
+	select {
+	case <-seen:
+	case <-time.After(60 * time.Second):
+		c.Process.Kill()
+		t.Fatalf("rpctl never printed %q", ready)
 	}
 	sent := time.Now()
 	if err := c.Process.Signal(sig); err != nil {
@@ -132,7 +131,10 @@ func TestSignalsStopCandidates(t *testing.T) {
 		name string
 	}{{syscall.SIGTERM, 143, "SIGTERM"}, {syscall.SIGINT, 130, "SIGINT"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := signalAfter(t, bin, tc.sig, "", "--db", db, "candidates", "--query", twentyGroups(), "--max-candidates", "0")
+			// --verbose prints the request line just before the search
+			// starts: the signal is sent on that progress, not after a
+			// guessed time.
+			code, _, stderr := signalAfter(t, bin, tc.sig, "GET /allocation_candidates?", "--verbose", "--db", db, "candidates", "--query", twentyGroups(), "--max-candidates", "0")
 			if code != tc.code || !strings.Contains(stderr, "interrupted by "+tc.name) {
 				t.Errorf("exit %d, want %d and \"interrupted by %s\"; stderr:\n%s", code, tc.code, tc.name, stderr)
 			}
