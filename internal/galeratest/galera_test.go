@@ -519,11 +519,6 @@ func TestGaleraNodeKilledMidMigration(t *testing.T) {
 	t.Logf("whole test: %v", time.Since(began).Round(time.Millisecond))
 }
 
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
-}
-
 func grep(s string, words ...string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
