@@ -110,14 +110,21 @@ start_node() {
     --wsrep-provider-options="gmcast.listen_addr=tcp://127.0.0.1:$(gport "$n");ist.recv_addr=127.0.0.1:$(istport "$n");gcache.size=256M" \
     --wsrep-sst-method=rsync --wsrep-sst-receive-address="127.0.0.1:$(sstport "$n")" \
     --wsrep-slave-threads=2 $startpos $new >>"$d/stdout.log" 2>&1 &
+  echo $! >"$d/launcher.pid"
 }
 
 wait_synced() {
-  local n=$1 want=$2
+  local n=$1 want=$2 lpid
+  lpid=$(cat "$(ndir "$n")/launcher.pid" 2>/dev/null || true)
   for _ in $(seq 1 240); do
     if alive "$n" && [ "$(status_of "$n" wsrep_local_state_comment)" = Synced ] \
       && [ "$(status_of "$n" wsrep_cluster_size)" -ge "$want" ] 2>/dev/null; then
       return 0
+    fi
+    # A server that died (a port taken meanwhile, say) is reported at once.
+    if [ -n "$lpid" ] && ! kill -0 "$lpid" 2>/dev/null; then
+      tail -30 "$(ndir "$n")/error.log" >&2 || true
+      die "node $n exited while starting, see $(ndir "$n")/error.log"
     fi
     sleep 0.5
   done

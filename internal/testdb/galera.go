@@ -46,20 +46,37 @@ func NewGalera(t testing.TB) *Galera {
 		unavailable(t, "a Galera cluster needs root (its datadirs belong to mysql)")
 	}
 	g := &Galera{script: filepath.Join(RepoRoot(), "scripts", "galera-start.sh")}
-	base, lock := reserveGaleraBase(t)
-	dir, err := os.MkdirTemp("", "rpctl-galera-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.dir = dir
-	t.Cleanup(func() {
-		exec.Command(g.script, "--stop", g.dir).Run()
-		os.RemoveAll(g.dir)
-		os.Remove(lock)
-	})
-	out, err := exec.Command(g.script, dir, fmt.Sprint(base)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("scripts/galera-start.sh: %v: %s", err, strings.TrimSpace(string(out)))
+	var out []byte
+	// The ports are in the kernel's ephemeral range: a client connection
+	// elsewhere can take one between the check and the server's bind. A
+	// node that dies starting is reported at once, and the next free base
+	// is tried.
+	for attempt := 1; ; attempt++ {
+		base, lock := reserveGaleraBase(t)
+		dir, err := os.MkdirTemp("", "rpctl-galera-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err = exec.Command(g.script, dir, fmt.Sprint(base)).CombinedOutput()
+		if err == nil {
+			g.dir = dir
+			t.Cleanup(func() {
+				exec.Command(g.script, "--stop", dir).Run()
+				os.RemoveAll(dir)
+				os.Remove(lock)
+			})
+			break
+		}
+		exec.Command(g.script, "--stop", dir).Run()
+		os.RemoveAll(dir)
+		if attempt == 3 {
+			os.Remove(lock)
+			t.Fatalf("scripts/galera-start.sh: %v: %s", err, strings.TrimSpace(string(out)))
+		}
+		t.Logf("Galera cluster on base port %d failed to start (%v), trying another:\n%s", base, err, strings.TrimSpace(string(out)))
+		// The lock is kept until the test ends, so that the next
+		// reservation moves on to other ports.
+		t.Cleanup(func() { os.Remove(lock) })
 	}
 	vars := parseAssignments(string(out))
 	for i := range g.Prefix {
