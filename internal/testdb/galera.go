@@ -127,6 +127,22 @@ func staleLock(lock string) bool {
 	return !alive(pid)
 }
 
+// nodePortsFree reports whether node i's SQL, gcomm, IST and SST ports can
+// be bound.
+func (g *Galera) nodePortsFree(i int) bool {
+	b, _ := os.ReadFile(filepath.Join(g.dir, "baseport"))
+	var base int
+	fmt.Sscan(string(b), &base)
+	for _, off := range []int{0, 10, 20, 30} {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+off+i))
+		if err != nil {
+			return false
+		}
+		l.Close()
+	}
+	return true
+}
+
 func galeraPortsFree(base int) bool {
 	for _, off := range []int{0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32} {
 		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+off))
@@ -219,9 +235,22 @@ func (g *Galera) Restart(t testing.TB, i int) string {
 	if st, err := os.Stat(logPath); err == nil {
 		before = st.Size()
 	}
-	out, err := exec.Command(g.script, "--start-node", g.dir, fmt.Sprint(i+1)).CombinedOutput()
+	// The node's ports are in the kernel's ephemeral range: while it was
+	// down a client connection may have been given one. Wait (a bounded
+	// poll) until they are free, and try the start twice.
+	var out []byte
+	var err error
+	for attempt := 1; attempt <= 2; attempt++ {
+		for start := time.Now(); !g.nodePortsFree(i) && time.Since(start) < time.Minute; {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if out, err = exec.Command(g.script, "--start-node", g.dir, fmt.Sprint(i+1)).CombinedOutput(); err == nil {
+			break
+		}
+		t.Logf("restart node %d, attempt %d: %v: %s", i+1, attempt, err, strings.TrimSpace(string(out)))
+	}
 	if err != nil {
-		t.Fatalf("restart node %d: %v: %s", i+1, err, strings.TrimSpace(string(out)))
+		t.Fatalf("restart node %d failed", i+1)
 	}
 	b, _ := os.ReadFile(logPath)
 	if int64(len(b)) >= before {
