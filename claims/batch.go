@@ -29,7 +29,20 @@ type Batch struct {
 	cell  int
 	after *Page
 	run   *healRun
+	// elsewhere counts the instances found healed by another writer
+	// between this batch's read and its write.
+	elsewhere int
 }
+
+// DoneElsewhere is how many of the instances Run reported done were found
+// healed by another writer (another run, on Galera possibly through another
+// node) rather than by this batch: their consumer generation conflict was
+// re-read, as Nova re-reads after a 409.
+func (b *Batch) DoneElsewhere() int { return b.elsewhere }
+
+// conflictRereads bounds how often one instance is re-read after its
+// consumer changed under the write.
+const conflictRereads = 3
 
 // Run heals at most count instances. found counts the instances that
 // needed healing (healed or skipped), done those healed.
@@ -43,14 +56,15 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 	}
 	var queue []Write
 	var hosts []string
+	var insts []*Instance
 	cr := &CellResult{}
 	for b.cell < len(b.Cells) && len(queue) < count {
 		cell := b.Cells[b.cell]
-		insts, err := cell.Instances(ctx, b.after, page, "")
+		rows, err := cell.Instances(ctx, b.after, page, "")
 		if err != nil {
 			return found, done, skipped, err
 		}
-		if len(insts) == 0 {
+		if len(rows) == 0 {
 			// The queue holds this cell's instances only: write it
 			// before moving on, so Skipped names the right cell.
 			if len(queue) > 0 {
@@ -60,12 +74,12 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 			b.run.nodeCache = map[string]string{}
 			continue
 		}
-		current, err := currentAllocations(ctx, b.Placement, insts)
+		current, err := currentAllocations(ctx, b.Placement, rows)
 		if err != nil {
 			return found, done, skipped, err
 		}
-		for i := range insts {
-			in := &insts[i]
+		for i := range rows {
+			in := &rows[i]
 			b.after = pageAfter(in)
 			w, kind, err := b.run.decide(ctx, cell, in, current[in.UUID], cr)
 			if err != nil {
@@ -83,15 +97,19 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 			found++
 			queue = append(queue, w)
 			hosts = append(hosts, deref(in.Host))
+			insts = append(insts, in)
 			if len(queue) == count {
 				break
 			}
 		}
 	}
 	cellName := ""
+	var cell Cell
 	if b.cell < len(b.Cells) {
-		cellName = b.Cells[b.cell].Name()
+		cell = b.Cells[b.cell]
+		cellName = cell.Name()
 	}
+	rereads := 0
 	for len(queue) > 0 {
 		n, err := b.Placement.PutAllocations(ctx, queue)
 		done += n
@@ -102,10 +120,45 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 		if !errors.As(err, &we) {
 			return found, done, skipped, err
 		}
-		skipped = append(skipped, Skipped{Cell: cellName, Instance: queue[n].Consumer, Host: hosts[n], Err: err})
-		queue, hosts = queue[n+1:], hosts[n+1:]
+		if n > 0 {
+			rereads = 0
+		}
+		queue, hosts, insts = queue[n:], hosts[n:], insts[n:]
+		if rereads++; we.Conflict && cell != nil && rereads <= conflictRereads {
+			// Someone else wrote this consumer since we read it: read it
+			// again and decide again, as heal_allocations would on its
+			// next run.
+			w, kind, rerr := b.reread(ctx, cell, insts[0], cr)
+			if rerr != nil {
+				return found, done, skipped, rerr
+			}
+			if kind != healNone {
+				queue[0] = w
+				continue
+			}
+			done++
+			b.elsewhere++
+		} else {
+			skipped = append(skipped, Skipped{Cell: cellName, Instance: queue[0].Consumer, Host: hosts[0], Err: err})
+		}
+		rereads = 0
+		queue, hosts, insts = queue[1:], hosts[1:], insts[1:]
 	}
 	return found, done, skipped, nil
+}
+
+// reread decides an instance again from what Placement holds now.
+func (b *Batch) reread(ctx context.Context, cell Cell, in *Instance, cr *CellResult) (Write, healKind, error) {
+	cur, err := b.Placement.ConsumerAllocations(ctx, []string{in.UUID})
+	if err != nil {
+		return Write{}, healNone, err
+	}
+	w, kind, err := b.run.decide(ctx, cell, in, cur[in.UUID], cr)
+	var s *stop
+	if errors.As(err, &s) {
+		return Write{}, healNone, nil
+	}
+	return w, kind, err
 }
 
 func deref(s *string) string {

@@ -225,6 +225,7 @@ func pageAfter(in *Instance) *Page { return &Page{CreatedAt: in.CreatedAt, ID: i
 type pending struct {
 	w    Write
 	kind healKind
+	in   *Instance
 }
 
 // healPage decides every instance of a page in order and writes the
@@ -246,19 +247,42 @@ func (r *healRun) healPage(ctx context.Context, cell Cell, insts []Instance, cr 
 			ws[i] = p.w
 		}
 		n, err := r.Placement.PutAllocations(ctx, ws)
-		for _, p := range queue[:n] {
-			if p.kind == healCreate {
-				cr.Created++
-				fmt.Fprintf(r.log, "Successfully created allocations for instance %s.\n", p.w.Consumer)
-			} else {
-				cr.Updated++
-				fmt.Fprintf(r.log, "Successfully updated allocations for instance %s.\n", p.w.Consumer)
+		var we *WriteError
+		rereads := 0 // of the consumer at the head of the queue
+		for errors.As(err, &we) && we.Conflict && (n > 0 || rereads < conflictRereads) {
+			// Another writer (another heal, on Galera possibly through
+			// another node) changed this consumer since the page was read:
+			// read it again and decide again, rather than stop the run.
+			if n > 0 {
+				rereads = 0
 			}
+			rereads++
+			r.logWritten(queue[:n], cr)
+			processed += n
+			queue, ws = queue[n:], ws[n:]
+			cur, rerr := r.Placement.ConsumerAllocations(ctx, []string{queue[0].in.UUID})
+			if rerr != nil {
+				return rerr
+			}
+			w, kind, derr := r.decide(ctx, cell, queue[0].in, cur[queue[0].in.UUID], cr)
+			if derr != nil {
+				return derr
+			}
+			if kind == healNone {
+				queue, ws = queue[1:], ws[1:]
+			} else {
+				queue[0].w, queue[0].kind, ws[0] = w, kind, w
+			}
+			if len(queue) == 0 {
+				n, err = 0, nil
+				break
+			}
+			n, err = r.Placement.PutAllocations(ctx, ws)
 		}
+		r.logWritten(queue[:n], cr)
 		processed += n
 		queue = nil
 		if err != nil {
-			var we *WriteError
 			if errors.As(err, &we) {
 				return &stop{ExitWriteFailed, fmt.Sprintf("Failed to update allocations for consumer %s. Error: %s", we.Consumer, we.Detail)}
 			}
@@ -288,9 +312,22 @@ func (r *healRun) healPage(ctx context.Context, cell Cell, insts []Instance, cr 
 			fmt.Fprintf(r.o.DryRunOut, "[dry-run] %s allocations for instance %s: %s\n", verb, in.UUID, body)
 			continue
 		}
-		queue = append(queue, pending{w, kind})
+		queue = append(queue, pending{w, kind, in})
 	}
 	return processed, flush()
+}
+
+// logWritten counts and logs the written allocations as nova-manage does.
+func (r *healRun) logWritten(written []pending, cr *CellResult) {
+	for _, p := range written {
+		if p.kind == healCreate {
+			cr.Created++
+			fmt.Fprintf(r.log, "Successfully created allocations for instance %s.\n", p.w.Consumer)
+		} else {
+			cr.Updated++
+			fmt.Fprintf(r.log, "Successfully updated allocations for instance %s.\n", p.w.Consumer)
+		}
+	}
 }
 
 // decide is _heal_allocations_for_instance up to the PUT.

@@ -199,3 +199,80 @@ func TestHealFixesProjectAndSkipsBusy(t *testing.T) {
 		t.Errorf("update sent consumer generation %d, want the current one (1)", g-1)
 	}
 }
+
+// racingPlacement is a Placement where another writer heals the consumers
+// in race just before this run's PUT reaches them: the PUT meets a
+// consumer generation conflict, as a second heal on another Galera node
+// does.
+type racingPlacement struct {
+	*fakePlacement
+	race map[string]bool
+}
+
+func (p *racingPlacement) PutAllocations(ctx context.Context, ws []Write) (int, error) {
+	for i, w := range ws {
+		if p.race[w.Consumer] {
+			delete(p.race, w.Consumer)
+			g := int64(1)
+			p.allocs[w.Consumer] = &Allocations{Allocations: w.Alloc.Allocations, ProjectID: w.Alloc.ProjectID, UserID: w.Alloc.UserID, ConsumerGeneration: &g}
+			n, err := p.fakePlacement.PutAllocations(ctx, ws[:i])
+			if err != nil {
+				return n, err
+			}
+			return i, &WriteError{Consumer: w.Consumer, Conflict: true, Detail: "consumer generation conflict - expected 1 but got None"}
+		}
+	}
+	return p.fakePlacement.PutAllocations(ctx, ws)
+}
+
+func TestHealRereadsConsumersHealedConcurrently(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name    string
+		missing []bool
+		race    []string
+		ours    int
+	}{
+		{"one raced", []bool{true, true, true}, []string{"i-001"}, 2},
+		{"all raced", []bool{true, true}, []string{"i-000", "i-001"}, 0},
+		{"none raced", []bool{true, true}, nil, 2},
+	}
+	for _, tc := range cases {
+		t.Run("heal/"+tc.name, func(t *testing.T) {
+			c, fp := cloud(tc.missing)
+			p := &racingPlacement{fp, map[string]bool{}}
+			for _, u := range tc.race {
+				p.race[u] = true
+			}
+			res, err := (&Healer{Cells: []Cell{c}, Placement: p}).Heal(ctx, HealOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ExitHealed
+			if tc.ours == 0 {
+				want = ExitNothingToDo
+			}
+			if res.Code != want || res.Processed != tc.ours || res.Cells[0].UpToDate != len(tc.race) {
+				t.Errorf("code %d processed %d up-to-date %d, want %d, %d and %d (%s)", res.Code, res.Processed, res.Cells[0].UpToDate, want, tc.ours, len(tc.race), res.Message)
+			}
+			if len(fp.allocs) != len(tc.missing) {
+				t.Errorf("%d consumers hold allocations, want %d", len(fp.allocs), len(tc.missing))
+			}
+		})
+		t.Run("batch/"+tc.name, func(t *testing.T) {
+			c, fp := cloud(tc.missing)
+			p := &racingPlacement{fp, map[string]bool{}}
+			for _, u := range tc.race {
+				p.race[u] = true
+			}
+			b := &Batch{Cells: []Cell{c}, Placement: p}
+			found, done, skipped, err := b.Run(ctx, 100)
+			if err != nil || len(skipped) > 0 {
+				t.Fatalf("err %v, skipped %v", err, skipped)
+			}
+			if found != len(tc.missing) || done != len(tc.missing) || b.DoneElsewhere() != len(tc.race) {
+				t.Errorf("found %d done %d elsewhere %d, want %d, %d and %d", found, done, b.DoneElsewhere(), len(tc.missing), len(tc.missing), len(tc.race))
+			}
+		})
+	}
+}

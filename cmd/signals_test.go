@@ -57,7 +57,8 @@ func nestedCloud(t testing.TB, bin string) string {
 const hangAfter = 30 * time.Second
 
 // signalAfter starts rpctl, waits until its standard error shows ready
-// (or for ready's duration when it is empty), sends sig, and returns the
+// (progress; a guessed time only for a command without a progress line),
+// sends sig, and returns the
 // exit code, stdout and stderr; it fails the test if rpctl is still running
 // hangAfter after the signal.
 func signalAfter(t *testing.T, bin string, sig syscall.Signal, ready string, args ...string) (int, string, string) {
@@ -89,6 +90,8 @@ func signalAfter(t *testing.T, bin string, sig syscall.Signal, ready string, arg
 		io.Copy(io.Discard, errPipe)
 	}()
 	if ready == "" {
+		// A command that prints no progress line (capacity): its search
+		// never ends, so the wait only makes the signal land mid-search.
 		time.Sleep(1500 * time.Millisecond)
 	} else {
 		select {
@@ -132,7 +135,10 @@ func TestSignalsStopCandidates(t *testing.T) {
 		name string
 	}{{syscall.SIGTERM, 143, "SIGTERM"}, {syscall.SIGINT, 130, "SIGINT"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := signalAfter(t, bin, tc.sig, "", "--db", db, "candidates", "--query", twentyGroups(), "--max-candidates", "0")
+			// --verbose prints the request line just before the search
+			// starts: the signal is sent on that progress, not after a
+			// guessed time.
+			code, _, stderr := signalAfter(t, bin, tc.sig, "GET /allocation_candidates?", "--verbose", "--db", db, "candidates", "--query", twentyGroups(), "--max-candidates", "0")
 			if code != tc.code || !strings.Contains(stderr, "interrupted by "+tc.name) {
 				t.Errorf("exit %d, want %d and \"interrupted by %s\"; stderr:\n%s", code, tc.code, tc.name, stderr)
 			}

@@ -29,7 +29,8 @@ Over-committed Providers, Missing Root Provider IDs, Incomplete Consumers (Place
 own two), Orphaned Providers, Service Versions, Aggregates in Sync (a Warning when Nova's
 host aggregates and Placement's provider aggregates disagree either way: memberships
 rpctl migrate aggregates would add, hosts it cannot place, and memberships --prune would
-remove, with counts and the first hosts; needs the API database).
+remove, with counts and the first hosts; needs the API database), Database Cluster (a
+database that is a Galera node not Synced warns; one whose cluster lost quorum fails).
 
 A check that crashes, or cannot read its database (not configured, unreachable, a
 table missing), shows as a Failure naming the database; the other checks still run and

@@ -22,6 +22,9 @@ type Allocations struct {
 // Name is the summary row's key.
 func (a *Allocations) Name() string { return AllocationsName }
 
+// DoneElsewhere implements SharedWork.
+func (a *Allocations) DoneElsewhere() int { return a.Batch.DoneElsewhere() }
+
 // Run heals at most count instances.
 func (a *Allocations) Run(ctx context.Context, count int) (int, int, error) {
 	found, done, skipped, err := a.Batch.Run(ctx, count)

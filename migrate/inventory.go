@@ -308,7 +308,14 @@ type Inventory struct {
 	cellMu   sync.Mutex
 	next     int
 	finished int
+	// elsewhere counts nodes found migrated by another writer.
+	elsewhere int
 }
+
+// DoneElsewhere implements SharedWork: the nodes Run reported done because
+// another writer (another run, on Galera possibly through another node)
+// had already given them exactly the planned providers.
+func (m *Inventory) DoneElsewhere() int { return m.elsewhere }
 
 // Name implements Migration.
 func (m *Inventory) Name() string { return InventoryName }
@@ -372,8 +379,9 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 		todo = append(todo, i)
 	}
 	errs := make([]error, len(batch))
-	ok, fatal := m.writeAll(ctx, batch, gen, todo, errs)
-	done += ok
+	ok, elsewhere, fatal := m.writeAll(ctx, batch, gen, todo, errs)
+	done += ok + elsewhere
+	m.elsewhere += elsewhere
 	var rowErrs RowErrors
 	for i, pn := range batch {
 		e := errs[i]
@@ -496,16 +504,23 @@ func (m *Inventory) replan(ctx context.Context, pn *PlannedNode) error {
 // committedAnyway returns the nodes among idx whose providers Placement
 // now holds as planned although their write reported an error: a
 // connection that dies during COMMIT leaves the client not knowing whether
-// the server committed. Reading back keeps the summary's Completed equal
-// to what was written. It gets a second of its own (the run's context may
-// be cancelled by a signal); when the database cannot answer, no node is
-// claimed.
-func (m *Inventory) committedAnyway(ctx context.Context, batch []*PlannedNode, idx []int) []int {
+// the server committed. Reading back, once the server has finished with
+// the failed writes' sessions (a killed session still commits or rolls
+// back after the client saw the error), keeps the summary's Completed equal
+// to what was written. It has its own bound, readBackBound (the run's
+// context may be cancelled by a signal); when the database cannot answer,
+// no node is claimed.
+func (m *Inventory) committedAnyway(ctx context.Context, batch []*PlannedNode, idx []int, failures []error) []int {
 	if len(idx) == 0 {
 		return nil
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackBound)
 	defer cancel()
+	if s, ok := m.Placement.(Settler); ok {
+		if err := s.Settle(rctx, failures); err != nil {
+			return nil
+		}
+	}
 	var uuids, names []string
 	for _, i := range idx {
 		for _, d := range batch[i].plan.Providers {
@@ -525,6 +540,13 @@ func (m *Inventory) committedAnyway(ctx context.Context, batch []*PlannedNode, i
 	return out
 }
 
+// readBackBound bounds the read-back after writes whose outcome is in
+// doubt: the wait for their sessions to end plus the read. It is a bound,
+// not an expected time: a killed session ends within milliseconds on an
+// idle server and within a few seconds on a loaded 2-core test machine; a
+// database that does not answer within it gets no node claimed.
+const readBackBound = 30 * time.Second
+
 // conflictRetries is how often a node is re-planned after a concurrent
 // change, as Nova's resource tracker retries _update_to_placement.
 const conflictRetries = 4
@@ -533,11 +555,12 @@ const conflictRetries = 4
 // workers; each worker stores its group's uuids in the cells and then
 // writes the group to Placement, so that one worker's cell update and
 // another's Placement transaction proceed together. It returns the number
-// of nodes done, sets a row error per failed node in errs, and returns a
-// fatal error when a database itself failed.
-func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []string, todo []int, errs []error) (int, error) {
+// of nodes this run wrote and of those another writer had already written,
+// sets a row error per failed node in errs, and returns a fatal error when
+// a database itself failed.
+func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []string, todo []int, errs []error) (int, int, error) {
 	if len(todo) == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	group := m.GroupSize
 	if group <= 0 {
@@ -553,8 +576,9 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 	ch := make(chan []int)
 	var mu sync.Mutex
 	var fatal error
-	ok := make([]bool, len(batch)) // each index is written by one worker
-	var inDoubt []int              // nodes whose write failed with the database
+	ok := make([]nodeDone, len(batch)) // each index is written by one worker
+	var inDoubt []int                  // nodes whose write failed with the database
+	var doubtful []error               // and their errors
 	setFatal := func(err error) {
 		mu.Lock()
 		if fatal == nil {
@@ -576,7 +600,7 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 					// Bound to a uuid whose providers already match.
 					for _, i := range part {
 						if errs[i] == nil && batch[i].write == nil {
-							ok[i] = true
+							ok[i] = doneElsewhere
 						}
 					}
 				}
@@ -587,18 +611,20 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 				res := m.Placement.WriteNodes(ctx, m.ids, writes)
 				for k, e := range res {
 					pn := batch[left[k]]
+					state := doneHere
 					for try := 0; e != nil && try < conflictRetries && (errors.Is(e, ErrGenerationConflict) || errors.Is(e, ErrDuplicate)); try++ {
 						if e = m.replan(ctx, pn); e != nil {
 							break
 						}
 						if pn.write == nil {
-							break // someone else wrote exactly what we wanted
+							state = doneElsewhere // someone else wrote exactly what we wanted
+							break
 						}
 						e = m.Placement.WriteNodes(ctx, m.ids, []NodeWrite{*pn.write})[0]
 					}
 					switch {
 					case e == nil:
-						ok[left[k]] = true
+						ok[left[k]] = state
 					case isRowLevel(e):
 						errs[left[k]] = e
 					default:
@@ -607,6 +633,7 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 						setFatal(fmt.Errorf("compute node id=%d (%s) in cell %s: %w", pn.NodeID, shorten(pn.Host), sanitize.String(pn.Cell), e))
 						mu.Lock()
 						inDoubt = append(inDoubt, left[k])
+						doubtful = append(doubtful, e)
 						mu.Unlock()
 					}
 				}
@@ -633,14 +660,26 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 	if fatal == nil && ctx.Err() != nil {
 		fatal = ctx.Err()
 	}
-	for _, i := range m.committedAnyway(ctx, batch, inDoubt) {
-		ok[i] = true
+	for _, i := range m.committedAnyway(ctx, batch, inDoubt, doubtful) {
+		ok[i] = doneHere
 	}
-	written := 0
+	written, elsewhere := 0, 0
 	for _, o := range ok {
-		if o {
+		switch o {
+		case doneHere:
 			written++
+		case doneElsewhere:
+			elsewhere++
 		}
 	}
-	return written, fatal
+	return written, elsewhere, fatal
 }
+
+// nodeDone says who migrated a node of a batch.
+type nodeDone int
+
+const (
+	notDone       nodeDone = iota
+	doneHere               // this run's write
+	doneElsewhere          // found as planned, written by another writer
+)

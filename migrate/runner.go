@@ -23,6 +23,23 @@ type Migration interface {
 	Run(ctx context.Context, count int) (found, done int, err error)
 }
 
+// SharedWork is implemented by a migration whose rows another run may
+// migrate at the same time (two operators, or two nodes of a Galera
+// cluster): DoneElsewhere is how many of the rows its Runs reported done so
+// far were found already migrated by another writer. The summary's
+// Completed counts only this run's own writes.
+type SharedWork interface {
+	DoneElsewhere() int
+}
+
+// byOthers is the log note for rows another run migrated.
+func byOthers(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d more found migrated by another run)", n)
+}
+
 // RowError is a record a migration skipped because its data is bad. The
 // migration keeps going; the run ends with exit code 2.
 type RowError struct {
@@ -125,6 +142,7 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 		fmt.Fprintf(log, "Running batches of %d until complete\n", maxCount)
 	}
 	totals := map[string]*Row{}
+	seenElsewhere := map[string]int{}
 	var order []string
 	var sum Summary
 	failed := false
@@ -146,6 +164,15 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 				return finish(), context.Cause(ctx)
 			}
 			found, done, err := m.Run(ctx, maxCount-ran)
+			// mine is what this run wrote; done (which keeps the batches
+			// going) also holds rows another run migrated meanwhile.
+			mine, elsewhere := done, 0
+			if s, ok := m.(SharedWork); ok {
+				now := s.DoneElsewhere()
+				elsewhere = now - seenElsewhere[m.Name()]
+				seenElsewhere[m.Name()] = now
+				mine -= elsewhere
+			}
 			row := totals[m.Name()]
 			if row == nil {
 				row = &Row{Migration: m.Name()}
@@ -163,10 +190,10 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 				case ctx.Err() != nil:
 					// Interrupted: what was written still counts.
 					if found > 0 {
-						fmt.Fprintf(log, "%d rows matched query %s, %d migrated (interrupted)\n", found, m.Name(), done)
+						fmt.Fprintf(log, "%d rows matched query %s, %d migrated%s (interrupted)\n", found, m.Name(), mine, byOthers(elsewhere))
 					}
 					row.TotalNeeded += found
-					row.Completed += done
+					row.Completed += mine
 					sum.Exit = 2
 					return finish(), context.Cause(ctx)
 				default:
@@ -180,10 +207,10 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 				}
 			}
 			if found > 0 {
-				fmt.Fprintf(log, "%d rows matched query %s, %d migrated\n", found, m.Name(), done)
+				fmt.Fprintf(log, "%d rows matched query %s, %d migrated%s\n", found, m.Name(), mine, byOthers(elsewhere))
 			}
 			row.TotalNeeded += found
-			row.Completed += done
+			row.Completed += mine
 			ran += done
 			if ran >= maxCount {
 				break

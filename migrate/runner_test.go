@@ -127,3 +127,54 @@ func TestRunnerInterrupted(t *testing.T) {
 		t.Errorf("rows %v exit %d, want a:2/2 b:100/40 exit 2", got, sum.Exit)
 	}
 }
+
+// sharedMigration is a pool of records of which another run migrates
+// the first `others` while this one works: Run still reports them done
+// (the batches go on), DoneElsewhere says they were not this run's.
+type sharedMigration struct {
+	fakeMigration
+	others, elsewhere int
+}
+
+func (m *sharedMigration) Run(ctx context.Context, count int) (int, int, error) {
+	found, done, err := m.fakeMigration.Run(ctx, count)
+	n := min(done, m.others)
+	m.others -= n
+	m.elsewhere += n
+	return found, done, err
+}
+
+func (m *sharedMigration) DoneElsewhere() int { return m.elsewhere }
+
+func TestRunnerCountsOnlyItsOwnWrites(t *testing.T) {
+	tests := []struct {
+		name         string
+		good, others int
+		batch        int
+		want         int
+	}{
+		{"another run wrote some", 3000, 1200, 1000, 1800},
+		{"another run wrote a whole first batch: the next batches still run", 3000, 1000, 1000, 2000},
+		{"another run wrote everything", 3000, 3000, 1000, 0},
+		{"alone", 30, 0, 1000, 30},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &sharedMigration{fakeMigration: fakeMigration{name: "inv", good: tc.good}, others: tc.others}
+			var log bytes.Buffer
+			sum, err := (&Runner{Migrations: []Migration{m}, Batch: tc.batch, Log: &log}).Run(context.Background(), 0, true)
+			if err != nil || sum.Exit != 0 {
+				t.Fatalf("exit %d, err %v", sum.Exit, err)
+			}
+			if r := sum.Rows[0]; r.Completed != tc.want || r.TotalNeeded != tc.good {
+				t.Errorf("completed %d of %d, want %d of %d\n%s", r.Completed, r.TotalNeeded, tc.want, tc.good, log.String())
+			}
+			if m.good != 0 {
+				t.Errorf("%d records left unvisited", m.good)
+			}
+			if tc.others > 0 && !strings.Contains(log.String(), "found migrated by another run") {
+				t.Errorf("the log does not say another run migrated some:\n%s", log.String())
+			}
+		})
+	}
+}

@@ -118,6 +118,15 @@ type Cell interface {
 	FillEmptyRatios(ctx context.Context, ids []int64, fill RatioFill, now time.Time) (int, error)
 }
 
+// Settler is implemented by a Placement store whose failed writes can
+// still be in progress on the server (a killed session goes on until its
+// commit or rollback is over): Settle waits until the writes that returned
+// these errors (WriteNodes') are over, so that a read-back shows what they
+// left.
+type Settler interface {
+	Settle(ctx context.Context, failures []error) error
+}
+
 // Placement is the Placement database as the inventory migration reads and
 // writes it.
 type Placement interface {

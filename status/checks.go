@@ -131,6 +131,7 @@ func Checks(e *Env) []Check {
 		{CheckOrphanedProviders, e.checkOrphans},
 		{CheckServiceVersions, e.checkServiceVersions},
 		{CheckAggregatesInSync, e.checkAggregates},
+		{CheckDatabaseCluster, e.checkDatabaseCluster},
 	}
 }
 

@@ -40,6 +40,9 @@ type DB struct {
 	Role   Role
 	Name   string // cell name for RoleCell, else ""
 	Target dsn.Target
+	// Galera is set when the server is a Galera cluster node (wsrep_on
+	// with a provider): its sessions then read with wsrep_sync_wait.
+	Galera bool
 }
 
 // IsMySQL reports whether the database is MySQL/MariaDB (else SQLite).
@@ -67,9 +70,10 @@ var ConnectTimeout = 10 * time.Second
 // and the redacted URL, never the password.
 func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error) {
 	driverDSN := t.DSN
+	var cfg *mysql.Config
 	if t.Driver == dsn.MySQL {
-		cfg, err := mysql.ParseDSN(t.DSN)
-		if err != nil {
+		var err error
+		if cfg, err = mysql.ParseDSN(t.DSN); err != nil {
 			return nil, fmt.Errorf("%s database (%s): %v", role, t.Redacted, err)
 		}
 		if cfg.Timeout == 0 {
@@ -77,6 +81,47 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 		}
 		driverDSN = cfg.FormatDSN()
 	}
+	db, err := openPool(ctx, t, role, name, driverDSN)
+	if err != nil || cfg == nil || !isGaleraNode(ctx, db) {
+		return db, err
+	}
+	// A Galera node applies the other nodes' writes asynchronously: without
+	// a causality wait a read can miss what another node has committed (a
+	// count right after sample-cloud on another node read 0). Every
+	// session of rpctl either feeds a write or reports status, so all of
+	// them wait (wsrep_sync_wait bit 1: reads, SHOW and BEGIN).
+	db.Close()
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	if _, set := cfg.Params["wsrep_sync_wait"]; !set {
+		cfg.Params["wsrep_sync_wait"] = GaleraSyncWait
+	}
+	if db, err = openPool(ctx, t, role, name, cfg.FormatDSN()); err != nil {
+		return nil, err
+	}
+	db.Galera = true
+	return db, nil
+}
+
+// GaleraSyncWait is the wsrep_sync_wait rpctl's sessions on a Galera node
+// use (unless the URL sets its own): 1 makes every read wait until the
+// node has applied all that the cluster committed before it.
+const GaleraSyncWait = "1"
+
+// isGaleraNode reports whether the server runs wsrep with a provider
+// loaded. A server without wsrep (MySQL) has no such variables: not Galera.
+func isGaleraNode(ctx context.Context, db *DB) bool {
+	var on sql.NullInt64
+	var provider sql.NullString
+	if err := db.QueryRowContext(ctx, "SELECT @@wsrep_on, @@wsrep_provider").Scan(&on, &provider); err != nil {
+		return false
+	}
+	return on.Int64 == 1 && provider.Valid && provider.String != "" && provider.String != "none"
+}
+
+// openPool opens driverDSN and checks the server answers.
+func openPool(ctx context.Context, t dsn.Target, role Role, name, driverDSN string) (*DB, error) {
 	x, err := sqlx.Open(t.Driver, driverDSN)
 	if err != nil {
 		return nil, fmt.Errorf("%s database (%s): %v", role, t.Redacted, err)
@@ -129,7 +174,7 @@ func CleanError(err error) error {
 	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
-		return fmt.Errorf("MySQL error %d: %s", me.Number, me.Message)
+		return &DBError{Number: me.Number, Msg: fmt.Sprintf("MySQL error %d: %s", me.Number, me.Message)}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return errors.New("timed out")
@@ -138,11 +183,30 @@ func CleanError(err error) error {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
-	return errors.New(msg)
+	// The cause stays reachable (errors.Is), so that a lost connection can
+	// still be told from the server's verdict (InDoubt).
+	return &firstLine{msg, err}
 }
 
-// Tx runs fn in a transaction, committing when fn returns nil.
+type firstLine struct {
+	msg string
+	err error
+}
+
+func (e *firstLine) Error() string { return e.msg }
+func (e *firstLine) Unwrap() error { return e.err }
+
+// Tx runs fn in a transaction, committing when fn returns nil. A deadlock,
+// lock wait timeout, Galera certification failure or not-ready node (see
+// Retryable) rolls back and runs the whole of fn again, as oslo.db's
+// wrap_db_retry does for Nova's and Placement's writers; fn must therefore
+// start from scratch each time it is called.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return Retry(ctx, func() error { return db.tx1(ctx, fn) })
+}
+
+// tx1 is one try of Tx.
+func (db *DB) tx1(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return db.Errorf("begin transaction: %w", CleanError(err))

@@ -18,6 +18,7 @@ import (
 func ListFlavors(ctx context.Context, api *storage.DB, name string) ([]nova.Flavor, error) {
 	var out []nova.Flavor
 	err := api.Tx(ctx, func(tx *sqlx.Tx) error {
+		out = nil // a retried transaction starts over
 		q := "SELECT id, flavorid, name, memory_mb, vcpus, root_gb, ephemeral_gb, swap, rxtx_factor, vcpu_weight, disabled, is_public, description FROM flavors"
 		var args []any
 		if name != "" {

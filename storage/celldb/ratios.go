@@ -76,6 +76,7 @@ func FillEmptyRatios(ctx context.Context, cell *storage.DB, ids []int64, fill mi
 	setArgs = append(setArgs, cell.TimeArg(&now))
 	done := 0
 	err := cell.Tx(ctx, func(tx *sqlx.Tx) error {
+		done = 0 // a retried transaction starts over
 		for start := 0; start < len(ids); start += fillBatch {
 			chunk := ids[start:min(start+fillBatch, len(ids))]
 			args := append([]any{}, setArgs...)

@@ -35,6 +35,7 @@ func (l ClaimsLedger) RemoveConsumerFromProvider(ctx context.Context, consumer s
 	p := l.DB
 	removed := false
 	err := p.Tx(ctx, func(tx *sqlx.Tx) error {
+		removed = false // a retried transaction starts over
 		var gen int64
 		err := tx.GetContext(ctx, &gen, p.Rebind(`SELECT generation FROM consumers WHERE uuid = ?`+p.ForUpdate()), consumer)
 		hasConsumer := err == nil

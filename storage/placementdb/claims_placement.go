@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/rpctl/rpctl/claims"
@@ -136,28 +134,28 @@ func (p *ClaimsPlacement) PutAllocations(ctx context.Context, ws []claims.Write)
 	return done, nil
 }
 
-// writeRetrying retries a group that lost a deadlock or lock wait, as
-// placement retries its writes on deadlock.
+// writeRetrying writes a group in one transaction, run again as a whole
+// when it loses a deadlock, a lock wait, a Galera certification conflict or
+// a generation compare-and-swap (storage.DB.Tx), as placement retries
+// _set_allocations.
 func (p *ClaimsPlacement) writeRetrying(ctx context.Context, ws []claims.Write) error {
-	var err error
-	for try := 0; try < 6; try++ {
-		err = p.DB.Tx(ctx, func(tx *sqlx.Tx) error { return p.writeGroup(ctx, tx, ws) })
-		if !isClaimRetryable(err) {
-			return err
+	return p.DB.Tx(ctx, func(tx *sqlx.Tx) error {
+		err := p.writeGroup(ctx, tx, ws)
+		if storage.IsDuplicate(err) {
+			// Another writer created a consumer, project or user since
+			// this transaction read them: a fresh try reads them (and
+			// reports the generation conflict Placement would).
+			return fmt.Errorf("%w: %w", err, storage.ErrRetry)
 		}
-	}
-	return err
+		return err
+	})
 }
 
-func isClaimRetryable(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == 1213 || me.Number == 1205
-	}
-	return err != nil && (strings.Contains(err.Error(), "MySQL error 1213") || strings.Contains(err.Error(), "MySQL error 1205") || errors.Is(err, errGenerationRace))
-}
-
-var errGenerationRace = errors.New("resource provider generation changed concurrently")
+// errGenerationRace is a generation compare-and-swap that matched no row:
+// another writer (on Galera possibly through another node, where no row
+// lock of ours reaches) changed the provider or consumer since this
+// transaction read it.
+var errGenerationRace = fmt.Errorf("resource provider or consumer generation changed concurrently: %w", storage.ErrRetry)
 
 type groupProvider struct {
 	id, generation int64
@@ -191,7 +189,7 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 	}
 	provs := map[string]*groupProvider{}
 	uuids := sqlutil.SortedSet(provUUIDs)
-	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT uuid, id, generation FROM resource_providers WHERE uuid IN (%s)`+db.ForUpdate(), uuids, func(r *sql.Rows) error {
+	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT uuid, id, generation FROM resource_providers WHERE uuid IN (%s)`, uuids, func(r *sql.Rows) error {
 		var u string
 		gp := &groupProvider{}
 		if err := r.Scan(&u, &gp.id, &gp.generation); err != nil {
@@ -225,7 +223,7 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 	for _, w := range ws {
 		cuuids = append(cuuids, w.Consumer)
 	}
-	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT uuid, id, generation, project_id, user_id FROM consumers WHERE uuid IN (%s)`+db.ForUpdate(), cuuids, func(r *sql.Rows) error {
+	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT uuid, id, generation, project_id, user_id FROM consumers WHERE uuid IN (%s)`, cuuids, func(r *sql.Rows) error {
 		var u string
 		c := &consumerRow{}
 		if err := r.Scan(&u, &c.id, &c.generation, &c.project, &c.user); err != nil {
@@ -269,9 +267,6 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 			}
 		}
 		if err := ins.Flush(ctx); err != nil {
-			if storage.IsDuplicate(err) {
-				return &claims.WriteError{Consumer: created[0].Consumer, Conflict: true, Detail: "consumer generation conflict - consumer was created concurrently"}
-			}
 			return err
 		}
 	}
@@ -353,7 +348,48 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 	if err := p.recheckCapacity(ctx, tx, ws, provs, inv); err != nil {
 		return err
 	}
-	return sqlutil.ExecIn(ctx, db, tx, `UPDATE consumers SET generation = generation + 1, updated_at = ? WHERE uuid IN (%s)`, []any{now}, cuuids)
+	// Consumers' generations by compare-and-swap too, one statement per
+	// generation read (new consumers were inserted at 0).
+	byGen := map[int64][]string{}
+	for _, w := range ws {
+		g := int64(0)
+		if c := existing[w.Consumer]; c != nil {
+			g = c.generation
+		}
+		byGen[g] = append(byGen[g], w.Consumer)
+	}
+	for g, us := range byGen {
+		n, err := execInCount(ctx, db, tx, `UPDATE consumers SET generation = generation + 1, updated_at = ? WHERE generation = ? AND uuid IN (%s)`, []any{now, g}, us)
+		if err != nil {
+			return err
+		}
+		if n != int64(len(us)) {
+			return errGenerationRace
+		}
+	}
+	return nil
+}
+
+// execInCount is sqlutil.ExecIn returning the rows the statement changed.
+func execInCount(ctx context.Context, db *storage.DB, tx *sqlx.Tx, q string, lead []any, vals []string) (int64, error) {
+	var total int64
+	for start := 0; start < len(vals); start += sqlutil.MaxInList {
+		chunk := vals[start:min(start+sqlutil.MaxInList, len(vals))]
+		args := append([]any{}, lead...)
+		for _, v := range chunk {
+			args = append(args, v)
+		}
+		res, err := tx.ExecContext(ctx, db.Rebind(fmt.Sprintf(q, sqlutil.InList(len(chunk)))), args...)
+		if err != nil {
+			return total, db.Errorf("%s: %w", sqlutil.FirstWords(q), storage.CleanError(err))
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, db.Errorf("%s: %w", sqlutil.FirstWords(q), storage.CleanError(err))
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // ensureExternalIDs returns the internal ids of the projects (or users)

@@ -247,16 +247,16 @@ func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, 
 	if len(nodes) == 0 {
 		return errs
 	}
-	err := db.Tx(ctx, func(tx *sqlx.Tx) error { return writeGroup(ctx, db, tx, ids, nodes) })
+	err := db.SessionTx(ctx, func(tx *sqlx.Tx) error { return writeGroup(ctx, db, tx, ids, nodes) })
 	err = markDuplicate(err)
-	if err == nil || len(nodes) == 1 || ctx.Err() != nil {
+	if err == nil || len(nodes) == 1 || ctx.Err() != nil || storage.InDoubt(err) {
 		for i := range errs {
 			errs[i] = err
 		}
 		return errs
 	}
 	for i := range nodes {
-		errs[i] = markDuplicate(db.Tx(ctx, func(tx *sqlx.Tx) error { return writeGroup(ctx, db, tx, ids, nodes[i:i+1]) }))
+		errs[i] = markDuplicate(db.SessionTx(ctx, func(tx *sqlx.Tx) error { return writeGroup(ctx, db, tx, ids, nodes[i:i+1]) }))
 	}
 	return errs
 }
