@@ -42,7 +42,7 @@ stress:
 
 # The Galera proofs alone (make test runs them too): each test starts its own
 # 3-node MariaDB Galera cluster on 127.0.0.1 (scripts/galera-start.sh, ports
-# in 34400-34499) and stops it. About 2.5 minutes on a 2-core machine.
+# in 24400-24499, below the kernel's ephemeral ports) and stops it. About 2.5 minutes on a 2-core machine.
 galera:
 	RPCTL_INTEGRATION=1 $(GO) test -count=1 -timeout 20m -v ./internal/galeratest
 

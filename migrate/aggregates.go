@@ -102,6 +102,9 @@ type AggregateResult struct {
 	// Missing counts the memberships the sync found missing: added, or
 	// not added because the run stopped.
 	Missing int
+	// Elsewhere counts missing memberships another writer added while
+	// this run was deciding (a generation conflict, then found present).
+	Elsewhere int
 }
 
 // novaView is Nova's side: the aggregates and, per host, the cell and its
@@ -329,7 +332,7 @@ func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementVie
 				pa.Aggregates = append(slices.Clone(pa.Aggregates), a.UUID)
 				continue
 			}
-			_, err = pv.set(ctx, rp, func(have []string) []string {
+			wrote, err := pv.set(ctx, rp, func(have []string) []string {
 				if slices.Contains(have, a.UUID) {
 					return nil
 				}
@@ -343,7 +346,11 @@ func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementVie
 				fmt.Fprintf(s.Err, "Failed updating provider aggregates for host (%s), provider (%s) and aggregate (%s). Error: %v\n", host, rp, a.UUID, err)
 				return AggExitUpdate
 			}
-			res.Added = append(res.Added, m)
+			if wrote {
+				res.Added = append(res.Added, m)
+			} else {
+				res.Elsewhere++
+			}
 			s.say("Successfully added host (%s) and provider (%s) to aggregate (%s).", host, rp, a.UUID)
 		}
 	}
@@ -548,9 +555,14 @@ func (s *AggregateSync) prune(ctx context.Context, nv *novaView, pv *placementVi
 // AggregatesMigration is the aggregate sync as a step of `migrate all`: one
 // pass does everything (it is not batched), so later batches find nothing.
 type AggregatesMigration struct {
-	Sync *AggregateSync
-	ran  bool
+	Sync      *AggregateSync
+	ran       bool
+	elsewhere int
 }
+
+// DoneElsewhere implements SharedWork: memberships another run added while
+// this one was deciding.
+func (m *AggregatesMigration) DoneElsewhere() int { return m.elsewhere }
 
 // Name implements Migration.
 func (m *AggregatesMigration) Name() string { return AggregatesName }
@@ -565,7 +577,8 @@ func (m *AggregatesMigration) Run(ctx context.Context, _ int) (found, done int, 
 	m.ran = true
 	res, err := m.Sync.Run(ctx)
 	if res != nil {
-		found, done = res.Missing+len(res.Removed), len(res.Added)+len(res.Removed)
+		found, done = res.Missing+len(res.Removed), len(res.Added)+len(res.Removed)+res.Elsewhere
+		m.elsewhere = res.Elsewhere
 	}
 	if err != nil {
 		return found, done, err

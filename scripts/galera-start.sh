@@ -11,7 +11,7 @@
 #   scripts/galera-start.sh --start-node DIR N start node N again (it rejoins by IST when it can)
 #
 # Node N (1..3) uses SQL port BASEPORT+N-1, gcomm BASEPORT+10+N-1, IST
-# BASEPORT+20+N-1 and SST BASEPORT+30+N-1; BASEPORT defaults to 34400.
+# BASEPORT+20+N-1 and SST BASEPORT+30+N-1; BASEPORT defaults to 24400 (below the kernel's ephemeral ports, 32768 on: a client connection cannot take a stopped node's port).
 #
 # Prints shell assignments: RPCTL_GALERA_DSN1..3 (go-sql-driver DSN prefixes of
 # an admin user that may create databases, one per node), RPCTL_GALERA_DIR and
@@ -45,10 +45,10 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 # The base port is remembered so that --stop/--start-node need only DIR.
 if [ "$mode" = start ]; then
-  base=${2:-34400}
+  base=${2:-24400}
   echo "$base" >"$dir/baseport"
 else
-  base=$(cat "$dir/baseport" 2>/dev/null || echo 34400)
+  base=$(cat "$dir/baseport" 2>/dev/null || echo 24400)
 fi
 
 sqlport() { echo $((base + $1 - 1)); }

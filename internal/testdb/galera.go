@@ -16,11 +16,13 @@ import (
 )
 
 // Galera ports: the range given to Galera dev clusters on the shared test
-// machine. A cluster takes base..base+2 (SQL), +10..+12 (gcomm), +20..+22
-// (IST) and +30..+32 (SST), as scripts/galera-start.sh lays them out.
+// machine, below the kernel's ephemeral ports (32768 on), so that no client
+// connection can take a stopped node's port before it restarts. A cluster
+// takes base..base+2 (SQL), +10..+12 (gcomm), +20..+22 (IST) and +30..+32
+// (SST), as scripts/galera-start.sh lays them out.
 const (
-	galeraPortLow  = 34400
-	galeraPortHigh = 34499
+	galeraPortLow  = 24400
+	galeraPortHigh = 24499
 )
 
 // Galera is a real 3-node MariaDB Galera cluster on 127.0.0.1, started by
