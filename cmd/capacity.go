@@ -68,7 +68,7 @@ request filter forbids them.
 	}
 	SetExitCodes(c, append([]ExitCodeRow{
 		{ExitOK, "counted"},
-		{ExitFailed, "invalid input (flag, flavor, mix, aggregate)"},
+		{ExitFailed, "invalid input (flag, flavor, mix, aggregate); --plot names an existing file (without --force) or a file rpctl reads"},
 	}, searchExitCodes()...)...)
 	fl := c.Flags()
 	addMaxStepsFlag(fl, &o.MaxSteps)
@@ -76,7 +76,9 @@ request filter forbids them.
 	fl.StringVar(&o.Aggregate, "aggregate", "", "only the hosts in this aggregate: its UUID, or a Nova host aggregate's name (API database)")
 	fl.StringVar(&o.Mode, "mode", string(capacity.Independent), "independent (each flavor alone) or pack (a greedy fill of --mix)")
 	fl.StringVar(&o.Mix, "mix", "", "with --mode pack: FLAVOR=WEIGHT,... e.g. m1.small=3,m1.large=1")
-	fl.StringVar(&o.Plot, "plot", "", "also draw a bar chart of free slots per flavor and aggregate into FILE.png or FILE.svg")
+	fl.StringVar(&o.Plot, "plot", "", "also draw a bar chart of free slots per flavor and aggregate into FILE.png or FILE.svg (an existing file only with --force)")
+	markPathFlags(fl, "output", "plot")
+	markPathFlags(fl, "input", "flavor")
 	fl.BoolVar(&o.Hosts, "hosts", false, "with -f table: also list every host (JSON always has them)")
 	addImageFlags(fl, &o.FlavorOptions)
 	return c
@@ -125,6 +127,9 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 	if o.Plot != "" {
 		if _, err := chart.FormatOf(o.Plot); err != nil {
 			return usageError("--plot: %v", err)
+		}
+		if err := f.OutputPolicy(nil).Check("--plot", o.Plot); err != nil {
+			return fileSafetyExit(err)
 		}
 	}
 	args := o.Flavors
@@ -218,8 +223,9 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 		return err
 	}
 	if o.Plot != "" {
-		if err := chart.Capacity(o.Plot, res); err != nil {
-			return err
+		err := f.OutputPolicy(nil).Write("--plot", o.Plot, func(tmp string) error { return chart.Capacity(tmp, res) })
+		if err != nil {
+			return fileSafetyExit(err)
 		}
 		if f.Format == output.Table || f.Format == "" {
 			fmt.Fprintf(f.IO.Out, "Chart written to %s.\n", o.Plot)

@@ -43,6 +43,9 @@ type Factory struct {
 	Debug   bool
 	LogFile string
 	Quiet   bool
+	// Force allows output files (--out, --plot, --log-file) to replace
+	// existing ones (OutputPolicy).
+	Force bool
 
 	closeLog func() error
 	args     []string // the command line, for the log

@@ -9,7 +9,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"regexp"
 	"sync/atomic"
 )
@@ -17,8 +16,10 @@ import (
 // Options are the logging flags.
 type Options struct {
 	Debug bool
-	// File receives the records instead of Stderr (appended).
-	File   string
+	// File receives the records instead of Stderr; Setup's close function
+	// closes it. The caller opens it (safefile.Policy.OpenLog), so that an
+	// existing file or a database is never written by surprise.
+	File   io.WriteCloser
 	Stderr io.Writer
 }
 
@@ -38,18 +39,14 @@ func Debug() bool { return Logger().Enabled(context.Background(), slog.LevelDebu
 // Setup installs the logger the options ask for and returns a function that
 // closes its file and restores the silent logger.
 func Setup(o Options) (func() error, error) {
-	if !o.Debug && o.File == "" {
+	if !o.Debug && o.File == nil {
 		current.Store(discard)
 		return func() error { return nil }, nil
 	}
 	w := o.Stderr
 	closeFn := func() error { return nil }
-	if o.File != "" {
-		f, err := os.OpenFile(o.File, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, err
-		}
-		w, closeFn = f, f.Close
+	if o.File != nil {
+		w, closeFn = o.File, o.File.Close
 	}
 	level := slog.LevelInfo
 	if o.Debug {
