@@ -47,6 +47,7 @@ Commands that read or edit Placement can use its REST API instead:
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	markPathFlags(pf, "output", "log-file")
 	markPathFlags(pf, "input", "config-file", "config-dir", "db", "cell-db", "api-db", "placement-db")
+	markSecretFlags(pf, "url", "cell-db", "api-db", "placement-db")
 	addOutputFlags(root, f)
 	addAPIFlags(pf, &f.API)
 

@@ -7,9 +7,10 @@ package logging
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
+	"sync"
 	"sync/atomic"
 )
 
@@ -25,12 +26,18 @@ type Options struct {
 
 var current atomic.Pointer[slog.Logger]
 
-var discard = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError + 1}))
-
-func init() { current.Store(discard) }
+// discard is the silent logger, made on first use (nothing runs at init).
+var discard = sync.OnceValue(func() *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError + 1}))
+})
 
 // Logger returns rpctl's logger; it discards everything until Setup.
-func Logger() *slog.Logger { return current.Load() }
+func Logger() *slog.Logger {
+	if l := current.Load(); l != nil {
+		return l
+	}
+	return discard()
+}
 
 // Debug reports whether debug records are wanted, so that callers skip the
 // work of building them (and the SQL driver wrapper) otherwise.
@@ -40,7 +47,7 @@ func Debug() bool { return Logger().Enabled(context.Background(), slog.LevelDebu
 // closes its file and restores the silent logger.
 func Setup(o Options) (func() error, error) {
 	if !o.Debug && o.File == nil {
-		current.Store(discard)
+		current.Store(discard())
 		return func() error { return nil }, nil
 	}
 	w := o.Stderr
@@ -55,32 +62,31 @@ func Setup(o Options) (func() error, error) {
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: redactAttr})
 	current.Store(slog.New(h))
 	return func() error {
-		current.Store(discard)
+		current.Store(discard())
 		return closeFn()
 	}, nil
 }
 
-// redactAttr keeps passwords out of every record, whatever a caller logs.
+// redactAttr keeps secrets out of every record, whatever a caller logs:
+// strings, errors and any other value that prints as text.
 func redactAttr(_ []string, a slog.Attr) slog.Attr {
-	if a.Value.Kind() == slog.KindString {
+	switch a.Value.Kind() {
+	case slog.KindString:
 		a.Value = slog.StringValue(Redact(a.Value.String()))
+	case slog.KindAny:
+		v := a.Value.Any()
+		var text string
+		switch t := v.(type) {
+		case error:
+			text = t.Error()
+		case fmt.Stringer:
+			text = t.String()
+		default:
+			return a
+		}
+		if r := Redact(text); r != text {
+			a.Value = slog.StringValue(r)
+		}
 	}
 	return a
-}
-
-var (
-	// scheme://user:password@host
-	urlPassword = regexp.MustCompile(`(://[^:/@\s]*:)[^@\s]*@`)
-	// go-sql-driver DSN: user:password@tcp(...)
-	dsnPassword = regexp.MustCompile(`(^|[\s"'=])([^:/@\s"'=]+:)[^@\s]*@(tcp|unix)\(`)
-	// password=..., X-Auth-Token: ..., "password": "..."
-	keyPassword = regexp.MustCompile(`(?i)((?:password|passwd|secret|token|x-auth-token|x-subject-token)["']?\s*[:=]\s*["']?)[^"'&\s,}]+`)
-)
-
-// Redact replaces the passwords and tokens in s (URLs, DSNs, key=value,
-// JSON members, auth headers) with ***.
-func Redact(s string) string {
-	s = urlPassword.ReplaceAllString(s, "${1}***@")
-	s = dsnPassword.ReplaceAllString(s, "${1}${2}***@${3}(")
-	return keyPassword.ReplaceAllString(s, "${1}***")
 }
