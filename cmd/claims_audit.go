@@ -102,15 +102,6 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 		return err
 	}
 	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "provider", "resources", "age", "result"}}
-	type row struct {
-		Consumer     string           `json:"consumer"`
-		ConsumerType string           `json:"consumer_type"`
-		Provider     string           `json:"provider"`
-		Resources    map[string]int64 `json:"resources"`
-		Age          int64            `json:"age"`
-		Result       string           `json:"result"`
-	}
-	data := []row{}
 	for _, or := range res.Orphans {
 		result := "orphaned"
 		switch {
@@ -120,10 +111,10 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 			result = "deleted"
 		}
 		age := opts.Now.Sub(or.CreatedAt).Round(time.Second)
-		rows.Rows = append(rows.Rows, []string{or.Consumer, or.Type, or.ProviderUUID, formatResources(or.Resources), age.String(), result})
-		data = append(data, row{or.Consumer, or.Type, or.ProviderUUID, or.Resources, int64(age / time.Second), result})
+		rows.Add(or.Consumer, or.Type, or.ProviderUUID, output.Cell{Text: formatResources(or.Resources), Value: or.Resources},
+			output.Cell{Text: age.String(), Value: int64(age / time.Second)}, result)
 	}
-	if werr := f.Write(rows, data); werr != nil {
+	if werr := f.Write(rows, nil); werr != nil {
 		return werr
 	}
 	if err != nil {

@@ -66,19 +66,8 @@ func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
 		return err
 	}
 	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "project", "user", "provider", "host", "resources", "age", "nova", "orphan"}}
-	type row struct {
-		Consumer     string           `json:"consumer"`
-		ConsumerType string           `json:"consumer_type"`
-		Project      string           `json:"project"`
-		User         string           `json:"user"`
-		Provider     string           `json:"provider"`
-		Host         string           `json:"host"`
-		Resources    map[string]int64 `json:"resources"`
-		Age          int64            `json:"age"`
-		Nova         string           `json:"nova"`
-		Orphan       bool             `json:"orphan"`
-	}
-	data := []row{}
+	// Typed cells: the table shows names and durations, json/yaml/csv and
+	// sorting see the uuid, the seconds and the map.
 	for _, e := range entries {
 		age := o.Now.Sub(e.CreatedAt).Round(time.Second)
 		host := e.Node
@@ -89,9 +78,10 @@ func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
 		if provider == "" {
 			provider = e.ProviderUUID
 		}
-		rows.Rows = append(rows.Rows, []string{e.Consumer, e.Type, e.Project, e.User, provider, host, formatResources(e.Resources),
-			age.String(), e.Nova, strconv.FormatBool(e.Orphan)})
-		data = append(data, row{e.Consumer, e.Type, e.Project, e.User, e.ProviderUUID, host, e.Resources, int64(age / time.Second), e.Nova, e.Orphan})
+		rows.Add(e.Consumer, e.Type, e.Project, e.User, output.Cell{Text: provider, Value: e.ProviderUUID}, host,
+			output.Cell{Text: formatResources(e.Resources), Value: e.Resources},
+			output.Cell{Text: age.String(), Value: int64(age / time.Second)}, e.Nova,
+			output.Cell{Text: strconv.FormatBool(e.Orphan), Value: e.Orphan})
 	}
-	return f.Write(rows, data)
+	return f.Write(rows, nil)
 }

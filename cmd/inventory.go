@@ -37,9 +37,10 @@ type inventoryRow struct {
 
 var inventoryHeaders = []string{"resource_class", "allocation_ratio", "min_unit", "max_unit", "reserved", "step_size", "total", "used", "capacity", "free"}
 
-func (r inventoryRow) cells() []string {
-	return []string{r.ResourceClass, pyFloat(float64(r.AllocationRatio)), itoa(r.MinUnit), itoa(r.MaxUnit), itoa(r.Reserved), itoa(r.StepSize),
-		itoa(r.Total), itoa(r.Used), itoa(r.Capacity), itoa(r.Free)}
+// cells are the row's typed cells, in inventoryHeaders' order.
+func (r inventoryRow) cells() []any {
+	return []any{r.ResourceClass, float64(r.AllocationRatio), r.MinUnit, r.MaxUnit, r.Reserved, r.StepSize,
+		r.Total, r.Used, r.Capacity, r.Free}
 }
 
 // ratio is an allocation ratio, printed in JSON as Python prints a float
@@ -118,9 +119,9 @@ min_unit, max_unit, reserved, step_size, total, used) plus capacity
 				}
 				out := output.Rows{Headers: inventoryHeaders}
 				for _, r := range rows {
-					out.Rows = append(out.Rows, r.cells())
+					out.Add(r.cells()...)
 				}
-				return f.Write(out, rows)
+				return f.Write(out, nil)
 			})
 		},
 	}
@@ -140,7 +141,7 @@ func newCmdInventoryShow(f *Factory) *cobra.Command {
 				}
 				for _, r := range rows {
 					if r.ResourceClass == args[1] {
-						return f.Write(fieldRows(inventoryHeaders, r.cells()), r)
+						return f.Write(output.Record(inventoryHeaders, r.cells()...), nil)
 					}
 				}
 				return inventory.Errorf(inventory.ErrNotFound, "", "No inventory of class %s for %s", args[1], p.UUID)
@@ -498,17 +499,11 @@ func NewCmdUsage(f *Factory) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				type usageRow struct {
-					ResourceClass string `json:"resource_class"`
-					Usage         int64  `json:"usage"`
-				}
 				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
-				data := []usageRow{}
 				for _, rc := range slices.Sorted(maps.Keys(u)) {
-					rows.Rows = append(rows.Rows, []string{rc, itoa(u[rc])})
-					data = append(data, usageRow{rc, u[rc]})
+					rows.Add(rc, u[rc])
 				}
-				return f.Write(rows, data)
+				return f.Write(rows, nil)
 			})
 		},
 	})

@@ -119,7 +119,11 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"inventory", "delete", "cn1", "DISK_GB"}, code: 2, err: []string{"no inventory of class DISK_GB"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0"}, stdin: "n\n", tty: true, code: 1,
 					err: []string{"this removes MEMORY_MB", "not confirmed"}},
-				{args: []string{"inventory", "show", "cn1", "MEMORY_MB", "-f", "value"}, out: []string{"reserved 512\n", "total 4096\n", "capacity 3584\n"}},
+				{args: []string{"inventory", "show", "cn1", "MEMORY_MB", "-f", "value"}, out: []string{"MEMORY_MB\n1.0\n1\n2147483647\n512\n1\n4096\n0\n3584\n3584\n"}},
+				// issue 21: show is cliff's ShowOne: -c picks fields.
+				{args: []string{"inventory", "show", "cn1", "MEMORY_MB", "-f", "value", "-c", "total"}, out: []string{"4096\n"}, notOut: []string{"512"}},
+				{args: []string{"provider", "show", "cn1", "-f", "value", "-c", "name"}, out: []string{"cn1\n"}, notOut: []string{"None"}},
+				{args: []string{"inventory", "list", "cn1", "-f", "value", "-c", "resource_class", "-c", "max_unit", "--sort-column", "max_unit", "--sort-descending"}, out: []string{"MEMORY_MB 2147483647\n"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0"}, stdin: "y\n", tty: true,
 					err: []string{"this removes MEMORY_MB"}, out: []string{"MEMORY_MB"}},
 				{args: []string{"inventory", "list", "cn1", "-f", "value"}, out: []string{"VCPU 4.0 1 2147483647 0 1 16 8 64 56"}, notOut: []string{"MEMORY_MB"}},

@@ -14,12 +14,10 @@ import (
 // nameRows prints a list of names under one column.
 func nameRows(f *Factory, header string, names []string) error {
 	rows := output.Rows{Headers: []string{header}}
-	data := []map[string]string{}
 	for _, n := range names {
-		rows.Rows = append(rows.Rows, []string{n})
-		data = append(data, map[string]string{header: n})
+		rows.Add(n)
 	}
-	return f.Write(rows, data)
+	return f.Write(rows, nil)
 }
 
 // newCmdProviderNames builds `rpctl provider trait|aggregate list|set|add|remove`.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,16 +54,14 @@ func NewCmdProvider(f *Factory) *cobra.Command {
 
 var providerHeaders = []string{"uuid", "name", "generation", "root_provider_uuid", "parent_provider_uuid"}
 
-func providerRow(p inventory.Provider) []string {
-	return []string{p.UUID, p.Name, strconv.FormatInt(p.Generation, 10), p.RootUUID, orNone(p.ParentUUID)}
-}
-
-// orNone prints an absent uuid as osc-placement does.
-func orNone(s string) string {
-	if s == "" {
-		return "None"
+// providerRow is a provider's typed cells: a root's parent is None (null
+// in json), as osc-placement prints it.
+func providerRow(p inventory.Provider) []any {
+	var parent any
+	if p.ParentUUID != "" {
+		parent = p.ParentUUID
 	}
-	return s
+	return []any{p.UUID, p.Name, p.Generation, p.RootUUID, parent}
 }
 
 // providerJSON is a provider in JSON/YAML: a root's parent is null.
@@ -110,12 +107,10 @@ func newCmdProviderList(f *Factory) *cobra.Command {
 					return err
 				}
 				rows := output.Rows{Headers: providerHeaders}
-				data := []providerJSON{}
 				for _, p := range ps {
-					rows.Rows = append(rows.Rows, providerRow(p))
-					data = append(data, toJSON(p))
+					rows.Add(providerRow(p)...)
 				}
-				return f.Write(rows, data)
+				return f.Write(rows, nil)
 			})
 		},
 	}
@@ -128,15 +123,6 @@ func newCmdProviderList(f *Factory) *cobra.Command {
 	return c
 }
 
-// fieldRows is osc's two-column show table.
-func fieldRows(fields, values []string) output.Rows {
-	r := output.Rows{Headers: []string{"field", "value"}}
-	for i := range fields {
-		r.Rows = append(r.Rows, []string{fields[i], values[i]})
-	}
-	return r
-}
-
 func newCmdProviderShow(f *Factory) *cobra.Command {
 	var allocs bool
 	c := &cobra.Command{
@@ -146,19 +132,16 @@ func newCmdProviderShow(f *Factory) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
-				rows := fieldRows(providerHeaders, providerRow(p))
+				rows := output.Record(providerHeaders, providerRow(p)...)
 				if !allocs {
-					return f.Write(rows, toJSON(p))
+					return f.Write(rows, nil)
 				}
 				_, a, err := st.ProviderAllocations(ctx, p.UUID)
 				if err != nil {
 					return err
 				}
-				rows.Rows = append(rows.Rows, []string{"allocations", formatAllocations(a)})
-				return f.Write(rows, struct {
-					providerJSON
-					Allocations map[string]map[string]map[string]int64 `json:"allocations"`
-				}{toJSON(p), wrapResources(a)})
+				rows.AddField("allocations", output.Cell{Text: formatAllocations(a), Value: wrapResources(a)})
+				return f.Write(rows, nil)
 			})
 		},
 	}
@@ -212,7 +195,7 @@ func newCmdProviderCreate(f *Factory) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return f.Write(fieldRows(providerHeaders, providerRow(p)), toJSON(p))
+				return f.Write(output.Record(providerHeaders, providerRow(p)...), nil)
 			})
 		},
 	}

@@ -67,6 +67,9 @@ func (o Options) Write(w io.Writer, r Rows, data any) error {
 		}
 		return o.writeJSONDoc(w, js)
 	}
+	if r.single {
+		return o.writeRecord(w, r)
+	}
 	r, err := o.apply(r)
 	if err != nil {
 		return err

@@ -66,6 +66,8 @@ type Rows struct {
 	// prettytable aligns them like the data and centres even-width text
 	// with the extra space on the left.
 	Align Align
+	// single marks one record (Record): cliff's ShowOne.
+	single bool
 }
 
 // RenderTable writes an ASCII table in the prettytable style that nova-manage
