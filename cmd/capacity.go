@@ -58,7 +58,11 @@ The fill is the scheduler's greedy one: every instance goes to the first candida
 returns (hosts in provider id order). Hosts with COMPUTE_STATUS_DISABLED count 0, as Nova's
 request filter forbids them.
 
---plot FILE.png|FILE.svg draws a bar chart of the free slots per flavor and aggregate.`,
+--plot FILE.png|FILE.svg draws a bar chart of the free slots per flavor and aggregate.
+
+-f json|yaml give the whole result (mode, totals, aggregates, hosts, notes) as one document;
+-f csv|value give the table's rows, one column per flavor: every aggregate and the total,
+or with --hosts every host (the table prints both).`,
 		Example: `  rpctl --db cloud.db capacity
   rpctl --db cloud.db capacity --flavor m1.small --flavor m1.large --hosts
   rpctl --db cloud.db capacity --mode pack --mix m1.small=3,m1.large=1 -f json
@@ -104,11 +108,6 @@ func parseMix(s string) ([]string, map[string]int, error) {
 }
 
 func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
-	switch f.Format {
-	case output.Table, output.JSON, output.YAML, "":
-	default:
-		return usageError("capacity prints -f table, json or yaml, not %q", f.Format)
-	}
 	mode := capacity.Mode(o.Mode)
 	if mode != capacity.Independent && mode != capacity.Pack {
 		return usageError("invalid --mode %q: choose independent or pack", o.Mode)
@@ -343,6 +342,9 @@ func writeCapacity(f *Factory, res *capacity.Result, hosts bool) error {
 		}
 		return f.Write(output.Rows{}, v)
 	}
+	if f.Format == output.CSV || f.Format == output.Value {
+		return f.Write(capacityRows(res, hosts), nil)
+	}
 	out := f.IO.Out
 	num := func(v []int64) []string {
 		s := make([]string, len(v))
@@ -372,4 +374,29 @@ func writeCapacity(f *Factory, res *capacity.Result, hosts bool) error {
 	rows.Rows = append(rows.Rows, append([]string{"total", "", strconv.Itoa(len(res.Hosts))}, num(res.Total)...))
 	fmt.Fprintf(out, "Per aggregate and in total, %s:\n", what)
 	return output.RenderTable(out, rows)
+}
+
+// capacityRows are capacity's rows for -f csv and value, one column per
+// flavor: every host with --hosts, else every aggregate and the total (the
+// tables' rows, typed).
+func capacityRows(res *capacity.Result, hosts bool) output.Rows {
+	cells := func(head []any, v []int64) []any {
+		for _, n := range v {
+			head = append(head, n)
+		}
+		return head
+	}
+	if hosts {
+		rows := output.Rows{Headers: append([]string{"host", "provider_uuid"}, res.Flavors...)}
+		for _, h := range res.Hosts {
+			rows.Add(cells([]any{h.Name, h.UUID}, h.Free)...)
+		}
+		return rows
+	}
+	rows := output.Rows{Headers: append([]string{"aggregate", "name", "hosts"}, res.Flavors...)}
+	for _, a := range res.Aggregates {
+		rows.Add(cells([]any{a.UUID, a.Name, a.Hosts}, a.Free)...)
+	}
+	rows.Add(cells([]any{"total", "", len(res.Hosts)}, res.Total)...)
+	return rows
 }

@@ -207,7 +207,7 @@ others are written), 2 invalid edit.`,
 	}
 	fl := c.Flags()
 	fl.BoolVar(&o.Amend, "amend", false, "change only the named fields; keep every other class and field")
-	fl.BoolVar(&o.DryRun, "dry-run", false, "print the changes and write nothing")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "print the changes (outcome \"would change\") and write nothing; with --verbose also the PUT requests on standard error")
 	fl.BoolVarP(&o.Yes, "yes", "y", false, "do not ask before removing classes")
 	fl.BoolVar(&o.Aggregate, "aggregate", false, "P is an aggregate uuid: edit every member provider")
 	fl.IntVar(&o.Attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts per provider before a generation conflict is reported")
@@ -369,15 +369,21 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 			return err
 		}
 	}
-	if f.Format == output.Table || f.Format == "" {
-		// What --dry-run would send, the same request for both backends.
+	if f.IO.Verbose {
+		// What --dry-run would send, the same request for both backends:
+		// a diagnostic (stdout keeps the rows; json/yaml carry it as
+		// request_body).
 		for _, r := range requests {
-			fmt.Fprintln(f.IO.Out, r)
+			fmt.Fprintln(f.IO.ErrOut, "would send: "+r)
 		}
 	}
 	if o.Aggregate {
-		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d changed, %d unchanged, %d conflicts, %d failed\n", len(providers),
-			counts[inventory.Changed], counts[inventory.Unchanged], counts[inventory.Conflict], counts[inventory.Failed])
+		changed := "changed"
+		if o.DryRun {
+			changed = "would change"
+		}
+		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d %s, %d unchanged, %d conflicts, %d failed\n", len(providers),
+			counts[inventory.Changed], changed, counts[inventory.Unchanged], counts[inventory.Conflict], counts[inventory.Failed])
 		if len(errs) > 0 {
 			return Exit(exitIncomplete)
 		}

@@ -79,8 +79,10 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"provider", "list", "-f", "value"}, out: []string{tU1 + " cn1 0 " + tU1 + " None", tU2 + " cn1_numa0 0 " + tU1 + " " + tU1}},
 				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=4096", "MEMORY_MB:reserved=512"},
 					out: []string{"| changed | VCPU"}},
-				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run"}, out: []string{"would change", "reserved=0", "reserved=2",
-					"PUT /resource_providers/" + tU1 + `/inventories {"resource_provider_generation":1,"inventories":{"MEMORY_MB":{"total":4096,"reserved":512,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":1.0},"VCPU":{"total":16,"reserved":2,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":4.0}}}`}},
+				// issue 21: the request is a --verbose diagnostic, never raw on stdout.
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run"}, out: []string{"would change"}, notOut: []string{"PUT ", "changed |"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run", "--verbose"}, out: []string{"would change", "reserved=0", "reserved=2"}, notOut: []string{"PUT "}, err: []string{
+					"would send: PUT /resource_providers/" + tU1 + `/inventories {"resource_provider_generation":1,"inventories":{"MEMORY_MB":{"total":4096,"reserved":512,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":1.0},"VCPU":{"total":16,"reserved":2,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":4.0}}}`}},
 				{args: []string{"inventory", "show", "cn1", "VCPU", "-f", "json"}, out: []string{`"reserved": 0`, `"capacity": 64`}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"| changed", "| 2          |"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"unchanged"}},
@@ -158,9 +160,15 @@ func TestStoreCommands(t *testing.T) {
 				// has no VCPU to amend, so cn1 is not written either.
 				{args: []string{"inventory", "set", tAgg, "--aggregate", "VCPU:allocation_ratio=2.0", "--amend"}, code: 2,
 					notOut: []string{"changed"}, err: []string{"cn1_numa0", "VCPU: total is required", "1 of 2 providers would get records Placement refuses; nothing written"}},
+				// issue 21: a dry run's summary says what would change.
+				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend", "--dry-run"},
+					err: []string{"2 providers: 1 would change, 1 unchanged, 0 conflicts, 0 failed"}, notOut: []string{"PUT "}},
 				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend"},
 					err: []string{"2 providers: 1 changed, 1 unchanged, 0 conflicts, 0 failed"}},
 				{args: []string{"provider", "aggregate", "list", "cn1", "-f", "value"}, out: []string{tAgg}},
+				// issue 21: a tree as rows, without box drawing.
+				{args: []string{"provider", "tree", "cn1", "-f", "csv"}, out: []string{"\"uuid\",\"name\",\"depth\",", "\"cn1_numa0\",1,"}, notOut: []string{"└", "├", "│"}},
+				{args: []string{"provider", "tree", "cn1", "-f", "value", "-c", "name", "-c", "depth"}, out: []string{"cn1 0\n", "cn1_numa0 1\n"}, notOut: []string{"└", "├", "│"}},
 				{args: []string{"provider", "aggregate", "set", "cn1"}},
 				{args: []string{"provider", "aggregate", "list", "cn1", "-f", "value"}, notOut: []string{tAgg}},
 				{args: []string{"provider", "delete", "cn1"}, code: 2, err: []string{"It has child resource providers"}},

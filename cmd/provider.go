@@ -233,7 +233,9 @@ func newCmdProviderTree(f *Factory) *cobra.Command {
 		Use:   "tree P",
 		Short: "Draw the provider tree P belongs to, with each provider's inventories and usage",
 		Long: `Draw the whole tree P belongs to (from its root), each provider with its inventories as
-class used/capacity. JSON/YAML give the same tree, nested under "children".
+class used/capacity. JSON/YAML give the same tree, nested under "children"; csv and value
+give one row per provider and class in the drawing's order (provider, depth, parent, class,
+used, capacity, free; a provider without inventory has one row with no class).
 
 ` + storeExitCodes,
 		Args: cobra.ExactArgs(1),
@@ -263,13 +265,36 @@ class used/capacity. JSON/YAML give the same tree, nested under "children".
 				if root == nil {
 					return fmt.Errorf("provider tree of %s has no root", inventory.Label(p))
 				}
-				if f.Format != output.JSON && f.Format != output.YAML {
+				switch f.Format {
+				case output.CSV, output.Value:
+					rows := output.Rows{Headers: []string{"uuid", "name", "depth", "parent_provider_uuid", "generation", "resource_class", "used", "capacity", "free"}}
+					treeRows(&rows, root, 0)
+					return f.Write(rows, nil)
+				case output.JSON, output.YAML:
+				default:
 					drawTree(f.IO.Out, root, "", "")
 					return nil
 				}
 				return f.Write(output.Rows{}, root)
 			})
 		},
+	}
+}
+
+// treeRows lists the tree depth-first, as drawTree draws it.
+func treeRows(rows *output.Rows, n *treeNode, depth int) {
+	var parent any
+	if n.ParentUUID != nil {
+		parent = *n.ParentUUID
+	}
+	if len(n.Inventories) == 0 {
+		rows.Add(n.UUID, n.Name, depth, parent, n.Generation, nil, nil, nil, nil)
+	}
+	for _, r := range n.Inventories {
+		rows.Add(n.UUID, n.Name, depth, parent, n.Generation, r.ResourceClass, r.Used, r.Capacity, r.Free)
+	}
+	for _, ch := range n.Children {
+		treeRows(rows, ch, depth+1)
 	}
 }
 
