@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/internal/output"
 )
@@ -40,7 +42,7 @@ consumer's allocations were last written (Last-Modified).`,
 	}
 	SetExitCodes(c,
 		ExitCodeRow{0, "listed (also when nothing matches)"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (--consumer not a uuid, --expiry)"},
 	)
 	fl := c.Flags()
 	fl.StringVar(&o.Host, "host", "", "only providers of this compute node (host or hypervisor_hostname)")
@@ -48,13 +50,17 @@ consumer's allocations were last written (Last-Modified).`,
 	fl.StringVar(&o.Consumer, "consumer", "", "only this consumer (uuid)")
 	fl.StringArrayVar(&o.Projects, "project", nil, "only consumers of this project (repeatable)")
 	fl.BoolVar(&o.Orphans, "orphans", false, "only allocations claims audit would call orphaned")
-	fl.DurationVar(&o.Expiry, "expiry", 300*time.Second, "with --orphans: consumers younger than this are never orphans")
+	fl.DurationVar(&o.Expiry, "expiry", 0, "consumers younger than this are not orphans (default none, as claims audit and Nova)")
 	return c
 }
 
 func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
 	if err := checkExpiry(o.Expiry); err != nil {
 		return err
+	}
+	if o.Consumer != "" && !candidates.UUIDLike(o.Consumer) {
+		// A typo would otherwise match nothing and exit 0.
+		return fmt.Errorf("%w: --consumer %q is not a uuid", claims.ErrBadInput, o.Consumer)
 	}
 	o.Now = time.Now()
 	var entries []claims.Entry
