@@ -149,6 +149,9 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"trait", "list", "--name", "startswith:CUSTOM_", "--associated", "true", "-f", "value"}, out: []string{"CUSTOM_FAST"}},
 				{args: []string{"trait", "delete", "CUSTOM_FAST"}, code: 2, err: []string{"in use"}},
 				{args: []string{"provider", "trait", "remove", "cn1", "CUSTOM_FAST"}, out: []string{"HW_CPU_X86_AVX2"}, notOut: []string{"CUSTOM_FAST"}},
+				// issue 21: removing what the provider lacks says so; nothing written.
+				{args: []string{"provider", "trait", "remove", "cn1", "CUSTOM_FAST"}, code: 2, err: []string{"trait not set: CUSTOM_FAST (the provider has: HW_CPU_X86_AVX2); nothing removed"}},
+				{args: []string{"provider", "aggregate", "remove", "cn1", tAgg}, code: 2, err: []string{"aggregate not set: " + tAgg}},
 				{args: []string{"provider", "trait", "set", "cn1", "CUSTOM_NOPE"}, code: 2, err: []string{"No such trait CUSTOM_NOPE"}},
 				{args: []string{"provider", "trait", "list", "cn1", "-f", "value"}, out: []string{"HW_CPU_X86_AVX2"}},
 				{args: []string{"trait", "delete", "CUSTOM_FAST"}},

@@ -58,7 +58,7 @@ const storeExitCodes = ""
 var storeExitCodeRows = []ExitCodeRow{
 	{ExitOK, "done"},
 	{exitIncomplete, "not applied although valid (a generation conflict persisted through every retry, or the confirmation was declined; with --aggregate, some providers conflicted or failed)"},
-	{exitRefused, "invalid input or refused by Placement (not found, in use, already exists, bad request; nothing written)"},
+	{exitRefused, "invalid input or refused by Placement (not found, in use, already exists, bad request, forbidden by its policy (401/403); nothing written)"},
 }
 
 // setStoreExitCodes declares storeExitCodeRows on every runnable command
@@ -85,7 +85,7 @@ func storeError(err error) error {
 	case errors.Is(err, inventory.ErrGeneration), errors.Is(err, inventory.ErrDeclined):
 		return &ExitError{Code: exitIncomplete, Err: err}
 	case errors.Is(err, inventory.ErrNotFound), errors.Is(err, inventory.ErrInUse),
-		errors.Is(err, inventory.ErrConflict), errors.Is(err, inventory.ErrBadRequest):
+		errors.Is(err, inventory.ErrConflict), errors.Is(err, inventory.ErrBadRequest), errors.Is(err, inventory.ErrForbidden):
 		return &ExitError{Code: exitRefused, Err: err}
 	}
 	return &ExitError{Code: exitUnexpected, Err: err}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -81,6 +82,9 @@ written with that generation; on a conflict it is re-read and the edit re-applie
 				}
 				return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 					names, err := edit(&inventory.Editor{Store: st, Attempts: attempts}, ctx, p, op.edit(args[1:]))
+					if errors.Is(err, inventory.ErrNotFound) && op.use == "remove" {
+						return fmt.Errorf("provider %s: %s %w", inventory.Label(p), kind, err)
+					}
 					if err != nil {
 						return err
 					}

@@ -157,6 +157,8 @@ var (
 	ErrInUse      = errors.New("in use")
 	ErrConflict   = errors.New("already exists")
 	ErrBadRequest = errors.New("bad request")
+	// ErrForbidden: Placement's policy refuses the credentials (401, 403).
+	ErrForbidden = errors.New("forbidden")
 )
 
 // Error is a failure Placement answers with a 4xx status.
@@ -192,6 +194,8 @@ func Errorf(kind error, code string, format string, args ...any) *Error {
 		status = 409
 	case ErrBadRequest:
 		status = 400
+	case ErrForbidden:
+		status = 403
 	}
 	if code == "" {
 		code = CodeDefault
