@@ -8,8 +8,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rpctl/rpctl/candidates"
