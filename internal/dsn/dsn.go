@@ -287,3 +287,18 @@ func scrub(msg, raw string) string {
 	}
 	return strings.ReplaceAll(msg, raw, red)
 }
+
+// SameDatabase reports whether a and b open the same database: the same
+// driver and schema (or file) on the same server address, whatever the
+// URL's spelling (SQLAlchemy URL or DSN, options, credentials).
+func SameDatabase(a, b Target) bool {
+	if a.Driver != b.Driver || a.Database != b.Database {
+		return false
+	}
+	if a.Driver != MySQL {
+		return true
+	}
+	ca, errA := mysql.ParseDSN(a.DSN)
+	cb, errB := mysql.ParseDSN(b.DSN)
+	return errA == nil && errB == nil && ca.Net == cb.Net && ca.Addr == cb.Addr
+}
