@@ -65,11 +65,31 @@ var storeExitCodeRows = []ExitCodeRow{
 // under cmds.
 func setStoreExitCodes(cmds ...*cobra.Command) {
 	for _, c := range cmds {
-		if c.Runnable() {
+		switch {
+		case !c.Runnable():
+		case readOnlyStoreCommand(c):
+			SetExitCodes(c, storeReadExitCodeRows...)
+		default:
 			SetExitCodes(c, storeExitCodeRows...)
 		}
 		setStoreExitCodes(c.Commands()...)
 	}
+}
+
+// storeReadExitCodeRows are the codes of the commands that only read: no
+// write can conflict or be declined.
+var storeReadExitCodeRows = []ExitCodeRow{
+	{ExitOK, "done"},
+	{exitRefused, "invalid input or refused by Placement (not found, bad request, forbidden by its policy (401/403))"},
+}
+
+// readOnlyStoreCommand: list, show and tree only read.
+func readOnlyStoreCommand(c *cobra.Command) bool {
+	switch c.Name() {
+	case "list", "show", "tree":
+		return true
+	}
+	return false
 }
 
 // storeError maps a Store or domain error to the exit code its kind means.
