@@ -152,6 +152,7 @@ func newCmdInventoryShow(f *Factory) *cobra.Command {
 
 // InventorySetOptions are the flags of `rpctl inventory set`.
 type InventorySetOptions struct {
+	Resources []string
 	Amend     bool
 	DryRun    bool
 	Yes       bool
@@ -191,9 +192,14 @@ summary of changed / unchanged / conflicts / failed.
 ` + storeExitCodes + `
 With --aggregate: 0 every provider changed or unchanged, 1 some conflicted or failed (the
 others are written), 2 invalid edit.`,
-		Args: cobra.MinimumNArgs(2),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			edits, err := inventory.ParseEdits(args[1:])
+			// osc's spelling: --resource CLASS=N / CLASS:field=V.
+			specs := append(args[1:], o.Resources...)
+			if len(specs) == 0 {
+				return usageError("inventory set %s: name at least one CLASS=TOTAL or CLASS:field=VALUE (or --resource)", args[0])
+			}
+			edits, err := inventory.ParseEdits(specs)
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -207,6 +213,7 @@ others are written), 2 invalid edit.`,
 	}
 	fl := c.Flags()
 	fl.BoolVar(&o.Amend, "amend", false, "change only the named fields; keep every other class and field")
+	fl.StringArrayVar(&o.Resources, "resource", nil, "CLASS=TOTAL or CLASS:field=VALUE, as osc's --resource (repeatable; the same as positional edits)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "print the changes (outcome \"would change\") and write nothing; with --verbose also the PUT requests on standard error")
 	fl.BoolVarP(&o.Yes, "yes", "y", false, "do not ask before removing classes")
 	fl.BoolVar(&o.Aggregate, "aggregate", false, "P is an aggregate uuid: edit every member provider")
@@ -464,16 +471,20 @@ func confirm(f *Factory, question string) (bool, error) {
 
 func newCmdInventoryDelete(f *Factory) *cobra.Command {
 	var attempts int
+	var classFlags []string
 	c := &cobra.Command{
-		Use:   "delete P CLASS...",
-		Short: "Delete inventories of a provider (refused while they have allocations)",
-		Long: `Delete the named inventory classes of a provider in one generation-checked write.
+		Use:   "delete P [CLASS...] [--resource-class CLASS]...",
+		Short: "Delete inventories of a provider, or all of them (refused while they have allocations)",
+		Long: `Delete the named inventory classes of a provider in one generation-checked write; with no
+class named, every inventory of the provider, as osc's 'resource provider inventory delete P'
+(DELETE /resource_providers/{uuid}/inventories). --resource-class is osc's spelling of a class.
 Placement refuses to delete an inventory that has allocations (exit 2).
 
 ` + storeExitCodes,
-		Args: cobra.MinimumNArgs(2),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			for _, rc := range args[1:] {
+			classes := append(args[1:], classFlags...)
+			for _, rc := range classes {
 				if err := inventory.CheckClassName(rc); err != nil {
 					return usageError("%v", err)
 				}
@@ -481,13 +492,18 @@ Placement refuses to delete an inventory that has allocations (exit 2).
 			if err := checkCounts(count{"attempts", attempts}); err != nil {
 				return err
 			}
+			edit := inventory.DeleteEdit(classes)
+			if len(classes) == 0 {
+				edit = inventory.DeleteAllEdit()
+			}
 			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
 				o := &InventorySetOptions{Yes: true, Attempts: attempts, Parallel: 1}
-				return runInventorySet(ctx, f, st, o, args[0], inventory.DeleteEdit(args[1:]))
+				return runInventorySet(ctx, f, st, o, args[0], edit)
 			})
 		},
 	}
 	c.Flags().IntVar(&attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts before a generation conflict is reported")
+	c.Flags().StringArrayVar(&classFlags, "resource-class", nil, "a class to delete, as osc's --resource-class (repeatable)")
 	return c
 }
 

@@ -47,7 +47,7 @@ func NewCmdProvider(f *Factory) *cobra.Command {
 ` + storeExitCodes,
 		Args: cobra.NoArgs,
 	}
-	c.AddCommand(newCmdProviderList(f), newCmdProviderShow(f), newCmdProviderTree(f), newCmdProviderCreate(f), newCmdProviderDelete(f),
+	c.AddCommand(newCmdProviderList(f), newCmdProviderShow(f), newCmdProviderTree(f), newCmdProviderCreate(f), newCmdProviderSet(f), newCmdProviderDelete(f),
 		newCmdProviderNames(f, "trait"), newCmdProviderNames(f, "aggregate"))
 	return c
 }
@@ -200,6 +200,8 @@ func newCmdProviderCreate(f *Factory) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&parent, "parent", "", "parent provider (uuid or name)")
+	c.Flags().StringVar(&parent, "parent-provider", "", "the same as --parent (osc's name)")
+	c.MarkFlagsMutuallyExclusive("parent", "parent-provider")
 	c.Flags().StringVar(&uuid, "uuid", "", "uuid of the new provider (default: generated)")
 	return c
 }
@@ -319,4 +321,53 @@ func drawTree(w io.Writer, n *treeNode, first, rest string) {
 			drawTree(w, ch, rest+"├── ", rest+"│   ")
 		}
 	}
+}
+
+func newCmdProviderSet(f *Factory) *cobra.Command {
+	var name, parent string
+	var root bool
+	c := &cobra.Command{
+		Use:   "set P [--name NAME] [--parent-provider Q | --no-parent]",
+		Short: "Rename or re-parent a resource provider (PUT /resource_providers/{uuid}), as osc's resource provider set",
+		Long: `Rename a resource provider (--name) and move it under another provider (--parent-provider,
+uuid or name) or make it a root (--no-parent), with its whole subtree, as Placement 1.37
+allows. What is not named is kept. Placement refuses a name in use (409) and a parent
+inside the provider's own subtree (400).
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if name == "" && parent == "" && !root {
+				return usageError("provider set %s: nothing to change: give --name, --parent-provider or --no-parent", args[0])
+			}
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
+				u := inventory.ProviderUpdate{Name: p.Name}
+				if name != "" {
+					u.Name = name
+				}
+				switch {
+				case root:
+					none := ""
+					u.ParentUUID = &none
+				case parent != "":
+					q, err := inventory.Resolve(ctx, st, parent)
+					if err != nil {
+						return err
+					}
+					u.ParentUUID = &q.UUID
+				}
+				got, err := st.UpdateProvider(ctx, p.UUID, u)
+				if err != nil {
+					return err
+				}
+				return f.Write(output.Record(providerHeaders, providerRow(got)...), nil)
+			})
+		},
+	}
+	c.Flags().StringVar(&name, "name", "", "the new name")
+	c.Flags().StringVar(&parent, "parent-provider", "", "the new parent (uuid or name)")
+	c.Flags().StringVar(&parent, "parent", "", "the same as --parent-provider")
+	c.Flags().BoolVar(&root, "no-parent", false, "make the provider a root")
+	c.MarkFlagsMutuallyExclusive("parent", "parent-provider", "no-parent")
+	return c
 }

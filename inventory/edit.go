@@ -404,6 +404,11 @@ func DeleteEdit(classes []string) InventoryEdit {
 	}
 }
 
+// DeleteAllEdit deletes every inventory of the provider.
+func DeleteAllEdit() InventoryEdit {
+	return func(map[string]Inventory) (map[string]Inventory, error) { return map[string]Inventory{}, nil }
+}
+
 // NameSetEdit turns a provider's trait or aggregate list into the wanted one.
 type NameSetEdit func(cur []string) ([]string, error)
 

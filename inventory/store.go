@@ -46,6 +46,11 @@ type Store interface {
 	// DeleteProvider is DELETE /resource_providers/{uuid}: ErrInUse when it
 	// has allocations or child providers.
 	DeleteProvider(ctx context.Context, uuid string) error
+	// UpdateProvider is PUT /resource_providers/{uuid} (1.37 semantics):
+	// a new name and, when u.ParentUUID is set, a new parent ("" makes it a
+	// root); the whole subtree follows to the new root. Duplicate name:
+	// ErrConflict; unknown parent or a loop: ErrBadRequest.
+	UpdateProvider(ctx context.Context, uuid string, u ProviderUpdate) (Provider, error)
 
 	// Inventories is GET /resource_providers/{uuid}/inventories.
 	Inventories(ctx context.Context, uuid string) (generation int64, inv map[string]Inventory, err error)
@@ -148,6 +153,13 @@ type Inventory struct {
 // int((total - reserved) * allocation_ratio), truncated as Python's int().
 func (i Inventory) Capacity() int64 {
 	return int64(float64(i.Total-i.Reserved) * i.AllocationRatio)
+}
+
+// ProviderUpdate is what `provider set` changes.
+type ProviderUpdate struct {
+	Name string
+	// ParentUUID nil keeps the parent; "" makes the provider a root.
+	ParentUUID *string
 }
 
 // The kinds of *Error; test with errors.Is(err, inventory.ErrGeneration).

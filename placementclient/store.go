@@ -82,6 +82,15 @@ func (s Store) CreateProvider(ctx context.Context, spec inventory.ProviderSpec) 
 	return provider(rp), nil
 }
 
+// UpdateProvider is PUT /resource_providers/{uuid}.
+func (s Store) UpdateProvider(ctx context.Context, uuid string, u inventory.ProviderUpdate) (inventory.Provider, error) {
+	rp, err := s.C.UpdateProvider(ctx, uuid, u.Name, u.ParentUUID)
+	if err != nil {
+		return inventory.Provider{}, storeErr(err)
+	}
+	return provider(rp), nil
+}
+
 // DeleteProvider is DELETE /resource_providers/{uuid}.
 func (s Store) DeleteProvider(ctx context.Context, uuid string) error {
 	return storeErr(s.C.DeleteProvider(ctx, uuid))
