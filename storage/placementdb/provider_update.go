@@ -7,8 +7,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/storage"
 )
 
 // UpdateProvider is PUT /resource_providers/{uuid} at 1.37, as Placement's
