@@ -509,7 +509,33 @@ Placement refuses to delete an inventory that has allocations (exit 2).
 
 // NewCmdUsage builds `rpctl usage`.
 func NewCmdUsage(f *Factory) *cobra.Command {
-	c := &cobra.Command{Use: "usage", Short: "Show a provider's usage", Args: cobra.NoArgs}
+	c := &cobra.Command{Use: "usage", Short: "Show a provider's or a project's usage", Args: cobra.NoArgs}
+	var user string
+	project := &cobra.Command{
+		Use:   "project PROJECT [--user-id USER]",
+		Short: "Show a project's (and user's) allocations summed by class (GET /usages), as osc's resource usage show",
+		Long: `Show the sum of a project's allocations by class across every provider, as
+'openstack resource usage show PROJECT' (GET /usages at microversion 1.9); --user-id keeps
+the allocations of that user only. Classes with no allocation are not listed.
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				u, err := st.ProjectUsages(ctx, args[0], user)
+				if err != nil {
+					return err
+				}
+				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
+				for _, rc := range slices.Sorted(maps.Keys(u)) {
+					rows.Add(rc, u[rc])
+				}
+				return f.Write(rows, nil)
+			})
+		},
+	}
+	project.Flags().StringVar(&user, "user-id", "", "only this user's allocations")
+	c.AddCommand(project)
 	c.AddCommand(&cobra.Command{
 		Use:   "show P",
 		Short: "Show what is allocated against a provider, by class (GET .../usages)",

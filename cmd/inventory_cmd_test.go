@@ -132,6 +132,11 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"usage", "show", "cn1", "-f", "json"}, out: []string{`"resource_class": "VCPU",
     "usage": 8`}},
 				{args: []string{"provider", "show", "cn1", "--allocations"}, out: []string{tC1 + ": VCPU=8"}},
+				// issue 21: osc's resource usage show PROJECT.
+				{args: []string{"usage", "project", tC1, "-f", "value"}, out: []string{"VCPU 8\n"}},
+				{args: []string{"usage", "project", tC1, "--user-id", tC1, "-f", "json"}, out: []string{`"resource_class": "VCPU"`, `"usage": 8`}},
+				{args: []string{"usage", "project", tC1, "--user-id", tU1, "-f", "value"}, notOut: []string{"VCPU"}},
+				{args: []string{"usage", "project", tU1, "-f", "value"}, notOut: []string{"VCPU"}},
 				{args: []string{"provider", "list", "--in-tree", "cn1_numa0", "-f", "value"}, out: []string{tU1, tU2}},
 				{args: []string{"provider", "list", "--resources", "VCPU:56", "-f", "value"}, out: []string{tU1}},
 				{args: []string{"provider", "list", "--resources", "VCPU:57", "-f", "value"}, notOut: []string{tU1}},

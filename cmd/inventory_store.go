@@ -86,7 +86,7 @@ var storeReadExitCodeRows = []ExitCodeRow{
 // readOnlyStoreCommand: list, show and tree only read.
 func readOnlyStoreCommand(c *cobra.Command) bool {
 	switch c.Name() {
-	case "list", "show", "tree":
+	case "list", "show", "tree", "project":
 		return true
 	}
 	return false

@@ -63,6 +63,10 @@ type Store interface {
 	// allocations for every class the provider has inventory of (0 when
 	// none).
 	Usages(ctx context.Context, uuid string) (generation int64, usages map[string]int64, err error)
+	// ProjectUsages is GET /usages?project_id=P[&user_id=U] (1.9's
+	// answer): class -> the sum of the project's (and user's) allocations,
+	// classes with none left out.
+	ProjectUsages(ctx context.Context, project, user string) (map[string]int64, error)
 	// ProviderAllocations is GET /resource_providers/{uuid}/allocations:
 	// consumer uuid -> class -> amount.
 	ProviderAllocations(ctx context.Context, uuid string) (generation int64, allocs map[string]map[string]int64, err error)

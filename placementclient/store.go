@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/rpctl/rpctl/inventory"
@@ -80,6 +81,25 @@ func (s Store) CreateProvider(ctx context.Context, spec inventory.ProviderSpec) 
 		return inventory.Provider{}, storeErr(err)
 	}
 	return provider(rp), nil
+}
+
+// ProjectUsages is GET /usages at 1.9, before 1.38 grouped the answer by
+// consumer type.
+func (s Store) ProjectUsages(ctx context.Context, project, user string) (map[string]int64, error) {
+	if err := s.C.need(9, "GET /usages"); err != nil {
+		return nil, err
+	}
+	q := url.Values{"project_id": {project}}
+	if user != "" {
+		q.Set("user_id", user)
+	}
+	var out struct {
+		Usages map[string]int64 `json:"usages"`
+	}
+	if err := s.C.do(ctx, http.MethodGet, "/usages", q, nil, &out, &Version{1, 9}); err != nil {
+		return nil, storeErr(err)
+	}
+	return out.Usages, nil
 }
 
 // UpdateProvider is PUT /resource_providers/{uuid}.

@@ -109,3 +109,36 @@ func (s *Store) subtree(ctx context.Context, tx *sqlx.Tx, id, rootID int64) ([]i
 
 // sqlNull is a provider id column value; 0 is NULL (no parent).
 func sqlNull(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
+
+// ProjectUsages is GET /usages (1.9), as Placement's usage.get_total_usages:
+// the project's (and user's) allocations summed by class.
+func (s *Store) ProjectUsages(ctx context.Context, project, user string) (map[string]int64, error) {
+	q := `SELECT rc.name, SUM(a.used)
+		FROM allocations a
+		JOIN consumers c ON c.uuid = a.consumer_id
+		JOIN projects pr ON pr.id = c.project_id
+		JOIN resource_classes rc ON rc.id = a.resource_class_id`
+	args := []any{project}
+	if user != "" {
+		q += ` JOIN users u ON u.id = c.user_id WHERE pr.external_id = ? AND u.external_id = ?`
+		args = append(args, user)
+	} else {
+		q += ` WHERE pr.external_id = ?`
+	}
+	q += ` GROUP BY rc.name`
+	out := map[string]int64{}
+	rows, err := s.db.QueryxContext(ctx, s.db.Rebind(q), args...)
+	if err != nil {
+		return nil, s.fail("read allocations", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rc string
+		var n int64
+		if err := rows.Scan(&rc, &n); err != nil {
+			return nil, err
+		}
+		out[rc] = n
+	}
+	return out, rows.Err()
+}
