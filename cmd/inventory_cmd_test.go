@@ -76,6 +76,9 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"provider", "create", "cn1"}, code: 2, err: []string{"Conflicting resource provider name: cn1 already exists."}},
 				{args: []string{"provider", "create", "x", "--parent", "nope"}, code: 2, err: []string{`no resource provider with uuid or name "nope"`}},
 				{args: []string{"provider", "show", "nope"}, code: 2, err: []string{`no resource provider with uuid or name "nope"`}},
+				// issue 21: names complete on either backend.
+				{args: []string{"__complete", "provider", "show", "cn1_"}, out: []string{"cn1_numa0\n:4\n"}},
+				{args: []string{"__complete", "inventory", "show", "cn1", "MEMORY_"}, out: []string{"MEMORY_MB\n"}},
 				{args: []string{"provider", "list", "-f", "value"}, out: []string{tU1 + " cn1 0 " + tU1 + " None", tU2 + " cn1_numa0 0 " + tU1 + " " + tU1}},
 				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=4096", "MEMORY_MB:reserved=512"},
 					out: []string{"| changed | VCPU"}},

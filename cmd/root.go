@@ -65,6 +65,7 @@ Commands that read or edit Placement can use its REST API instead:
 	// Ad hoc edits of Placement (issue #10): database or API backend.
 	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f)}
 	setStoreExitCodes(adhoc...)
+	completeStoreArgs(f, adhoc...)
 	root.AddCommand(adhoc...)
 	for _, attach := range extraCommands {
 		attach(root, f)
