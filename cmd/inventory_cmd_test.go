@@ -52,6 +52,7 @@ const (
 	tU2  = "22222222-2222-4222-8222-222222222222"
 	tAgg = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
 	tC1  = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+	tD1  = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
 )
 
 // TestStoreCommands runs the provider, inventory, usage, resource-class and
@@ -135,6 +136,19 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"usage", "show", "cn1", "-f", "json"}, out: []string{`"resource_class": "VCPU",
     "usage": 8`}},
 				{args: []string{"provider", "show", "cn1", "--allocations"}, out: []string{tC1 + ": VCPU=8"}},
+				// issue 21: osc's allocation show|set|unset by consumer.
+				{args: []string{"allocation", "show", tC1, "-f", "value"}, out: []string{tU1 + " ", " VCPU=8 " + tC1 + " " + tC1 + "\n"}},
+				{args: []string{"allocation", "show", tC1, "-f", "json", "-c", "resources"}, out: []string{`"VCPU": 8`}, notOut: []string{"project_id"}},
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=4", "-f", "value", "-c", "resources"}, out: []string{"VCPU=4\n"}},
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=100000"}, code: 2},
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=0"}, code: 2, err: []string{"not a positive integer"}},
+				{args: []string{"allocation", "unset", tC1, "--resource-class", "DISK_GB"}, code: 2, err: []string{"holds no DISK_GB"}},
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=8", "-f", "value", "-c", "resources"}, out: []string{"VCPU=8\n"}},
+				{args: []string{"allocation", "show", "bad"}, code: 2, err: []string{`consumer "bad" is not a uuid`}},
+				{args: []string{"allocation", "set", tD1, "--allocation", "rp=" + tU1 + ",VCPU=1"}, code: 2, err: []string{"needs --project-id and --user-id"}},
+				{args: []string{"allocation", "set", tD1, "--allocation", "rp=" + tU1 + ",VCPU=1", "--project-id", "pD", "--user-id", "uD", "-f", "value", "-c", "project_id"}, out: []string{"pD\n"}},
+				{args: []string{"allocation", "unset", tD1, "-f", "value"}},
+				{args: []string{"allocation", "show", tD1, "-f", "value"}, notOut: []string{"VCPU"}},
 				// issue 21: osc's resource usage show PROJECT.
 				{args: []string{"usage", "project", tC1, "-f", "value"}, out: []string{"VCPU 8\n"}},
 				{args: []string{"usage", "project", tC1, "--user-id", tC1, "-f", "json"}, out: []string{`"resource_class": "VCPU"`, `"usage": 8`}},

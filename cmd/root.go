@@ -63,7 +63,7 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdClaims(f),
 	)
 	// Ad hoc edits of Placement (issue #10): database or API backend.
-	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f)}
+	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f), NewCmdAllocation(f)}
 	setStoreExitCodes(adhoc...)
 	completeStoreArgs(f, adhoc...)
 	root.AddCommand(adhoc...)
