@@ -14,9 +14,9 @@ import (
 const cliffScript = `
 import io, json, sys, types
 from cliff import lister
-from cliff.formatters import commaseparated, json_format, table, value
+from cliff.formatters import commaseparated, json_format, table, value, yaml_format
 spec = json.loads(sys.argv[1])
-fmt = {"csv": commaseparated.CSVLister, "json": json_format.JSONFormatter,
+fmt = {"csv": commaseparated.CSVLister, "json": json_format.JSONFormatter, "yaml": yaml_format.YAMLFormatter,
        "table": table.TableFormatter, "value": value.ValueFormatter}[spec["format"]]()
 class L(lister.Lister):
     def take_action(self, parsed_args):
@@ -97,6 +97,14 @@ func TestMatchesCliff(t *testing.T) {
 		{CSV, Options{Columns: []string{"ok", "nope", "name"}, SortColumns: []string{"name", "id"}}, map[string]any{"columns": []string{"ok", "nope", "name"}, "sort_columns": []string{"name", "id"}}},
 		{CSV, Options{SortColumns: []string{"ratio"}, SortDescending: true}, map[string]any{"sort_columns": []string{"ratio"}, "sort_direction": "desc"}},
 		{JSON, Options{SortColumns: []string{"name", "nope"}, SortDescending: true, Columns: []string{"id"}}, map[string]any{"sort_columns": []string{"name", "nope"}, "sort_direction": "desc", "columns": []string{"id"}}},
+		// issue 21: yaml lists with cliff's sorted keys (found by
+		// TestDifferentialOSC); on the plain columns: PyYAML's quoting of
+		// non-ASCII, empty and multi-line strings and its float spelling
+		// (1.0e-05) are not matched.
+		{YAML, Options{Columns: []string{"ok", "id"}, SortColumns: []string{"id"}}, map[string]any{"columns": []string{"ok", "id"}, "sort_columns": []string{"id"}}},
+		// issue 21: numeric columns right-aligned as cliff's table (found by TestDifferentialOSC).
+		{Table, Options{Columns: []string{"id", "name", "ratio", "ok"}}, map[string]any{"columns": []string{"id", "name", "ratio", "ok"}}},
+		{Table, Options{SortColumns: []string{"id"}, SortDescending: true, Columns: []string{"id", "ratio"}}, map[string]any{"sort_columns": []string{"id"}, "sort_direction": "desc", "columns": []string{"id", "ratio"}}},
 	} {
 		tc.opts.Format = tc.format
 		var b bytes.Buffer

@@ -76,6 +76,9 @@ func (o Options) Write(w io.Writer, r Rows, data any) error {
 	}
 	switch o.Format {
 	case Table, "":
+		if r.Align == AlignLeft && len(r.Rows) > 0 {
+			r.columnAlign = firstRowAlign(r)
+		}
 		return o.writeTable(w, r)
 	case Value:
 		for _, row := range r.Rows {
@@ -86,6 +89,9 @@ func (o Options) Write(w io.Writer, r Rows, data any) error {
 		return nil
 	case CSV:
 		return writeCSV(w, r, o.Quote)
+	case YAML:
+		// cliff's yaml lister is yaml.safe_dump of dicts: keys sorted.
+		r = sortedColumns(r)
 	}
 	return o.writeJSONDoc(w, rowsJSON(r))
 }
@@ -271,4 +277,42 @@ func jsonValue(v any) []byte {
 		b, _ = json.Marshal(Text(v))
 	}
 	return b
+}
+
+// firstRowAlign is cliff's TableFormatter.add_rows rule: a column whose
+// first value is a number (Python int or float, not bool) is right-aligned,
+// every other one left.
+func firstRowAlign(r Rows) []Align {
+	first := r.values(0)
+	out := make([]Align, len(r.Headers))
+	for i := range out {
+		switch cellAt(first, i).(type) {
+		case int64, float64:
+			out[i] = AlignRight
+		}
+	}
+	return out
+}
+
+// sortedColumns is r with its columns in name order.
+func sortedColumns(r Rows) Rows {
+	idx := make([]int, len(r.Headers))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return r.Headers[idx[a]] < r.Headers[idx[b]] })
+	out := Rows{Headers: make([]string, len(idx))}
+	for k, i := range idx {
+		out.Headers[k] = r.Headers[i]
+	}
+	for row := range r.Rows {
+		vals := r.values(row)
+		text, typed := make([]string, len(idx)), make([]any, len(idx))
+		for k, i := range idx {
+			text[k], typed[k] = cell(r.Rows[row], i), cellAt(vals, i)
+		}
+		out.Rows = append(out.Rows, text)
+		out.Values = append(out.Values, typed)
+	}
+	return out
 }
