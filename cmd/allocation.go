@@ -152,20 +152,13 @@ required for a new consumer and default to the existing consumer's.
 				a := claims.Allocations{ProjectID: project, UserID: user}
 				if cur := got[consumer]; cur != nil {
 					a.ConsumerGeneration = cur.ConsumerGeneration
-					a.ProjectID, a.UserID = cmp(project, cur.ProjectID), cmp(user, cur.UserID)
+					a.ProjectID, a.UserID = orCurrent(project, cur.ProjectID), orCurrent(user, cur.UserID)
 				}
 				if a.ProjectID == "" || a.UserID == "" {
 					return fmt.Errorf("%w: a new consumer needs --project-id and --user-id", claims.ErrBadInput)
 				}
 				a.Allocations = want
-				if _, err := p.PutAllocations(ctx, []claims.Write{{Consumer: consumer, Alloc: a}}); err != nil {
-					return err
-				}
-				got, err = p.ConsumerAllocations(ctx, []string{consumer})
-				if err != nil {
-					return err
-				}
-				return f.Write(allocationRows(got[consumer]), nil)
+				return putAndShow(ctx, f, p, consumer, a)
 			})
 		},
 	}
@@ -175,8 +168,21 @@ required for a new consumer and default to the existing consumer's.
 	return c
 }
 
-// cmp is the flag's value when given, else the current one.
-func cmp(flag, cur string) string {
+// putAndShow writes the consumer's allocation (PUT, generation checked)
+// and prints what Placement then holds.
+func putAndShow(ctx context.Context, f *Factory, p consumerPlacement, consumer string, a claims.Allocations) error {
+	if _, err := p.PutAllocations(ctx, []claims.Write{{Consumer: consumer, Alloc: a}}); err != nil {
+		return err
+	}
+	got, err := p.ConsumerAllocations(ctx, []string{consumer})
+	if err != nil {
+		return err
+	}
+	return f.Write(allocationRows(got[consumer]), nil)
+}
+
+// orCurrent is the flag's value when given, else the current one.
+func orCurrent(flag, cur string) string {
 	if flag != "" {
 		return flag
 	}
@@ -219,14 +225,7 @@ checked; what remains is written back (PUT), or the consumer goes when nothing r
 					}
 					return f.Write(allocationRows(nil), nil)
 				}
-				if _, err := p.PutAllocations(ctx, []claims.Write{{Consumer: consumer, Alloc: rest}}); err != nil {
-					return err
-				}
-				got, err = p.ConsumerAllocations(ctx, []string{consumer})
-				if err != nil {
-					return err
-				}
-				return f.Write(allocationRows(got[consumer]), nil)
+				return putAndShow(ctx, f, p, consumer, rest)
 			})
 		},
 	}

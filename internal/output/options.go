@@ -241,21 +241,25 @@ func rowsJSON(r Rows) []byte {
 		if i > 0 {
 			buf.WriteString(",")
 		}
-		buf.WriteString("{")
-		vals := r.values(i)
-		for j, h := range r.Headers {
-			if j > 0 {
-				buf.WriteString(",")
-			}
-			k, _ := json.Marshal(h)
-			buf.Write(k)
-			buf.WriteString(":")
-			buf.Write(jsonValue(cellAt(vals, j)))
-		}
-		buf.WriteString("}")
+		writeObject(&buf, r.Headers, r.values(i))
 	}
 	buf.WriteString("]")
 	return buf.Bytes()
+}
+
+// writeObject writes one row as a JSON object, keys in column order.
+func writeObject(buf *bytes.Buffer, headers []string, vals []any) {
+	buf.WriteString("{")
+	for j, h := range headers {
+		if j > 0 {
+			buf.WriteString(",")
+		}
+		k, _ := json.Marshal(h)
+		buf.Write(k)
+		buf.WriteString(":")
+		buf.Write(jsonValue(cellAt(vals, j)))
+	}
+	buf.WriteString("}")
 }
 
 func jsonValue(v any) []byte {

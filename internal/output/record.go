@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 )
@@ -68,16 +67,6 @@ func (o Options) writeRecord(w io.Writer, r Rows) error {
 		return writeCSV(w, r, o.Quote)
 	}
 	var buf bytes.Buffer
-	buf.WriteString("{")
-	for i, h := range r.Headers {
-		if i > 0 {
-			buf.WriteString(",")
-		}
-		k, _ := json.Marshal(h)
-		buf.Write(k)
-		buf.WriteString(":")
-		buf.Write(jsonValue(cellAt(vals, i)))
-	}
-	buf.WriteString("}")
+	writeObject(&buf, r.Headers, vals)
 	return o.writeJSONDoc(w, buf.Bytes())
 }
