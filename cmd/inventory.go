@@ -17,6 +17,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/flagnum"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/internal/standards"
 	"github.com/rpctl/rpctl/inventory"
 )
 
@@ -77,7 +78,7 @@ func inventoryRows(ctx context.Context, st inventory.Store, uuid string) ([]inve
 		return nil, err
 	}
 	rows := []inventoryRow{}
-	for _, rc := range slices.Sorted(maps.Keys(inv)) {
+	for _, rc := range placementOrder(slices.Collect(maps.Keys(inv))) {
 		rows = append(rows, newRow(rc, inv[rc], usage[rc]))
 	}
 	return rows, nil
@@ -527,7 +528,7 @@ the allocations of that user only. Classes with no allocation are not listed.
 					return err
 				}
 				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
-				for _, rc := range slices.Sorted(maps.Keys(u)) {
+				for _, rc := range placementOrder(slices.Collect(maps.Keys(u))) {
 					rows.Add(rc, u[rc])
 				}
 				return f.Write(rows, nil)
@@ -548,7 +549,7 @@ the allocations of that user only. Classes with no allocation are not listed.
 					return err
 				}
 				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
-				for _, rc := range slices.Sorted(maps.Keys(u)) {
+				for _, rc := range placementOrder(slices.Collect(maps.Keys(u))) {
 					rows.Add(rc, u[rc])
 				}
 				return f.Write(rows, nil)
@@ -556,4 +557,30 @@ the allocations of that user only. Classes with no allocation are not listed.
 		},
 	})
 	return c
+}
+
+// placementOrder sorts class names as Placement lists them (osc shows its
+// order): standard classes by their id (os-resource-classes' order), then
+// custom classes, whose ids follow in creation order, which the API does
+// not show: by name.
+func placementOrder(classes []string) []string {
+	id := map[string]int{}
+	for i, rc := range standards.ResourceClasses() {
+		id[rc] = i
+	}
+	slices.SortFunc(classes, func(a, b string) int {
+		ia, okA := id[a]
+		ib, okB := id[b]
+		switch {
+		case okA && okB:
+			return ia - ib
+		case okA != okB:
+			if okA {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return classes
 }
