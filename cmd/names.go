@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -52,8 +53,7 @@ func newCmdProviderNames(f *Factory, kind string) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				slices.Sort(names)
-				return nameRows(f, header, names)
+				return nameRows(f, header, nameOrder(kind, names))
 			})
 		},
 	})
@@ -88,8 +88,7 @@ written with that generation; on a conflict it is re-read and the edit re-applie
 					if err != nil {
 						return err
 					}
-					slices.Sort(names)
-					return nameRows(f, header, names)
+					return nameRows(f, header, nameOrder(kind, names))
 				})
 			},
 		}
@@ -191,4 +190,21 @@ func NewCmdTrait(f *Factory) *cobra.Command {
 		},
 	)
 	return c
+}
+
+// nameOrder sorts a provider's traits as Placement lists them (osc shows
+// its order): standard traits, synced in name order, by id, then custom
+// ones, created later (by name: the API does not show their ids);
+// aggregates by uuid.
+func nameOrder(kind string, names []string) []string {
+	slices.SortFunc(names, func(a, b string) int {
+		if ca, cb := strings.HasPrefix(a, "CUSTOM_"), strings.HasPrefix(b, "CUSTOM_"); kind == "trait" && ca != cb {
+			if cb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names
 }
