@@ -53,7 +53,8 @@ func newCmdProviderNames(f *Factory, kind string) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return nameRows(f, header, nameOrder(kind, names))
+				// The store answers in Placement's order (osc shows it).
+				return nameRows(f, header, names)
 			})
 		},
 	})
@@ -192,8 +193,9 @@ func NewCmdTrait(f *Factory) *cobra.Command {
 	return c
 }
 
-// nameOrder sorts a provider's traits as Placement lists them (osc shows
-// its order): standard traits, synced in name order, by id, then custom
+// nameOrder sorts the names an edit leaves (set, add, remove) as Placement
+// would list them (the list command prints the store's own order, which is
+// Placement's): standard traits, synced in name order, by id, then custom
 // ones, created later (by name: the API does not show their ids);
 // aggregates by uuid.
 func nameOrder(kind string, names []string) []string {
