@@ -140,6 +140,7 @@ that is listed as "explanation incomplete" rather than guessed at.` + compareHel
 	fl.StringVar(&o.Strategy, "strategy", "depth-first", "with --max-candidates: depth-first (host after host) or breadth-first (round robin over hosts)")
 	fl.BoolVar(&o.Explain, "explain", false, "also explain, for every host without a candidate, why not")
 	fl.StringVar(&o.Flavor, "flavor", "", "ask what Nova 26's scheduler asks for this flavor: a name or id in the API database, or a JSON/YAML file")
+	markPathFlags(fl, "input", "flavor")
 	fl.BoolVar(&o.ShowRequest, "show-request", false, "with --flavor: print the request Nova builds (last line: its query string) and exit")
 	addImageFlags(fl, &o.FlavorOptions)
 	fl.BoolVar(&o.Compare, "compare", false, "ask the live Placement API (--os-cloud/--os-endpoint) the same and print the differences")

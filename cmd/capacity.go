@@ -63,6 +63,10 @@ request filter forbids them.
 one per aggregate (by its Nova name when known): a bar per flavor, as long as its share of
 what the same hosts would hold empty, labelled with the count.
 
+-f json|yaml give the whole result (mode, totals, aggregates, hosts, notes) as one document;
+-f csv|value give the table's rows, one column per flavor: every aggregate and the total,
+or with --hosts every host (the table prints both).
+
 -f prometheus prints the counts as Prometheus metrics (text format 0.0.4, for node_exporter's
 textfile collector): os-capacity's openstack_free_capacity_by_flavor_total and
 openstack_free_capacity_hypervisor_by_flavor with rpctl's exact counts, rpctl_capacity_* per
@@ -76,7 +80,7 @@ aggregate, and every inventory's used, reserved, total and capacity (see 'rpctl 
 	}
 	SetExitCodes(c, append([]ExitCodeRow{
 		{ExitOK, "counted"},
-		{ExitFailed, "invalid input (flag, flavor, mix, aggregate)"},
+		{ExitFailed, "invalid input (flag, flavor, mix, aggregate); --plot names an existing file (without --force) or a file rpctl reads"},
 	}, searchExitCodes()...)...)
 	fl := c.Flags()
 	addMaxStepsFlag(fl, &o.MaxSteps)
@@ -84,7 +88,9 @@ aggregate, and every inventory's used, reserved, total and capacity (see 'rpctl 
 	fl.StringVar(&o.Aggregate, "aggregate", "", "only the hosts in this aggregate: its UUID, or a Nova host aggregate's name (API database)")
 	fl.StringVar(&o.Mode, "mode", string(capacity.Independent), "independent (each flavor alone) or pack (a greedy fill of --mix)")
 	fl.StringVar(&o.Mix, "mix", "", "with --mode pack: FLAVOR=WEIGHT,... e.g. m1.small=3,m1.large=1")
-	fl.StringVar(&o.Plot, "plot", "", "also draw the counts per flavor and aggregate (share of the empty cloud) into FILE.png or FILE.svg")
+	fl.StringVar(&o.Plot, "plot", "", "also draw the counts per flavor and aggregate (share of the empty cloud) into FILE.png or FILE.svg (an existing file only with --force)")
+	markPathFlags(fl, "output", "plot")
+	markPathFlags(fl, "input", "flavor")
 	fl.BoolVar(&o.Hosts, "hosts", false, "with -f table: also list every host (JSON always has them)")
 	addImageFlags(fl, &o.FlavorOptions)
 	return c
@@ -110,14 +116,12 @@ func parseMix(s string) ([]string, map[string]int, error) {
 }
 
 func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
-	switch f.Format {
-	case output.Table, output.JSON, output.YAML, output.Prometheus, "":
-	default:
-		return usageError("capacity prints -f table, json, yaml or prometheus, not %q", f.Format)
-	}
 	if o.Plot != "" {
 		if _, err := chart.FormatOf(o.Plot); err != nil {
 			return usageError("--plot: %v", err)
+		}
+		if err := f.OutputPolicy(nil).Check("--plot", o.Plot); err != nil {
+			return fileSafetyExit(err)
 		}
 	}
 	in, err := prepareCapacity(ctx, f, o, f.Format == output.Prometheus)
@@ -149,8 +153,9 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 		if err != nil {
 			return searchError(err, capacityHint)
 		}
-		if err := chart.Capacity(o.Plot, res, empty); err != nil {
-			return err
+		err = f.OutputPolicy(nil).Write("--plot", o.Plot, func(tmp string) error { return chart.Capacity(tmp, res, empty) })
+		if err != nil {
+			return fileSafetyExit(err)
 		}
 		if f.Format == output.Table || f.Format == "" {
 			fmt.Fprintf(f.IO.Out, "Chart written to %s.\n", o.Plot)
@@ -403,6 +408,9 @@ func writeCapacity(f *Factory, res *capacity.Result, hosts bool) error {
 		}
 		return f.Write(output.Rows{}, v)
 	}
+	if f.Format == output.CSV || f.Format == output.Value {
+		return f.Write(capacityRows(res, hosts), nil)
+	}
 	out := f.IO.Out
 	num := func(v []int64) []string {
 		s := make([]string, len(v))
@@ -432,4 +440,29 @@ func writeCapacity(f *Factory, res *capacity.Result, hosts bool) error {
 	rows.Rows = append(rows.Rows, append([]string{"total", "", strconv.Itoa(len(res.Hosts))}, num(res.Total)...))
 	fmt.Fprintf(out, "Per aggregate and in total, %s:\n", what)
 	return output.RenderTable(out, rows)
+}
+
+// capacityRows are capacity's rows for -f csv and value, one column per
+// flavor: every host with --hosts, else every aggregate and the total (the
+// tables' rows, typed).
+func capacityRows(res *capacity.Result, hosts bool) output.Rows {
+	cells := func(head []any, v []int64) []any {
+		for _, n := range v {
+			head = append(head, n)
+		}
+		return head
+	}
+	if hosts {
+		rows := output.Rows{Headers: append([]string{"host", "provider_uuid"}, res.Flavors...)}
+		for _, h := range res.Hosts {
+			rows.Add(cells([]any{h.Name, h.UUID}, h.Free)...)
+		}
+		return rows
+	}
+	rows := output.Rows{Headers: append([]string{"aggregate", "name", "hosts"}, res.Flavors...)}
+	for _, a := range res.Aggregates {
+		rows.Add(cells([]any{a.UUID, a.Name, a.Hosts}, a.Free)...)
+	}
+	rows.Add(cells([]any{"total", "", len(res.Hosts)}, res.Total)...)
+	return rows
 }

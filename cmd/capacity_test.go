@@ -166,6 +166,9 @@ func TestCapacityCommand(t *testing.T) {
 		{name: "png", args: []string{"capacity", "--flavor", "m1.small", "--plot", filepath.Join(dir, "c.png")}, file: filepath.Join(dir, "c.png"), magic: "\x89PNG"},
 		{name: "svg", args: []string{"capacity", "--plot", filepath.Join(dir, "c.svg")}, file: filepath.Join(dir, "c.svg"), magic: "<?xml"},
 		{name: "unknown trait notes", args: []string{"capacity", "--flavor", "g1.vgpu"}, stderr: "No such trait(s): CUSTOM_GPU_A100"},
+		// issue 21: csv and value print the table's rows, numbers bare.
+		{name: "csv", args: []string{"capacity", "--flavor", "m1.small", "-f", "csv"}, stdout: []string{"\"aggregate\",\"name\",\"hosts\",\"m1_small\"\n", "\"total\",\"\",6,"}},
+		{name: "value hosts", args: []string{"capacity", "--flavor", "m1.small", "-f", "value", "--hosts"}, stdout: []string{"cmp1-"}},
 		{name: "bad plot", args: []string{"capacity", "--plot", "c.jpg"}, code: 2, stderr: ".png or .svg"},
 		{name: "mix needs pack", args: []string{"capacity", "--mix", "m1.small=1"}, code: 2, stderr: "--mix needs --mode pack"},
 		{name: "bad mix", args: []string{"capacity", "--mode", "pack", "--mix", "m1.small"}, code: 2, stderr: "FLAVOR=WEIGHT"},

@@ -197,14 +197,6 @@ func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error 
 // healCells picks the cells a heal works on: --instance's mapped cell,
 // --cell, or all of them.
 func healCells(ctx context.Context, f *Factory, dbs *storage.Databases, o *ClaimsHealOptions) ([]*storage.DB, error) {
-	byName := func(name string) *storage.DB {
-		for _, c := range dbs.Cells {
-			if c.Name == name {
-				return c
-			}
-		}
-		return nil
-	}
 	switch {
 	case o.Instance != "" && dbs.API != nil && !dbs.Embedded:
 		name, cellUUID, found, err := apidb.InstanceCell(ctx, dbs.API, o.Instance)
@@ -217,26 +209,21 @@ func healCells(ctx context.Context, f *Factory, dbs *storage.Databases, o *Claim
 		if cellUUID == "" {
 			return nil, unexpected(fmt.Errorf("instance %s is mapped to no cell (never scheduled)", o.Instance))
 		}
-		c := byName(name)
-		if c == nil {
-			return nil, unexpected(fmt.Errorf("instance %s is mapped to cell %q (%s), which is not among the cells opened", o.Instance, name, cellUUID))
+		c, found, err := cellByRef(ctx, f, dbs, cellUUID)
+		if err != nil {
+			return nil, unexpected(err)
+		}
+		if !found {
+			return nil, unexpected(fmt.Errorf("instance %s is mapped to cell %q (%s), whose database is not among the cells opened", o.Instance, name, cellUUID))
 		}
 		return []*storage.DB{c}, nil
 	case o.Cell != "":
-		if c := byName(o.Cell); c != nil {
-			return []*storage.DB{c}, nil
+		c, found, err := cellByRef(ctx, f, dbs, o.Cell)
+		if err != nil {
+			return nil, unexpected(err)
 		}
-		if dbs.API != nil {
-			maps, err := storage.ListCellMappings(ctx, dbs.API)
-			if err == nil {
-				for _, m := range maps {
-					if m.UUID == o.Cell {
-						if c := byName(m.Name); c != nil {
-							return []*storage.DB{c}, nil
-						}
-					}
-				}
-			}
+		if found {
+			return []*storage.DB{c}, nil
 		}
 		return nil, badInput(f, fmt.Sprintf("Cell with uuid %s was not found.", o.Cell))
 	}

@@ -48,8 +48,10 @@ allocation holding any of VCPU, MEMORY_MB, DISK_GB,
 VGPU, NET_BW_EGR_KILOBIT_PER_SEC, NET_BW_IGR_KILOBIT_PER_SEC, PCPU or
 MEM_ENCRYPTION_CONTEXT is orphaned when its consumer is neither a live instance on the
 node of the provider's root (its compute node) nor an in-progress migration from or to
-that node, and (beyond Nova) when the consumer is older than --expiry (Placement's
-consumer created_at; the allocation's for a consumer without a record). A provider whose
+that node. By default there is no expiry, as in Nova: a consumer created a second ago
+counts. --expiry D (beyond Nova) keeps consumers younger than D (Placement's consumer
+created_at; the allocation's for a consumer without a record) and a summary line on
+standard error counts the orphans found and those kept as young. A provider whose
 root is no compute node (a sharing provider, say) has only orphans: Nova's rule.
 
 --delete removes each orphan as Nova does through the API, one transaction per consumer:
@@ -81,7 +83,7 @@ nova-manage placement audit's.`,
 		ExitCodeRow{claims.ExitBadInput, "invalid input (unknown --provider, negative --expiry)"},
 	)
 	c.Flags().BoolVar(&o.Delete, "delete", false, "delete the orphaned allocations found")
-	c.Flags().DurationVar(&o.Expiry, "expiry", 300*time.Second, "an allocation whose consumer is younger than this is never an orphan")
+	c.Flags().DurationVar(&o.Expiry, "expiry", 0, "an allocation whose consumer is younger than this is kept, not an orphan (default none, as Nova)")
 	c.Flags().StringVar(&o.Provider, "provider", "", "audit only this resource provider (uuid)")
 	return c
 }
@@ -103,15 +105,6 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 		return err
 	}
 	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "provider", "resources", "age", "result"}}
-	type row struct {
-		Consumer     string           `json:"consumer"`
-		ConsumerType string           `json:"consumer_type"`
-		Provider     string           `json:"provider"`
-		Resources    map[string]int64 `json:"resources"`
-		Age          int64            `json:"age"`
-		Result       string           `json:"result"`
-	}
-	data := []row{}
 	for _, or := range res.Orphans {
 		result := "orphaned"
 		switch {
@@ -121,14 +114,14 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 			result = "deleted"
 		}
 		age := opts.Now.Sub(or.CreatedAt).Round(time.Second)
-		rows.Rows = append(rows.Rows, []string{or.Consumer, or.Type, or.ProviderUUID, formatResources(or.Resources), age.String(), result})
-		data = append(data, row{or.Consumer, or.Type, or.ProviderUUID, or.Resources, int64(age / time.Second), result})
+		rows.Add(or.Consumer, or.Type, or.ProviderUUID, output.Cell{Text: formatResources(or.Resources), Value: or.Resources},
+			output.Cell{Text: age.String(), Value: int64(age / time.Second)}, result)
 	}
 	var werr error
 	if f.Format == output.Prometheus {
 		werr = metrics.WriteText(f.IO.Out, metrics.Audit(res))
 	} else {
-		werr = f.Write(rows, data)
+		werr = f.Write(rows, nil)
 	}
 	if werr != nil {
 		return werr
@@ -143,6 +136,10 @@ func runClaimsAudit(c *cobra.Command, f *Factory, o *ClaimsAuditOptions) error {
 		}
 		fmt.Fprintf(f.IO.ErrOut, "claims audit stopped after %d orphaned allocations (%d deleted); a re-run carries on\n", len(res.Orphans), deleted)
 		return err
+	}
+	if o.Expiry > 0 {
+		// Kept orphans are invisible in the rows: say how many there were.
+		fmt.Fprintf(f.IO.ErrOut, "%d orphaned allocation(s), %d kept as younger than --expiry %s\n", len(res.Orphans), len(res.Young), o.Expiry)
 	}
 	if res.Stopped != "" {
 		return &ExitError{Code: claims.AuditDeleteFailed, Err: fmt.Errorf("the Resource Provider %s had problems when deleting allocations. Stopping now. Please fix the problem by hand and run again", res.Stopped)}

@@ -36,14 +36,14 @@ func TestClaimsAuditAPIBackend(t *testing.T) {
 		{"unknown provider", []string{"claims", "audit", "--provider", "c0000000-0000-4000-8000-0000000000ff"}, 127, 0, nil},
 		{"delete", []string{"claims", "audit", "--delete"}, 4, 7, nil},
 		{"after delete", []string{"claims", "audit"}, 0, 0, nil},
-		// A new orphan is younger than the default expiry on either side
-		// (the consumer's created_at; its allocations' Last-Modified).
-		{"young orphan kept", []string{"claims", "audit", "--delete"}, 0, 0, func() {
+		// A new orphan is younger than --expiry on either side (the
+		// consumer's created_at; its allocations' Last-Modified).
+		{"young orphan kept", []string{"claims", "audit", "--delete", "--expiry", "300s"}, 0, 0, func() {
 			dbSide.put(t, young)
 			apiSide.put(t, young)
 		}},
-		{"young orphan, expiry 0", []string{"claims", "audit", "--expiry", "0s"}, 3, 1, nil},
-		{"young orphan deleted", []string{"claims", "audit", "--expiry", "0s", "--delete"}, 4, 1, nil},
+		{"young orphan, no expiry (Nova's default)", []string{"claims", "audit"}, 3, 1, nil},
+		{"young orphan deleted", []string{"claims", "audit", "--delete"}, 4, 1, nil},
 	}
 	consumers = append(consumers, young.uuid)
 	for _, st := range steps {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -156,22 +155,11 @@ func runClaimsCreate(ctx context.Context, f *Factory, o *ClaimsCreateOptions) er
 		return searchError(err, claimHint)
 	}
 	rows := output.Rows{Headers: []string{"consumer", "provider", "resource_class", "amount", "used_after", "capacity"}}
-	type row struct {
-		Consumer      string `json:"consumer"`
-		Provider      string `json:"provider"`
-		ResourceClass string `json:"resource_class"`
-		Amount        int64  `json:"amount"`
-		UsedAfter     int64  `json:"used_after"`
-		Capacity      int64  `json:"capacity"`
-	}
-	data := []row{}
 	for _, p := range got.Parts {
-		rows.Rows = append(rows.Rows, []string{got.Consumer, p.ProviderName, p.ResourceClass, strconv.FormatInt(p.Amount, 10),
-			strconv.FormatInt(p.UsedAfter, 10), strconv.FormatInt(p.Capacity, 10)})
-		data = append(data, row{got.Consumer, p.ProviderUUID, p.ResourceClass, p.Amount, p.UsedAfter, p.Capacity})
+		rows.Add(got.Consumer, output.Cell{Text: p.ProviderName, Value: p.ProviderUUID}, p.ResourceClass, p.Amount, p.UsedAfter, p.Capacity)
 	}
 	if f.IO.Verbose {
 		fmt.Fprintf(f.IO.ErrOut, "claimed on %s after %d attempt(s)\n", got.Root, got.Attempts)
 	}
-	return f.Write(rows, data)
+	return f.Write(rows, nil)
 }

@@ -57,18 +57,10 @@ func runClaimsDiff(c *cobra.Command, f *Factory, file string) error {
 	}
 	changes := claims.Diff(before, now)
 	rows := output.Rows{Headers: []string{"change", "consumer", "before", "after"}}
-	type row struct {
-		Change   string `json:"change"`
-		Consumer string `json:"consumer"`
-		Before   string `json:"before"`
-		After    string `json:"after"`
-	}
-	data := []row{}
 	for _, ch := range changes {
-		rows.Rows = append(rows.Rows, []string{ch.Kind, ch.Consumer, ch.Before, ch.After})
-		data = append(data, row{ch.Kind, ch.Consumer, ch.Before, ch.After})
+		rows.Add(ch.Kind, ch.Consumer, ch.Before, ch.After)
 	}
-	if err := f.Write(rows, data); err != nil {
+	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
 	if len(changes) > 0 {

@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/internal/output"
 )
@@ -40,7 +42,7 @@ consumer's allocations were last written (Last-Modified).`,
 	}
 	SetExitCodes(c,
 		ExitCodeRow{0, "listed (also when nothing matches)"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (--consumer not a uuid, --expiry)"},
 	)
 	fl := c.Flags()
 	fl.StringVar(&o.Host, "host", "", "only providers of this compute node (host or hypervisor_hostname)")
@@ -48,13 +50,17 @@ consumer's allocations were last written (Last-Modified).`,
 	fl.StringVar(&o.Consumer, "consumer", "", "only this consumer (uuid)")
 	fl.StringArrayVar(&o.Projects, "project", nil, "only consumers of this project (repeatable)")
 	fl.BoolVar(&o.Orphans, "orphans", false, "only allocations claims audit would call orphaned")
-	fl.DurationVar(&o.Expiry, "expiry", 300*time.Second, "with --orphans: consumers younger than this are never orphans")
+	fl.DurationVar(&o.Expiry, "expiry", 0, "consumers younger than this are not orphans (default none, as claims audit and Nova)")
 	return c
 }
 
 func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
 	if err := checkExpiry(o.Expiry); err != nil {
 		return err
+	}
+	if o.Consumer != "" && !candidates.UUIDLike(o.Consumer) {
+		// A typo would otherwise match nothing and exit 0.
+		return fmt.Errorf("%w: --consumer %q is not a uuid", claims.ErrBadInput, o.Consumer)
 	}
 	o.Now = time.Now()
 	var entries []claims.Entry
@@ -66,19 +72,8 @@ func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
 		return err
 	}
 	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "project", "user", "provider", "host", "resources", "age", "nova", "orphan"}}
-	type row struct {
-		Consumer     string           `json:"consumer"`
-		ConsumerType string           `json:"consumer_type"`
-		Project      string           `json:"project"`
-		User         string           `json:"user"`
-		Provider     string           `json:"provider"`
-		Host         string           `json:"host"`
-		Resources    map[string]int64 `json:"resources"`
-		Age          int64            `json:"age"`
-		Nova         string           `json:"nova"`
-		Orphan       bool             `json:"orphan"`
-	}
-	data := []row{}
+	// Typed cells: the table shows names and durations, json/yaml/csv and
+	// sorting see the uuid, the seconds and the map.
 	for _, e := range entries {
 		age := o.Now.Sub(e.CreatedAt).Round(time.Second)
 		host := e.Node
@@ -89,9 +84,10 @@ func runClaimsList(c *cobra.Command, f *Factory, o claims.ListOptions) error {
 		if provider == "" {
 			provider = e.ProviderUUID
 		}
-		rows.Rows = append(rows.Rows, []string{e.Consumer, e.Type, e.Project, e.User, provider, host, formatResources(e.Resources),
-			age.String(), e.Nova, strconv.FormatBool(e.Orphan)})
-		data = append(data, row{e.Consumer, e.Type, e.Project, e.User, e.ProviderUUID, host, e.Resources, int64(age / time.Second), e.Nova, e.Orphan})
+		rows.Add(e.Consumer, e.Type, e.Project, e.User, output.Cell{Text: provider, Value: e.ProviderUUID}, host,
+			output.Cell{Text: formatResources(e.Resources), Value: e.Resources},
+			output.Cell{Text: age.String(), Value: int64(age / time.Second)}, e.Nova,
+			output.Cell{Text: strconv.FormatBool(e.Orphan), Value: e.Orphan})
 	}
-	return f.Write(rows, data)
+	return f.Write(rows, nil)
 }

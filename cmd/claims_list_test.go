@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ func TestClaimsList(t *testing.T) {
 		{cu(3), "instance", "host1/node1", "on another node", true},
 		{cu(4), "instance", "host2/node2", "migrating", false},
 		{cu(101), "migration", "host1/node1", "migrating", false},
-		{cu(900), "unknown", "host1/node1", "unknown", false}, // an orphan, but younger than the expiry
+		{cu(900), "unknown", "host1/node1", "unknown", true}, // an orphan: no expiry by default, as claims audit
 	}
 	got := list()
 	if len(got) != len(want) {
@@ -73,8 +74,8 @@ func TestClaimsList(t *testing.T) {
 		args []string
 		n    int
 	}{
-		{[]string{"--orphans"}, 2},
-		{[]string{"--orphans", "--expiry", "0s"}, 3},
+		{[]string{"--orphans"}, 3},
+		{[]string{"--orphans", "--expiry", "300s"}, 2},
 		{[]string{"--host", "node2"}, 1},
 		{[]string{"--host", "host1"}, 5},
 		{[]string{"--provider", "node2"}, 1},
@@ -109,5 +110,10 @@ func TestClaimsList(t *testing.T) {
 	}
 	if _, _, code := rpctl(t, append(c.args, "claims", "list", "--expiry", "-1s")...); code != 127 {
 		t.Errorf("negative --expiry: exit %d, want 127", code)
+	}
+	// issue 21: a typo in --consumer is bad input, as the help says, not
+	// an empty list.
+	if _, errOut, code := rpctl(t, append(c.args, "claims", "list", "--consumer", "bad")...); code != 127 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, `--consumer "bad"`) {
+		t.Errorf("--consumer bad: exit %d, stderr %q; want 127 naming it", code, errOut)
 	}
 }

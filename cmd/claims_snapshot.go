@@ -24,7 +24,8 @@ claims_version (table_name = 'claims', version). This rpctl writes layout versio
 host and node are those of the provider's compute node (empty for a provider that is none);
 pci lists PCI_DEVICE, SRIOV_NET_VF, CUSTOM_SRIOV_NET_PF and CUSTOM_PCI_* as CLASS=N,...;
 resize_target is 1 for an instance's claim on the destination of its in-progress migration.
-The file is written beside FILE and renamed over it: it appears whole or not at all.
+The file is written beside FILE and renamed to it: it appears whole or not at all. An existing
+FILE is refused (exit 2) unless --force; a database or config file rpctl reads, always.
 With --os-endpoint/--os-cloud Placement is read through its API (as claims list does;
 created_at is then when the consumer's allocations were last written).`, claimsnap.Current),
 		Args: cobra.NoArgs,
@@ -34,9 +35,11 @@ created_at is then when the consumer's allocations were last written).`, claimsn
 	}
 	SetExitCodes(c,
 		ExitCodeRow{0, "written"},
+		ExitCodeRow{ExitFailed, "--out names an existing file (without --force) or a file rpctl reads: nothing written"},
 		ExitCodeRow{claims.ExitBadInput, "invalid input"},
 	)
-	c.Flags().StringVar(&out, "out", "", "claim store file to write (replaced if it exists)")
+	c.Flags().StringVar(&out, "out", "", "claim store file to write (an existing file only with --force)")
+	markPathFlags(c.Flags(), "output", "out")
 	return c
 }
 
@@ -46,6 +49,11 @@ func runClaimsSnapshot(c *cobra.Command, f *Factory, out string) error {
 		return err
 	}
 	ctx := c.Context()
+	policy := f.OutputPolicy(c)
+	// Refused before the read, so that a long read does not end in it.
+	if err := policy.Check("--out", out); err != nil {
+		return fileSafetyExit(err)
+	}
 	var snap []claims.Claim
 	err := withClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
 		if out == "" {
@@ -57,8 +65,9 @@ func runClaimsSnapshot(c *cobra.Command, f *Factory, out string) error {
 	if err != nil {
 		return err
 	}
-	if err := claimsnap.Write(ctx, out, snap); err != nil {
-		return err
+	err = policy.Write("--out", out, func(tmp string) error { return claimsnap.Write(ctx, tmp, snap) })
+	if err != nil {
+		return fileSafetyExit(err)
 	}
 	consumers := map[string]bool{}
 	for _, s := range snap {

@@ -139,12 +139,20 @@ func TestClaimsAuditExpiryAndCodes(t *testing.T) {
 	run := func(args ...string) (string, string, int) {
 		return rpctl(t, append(append(c.args, "claims", "audit", "-f", "json"), args...)...)
 	}
+	// issue 21: no expiry by default, as nova-manage placement audit.
 	out, errOut, code := run()
+	if code != 3 || len(auditRows(t, out)) != 2 || errOut != "" {
+		t.Fatalf("audit: exit %d, want 3 with both orphans: %s%s", code, out, errOut)
+	}
+	out, errOut, code = run("--expiry", "300s")
 	if code != 3 {
-		t.Fatalf("audit: exit %d, want 3: %s%s", code, out, errOut)
+		t.Fatalf("--expiry 300s: exit %d, want 3: %s%s", code, out, errOut)
 	}
 	if got := auditRows(t, out); len(got) != 1 || got[0] != (auditRow{cu(2), cn1UUID, "orphaned"}) {
-		t.Fatalf("audit found %+v, want only %s", got, cu(2))
+		t.Fatalf("--expiry 300s found %+v, want only %s", got, cu(2))
+	}
+	if !strings.Contains(errOut, "1 orphaned allocation(s), 1 kept as younger than --expiry 5m0s") {
+		t.Errorf("--expiry 300s: no summary counting the kept orphan: %q", errOut)
 	}
 	if out, _, code := run("--expiry", "30s"); code != 3 || len(auditRows(t, out)) != 2 {
 		t.Fatalf("--expiry 30s: exit %d, %s", code, out)
@@ -159,10 +167,10 @@ func TestClaimsAuditExpiryAndCodes(t *testing.T) {
 	if _, errOut, code := run("--expiry", "-5s"); code != 127 {
 		t.Fatalf("negative --expiry: exit %d, %s", code, errOut)
 	}
-	if out, errOut, code := run("--delete"); code != 4 || len(auditRows(t, out)) != 1 || auditRows(t, out)[0].Result != "deleted" {
+	if out, errOut, code := run("--delete", "--expiry", "300s"); code != 4 || len(auditRows(t, out)) != 1 || auditRows(t, out)[0].Result != "deleted" {
 		t.Fatalf("--delete: exit %d: %s%s", code, out, errOut)
 	}
-	if out, errOut, code := run(); code != 0 || out != "[]\n" {
+	if out, errOut, code := run("--expiry", "300s"); code != 0 || out != "[]\n" {
 		t.Fatalf("after --delete: exit %d: %q%s", code, out, errOut)
 	}
 	var n int

@@ -23,6 +23,12 @@ func TestCompletion(t *testing.T) {
 		{[]string{"--db", db, "__complete", "candidates", "--resources", "VCPU:2,MEMORY"}, []string{"VCPU:2,MEMORY_MB:"}},
 		{[]string{"--db", db, "__complete", "candidates", "--required", "!COMPUTE_NO"}, []string{"!COMPUTE_NODE"}},
 		{[]string{"--db", db, "__complete", "candidates", "--in-tree", "cmp1-00001"}, []string{"cmp1-00001.example.org"}},
+		// issue 21: positional provider, class and trait names.
+		{[]string{"--db", db, "__complete", "provider", "show", "cmp1-00001"}, []string{"cmp1-00001.example.org"}},
+		{[]string{"--db", db, "__complete", "inventory", "show", "cmp1-00001.example.org", "MEMORY_"}, []string{"MEMORY_MB"}},
+		{[]string{"--db", db, "__complete", "provider", "trait", "add", "cmp1-00001.example.org", "COMPUTE_NODE"}, []string{"COMPUTE_NODE"}},
+		{[]string{"--db", db, "__complete", "trait", "delete", "COMPUTE_NODE"}, []string{"COMPUTE_NODE"}},
+		{[]string{"--db", db, "__complete", "resource-class", "delete", "MEMORY_"}, []string{"MEMORY_MB"}},
 	} {
 		out, _, code := rpctl(t, tc.args...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")

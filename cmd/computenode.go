@@ -46,7 +46,7 @@ other column of compute_nodes (pci_stats, numa_topology, ...), in every format.`
 			}
 			defer dbs.Close()
 			if cell != "" {
-				if err := selectCells(dbs, []string{cell}); err != nil {
+				if err := selectCells(ctx, f, dbs, []string{cell}); err != nil {
 					return err
 				}
 			}

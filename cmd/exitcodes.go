@@ -72,8 +72,27 @@ func SetExitCodes(c *cobra.Command, codes ...ExitCodeRow) {
 
 // ExitCodesOf returns c's full exit-code table, common codes included.
 func ExitCodesOf(c *cobra.Command) ExitCodes {
-	return append(ownExitCodes(c), commonExitCodes...)
+	own := ownExitCodes(c)
+	for i, e := range own {
+		if e.Code == logFileExitCode.Code {
+			own[i].Meaning += "; " + logFileExitCode.Meaning
+			return append(own, commonExitCodes...)
+		}
+	}
+	at := len(own)
+	for i, e := range own {
+		if e.Code > logFileExitCode.Code {
+			at = i
+			break
+		}
+	}
+	own = append(own[:at], append(ExitCodes{logFileExitCode}, own[at:]...)...)
+	return append(own, commonExitCodes...)
 }
+
+// logFileExitCode is every command's: --log-file is global. It joins a
+// command's own row 2 rather than repeating the code.
+var logFileExitCode = ExitCodeRow{ExitFailed, "--log-file names an existing file (without --force) or a file rpctl reads: nothing run"}
 
 // ownExitCodes is what c declared (or the default), without the common codes.
 func ownExitCodes(c *cobra.Command) ExitCodes {
@@ -137,7 +156,7 @@ func ExitCodesMarkdown(root *cobra.Command) string {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", c.CommandPath(), ownExitCodes(c).Markdown())
 	}
 	b.WriteString("\nEvery command also exits ")
-	b.WriteString(commonExitCodes.Markdown())
+	b.WriteString(append(ExitCodes{logFileExitCode}, commonExitCodes...).Markdown())
 	b.WriteString(".\n")
 	return b.String()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/iostreams"
+	"github.com/rpctl/rpctl/internal/logging"
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
@@ -43,6 +44,9 @@ type Factory struct {
 	Debug   bool
 	LogFile string
 	Quiet   bool
+	// Force allows output files (--out, --plot, --log-file) to replace
+	// existing ones (OutputPolicy).
+	Force bool
 
 	closeLog func() error
 	args     []string // the command line, for the log
@@ -89,7 +93,11 @@ func (f *Factory) loadOptions() (config.Options, error) {
 			fmt.Fprintf(f.IO.ErrOut, "config: read %s\n", strings.Join(files, ", "))
 		}
 	}
-	return config.LoadFiles(files)
+	o, err := config.LoadFiles(files)
+	for _, s := range []config.Setting{o.CellDB, o.APIDB, o.PlacementDB} {
+		logging.AddURLSecret(s.Value)
+	}
+	return o, err
 }
 
 // Sources combines flags and config files; flags win.

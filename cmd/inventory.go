@@ -17,6 +17,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/flagnum"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/internal/standards"
 	"github.com/rpctl/rpctl/inventory"
 )
 
@@ -37,9 +38,10 @@ type inventoryRow struct {
 
 var inventoryHeaders = []string{"resource_class", "allocation_ratio", "min_unit", "max_unit", "reserved", "step_size", "total", "used", "capacity", "free"}
 
-func (r inventoryRow) cells() []string {
-	return []string{r.ResourceClass, pyFloat(float64(r.AllocationRatio)), itoa(r.MinUnit), itoa(r.MaxUnit), itoa(r.Reserved), itoa(r.StepSize),
-		itoa(r.Total), itoa(r.Used), itoa(r.Capacity), itoa(r.Free)}
+// cells are the row's typed cells, in inventoryHeaders' order.
+func (r inventoryRow) cells() []any {
+	return []any{r.ResourceClass, float64(r.AllocationRatio), r.MinUnit, r.MaxUnit, r.Reserved, r.StepSize,
+		r.Total, r.Used, r.Capacity, r.Free}
 }
 
 // ratio is an allocation ratio, printed in JSON as Python prints a float
@@ -76,7 +78,7 @@ func inventoryRows(ctx context.Context, st inventory.Store, uuid string) ([]inve
 		return nil, err
 	}
 	rows := []inventoryRow{}
-	for _, rc := range slices.Sorted(maps.Keys(inv)) {
+	for _, rc := range placementOrder(slices.Collect(maps.Keys(inv))) {
 		rows = append(rows, newRow(rc, inv[rc], usage[rc]))
 	}
 	return rows, nil
@@ -118,9 +120,9 @@ min_unit, max_unit, reserved, step_size, total, used) plus capacity
 				}
 				out := output.Rows{Headers: inventoryHeaders}
 				for _, r := range rows {
-					out.Rows = append(out.Rows, r.cells())
+					out.Add(r.cells()...)
 				}
-				return f.Write(out, rows)
+				return f.Write(out, nil)
 			})
 		},
 	}
@@ -140,7 +142,7 @@ func newCmdInventoryShow(f *Factory) *cobra.Command {
 				}
 				for _, r := range rows {
 					if r.ResourceClass == args[1] {
-						return f.Write(fieldRows(inventoryHeaders, r.cells()), r)
+						return f.Write(output.Record(inventoryHeaders, r.cells()...), nil)
 					}
 				}
 				return inventory.Errorf(inventory.ErrNotFound, "", "No inventory of class %s for %s", args[1], p.UUID)
@@ -151,6 +153,7 @@ func newCmdInventoryShow(f *Factory) *cobra.Command {
 
 // InventorySetOptions are the flags of `rpctl inventory set`.
 type InventorySetOptions struct {
+	Resources []string
 	Amend     bool
 	DryRun    bool
 	Yes       bool
@@ -190,9 +193,14 @@ summary of changed / unchanged / conflicts / failed.
 ` + storeExitCodes + `
 With --aggregate: 0 every provider changed or unchanged, 1 some conflicted or failed (the
 others are written), 2 invalid edit.`,
-		Args: cobra.MinimumNArgs(2),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			edits, err := inventory.ParseEdits(args[1:])
+			// osc's spelling: --resource CLASS=N / CLASS:field=V.
+			specs := append(args[1:], o.Resources...)
+			if len(specs) == 0 {
+				return usageError("inventory set %s: name at least one CLASS=TOTAL or CLASS:field=VALUE (or --resource)", args[0])
+			}
+			edits, err := inventory.ParseEdits(specs)
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -206,7 +214,8 @@ others are written), 2 invalid edit.`,
 	}
 	fl := c.Flags()
 	fl.BoolVar(&o.Amend, "amend", false, "change only the named fields; keep every other class and field")
-	fl.BoolVar(&o.DryRun, "dry-run", false, "print the changes and write nothing")
+	fl.StringArrayVar(&o.Resources, "resource", nil, "CLASS=TOTAL or CLASS:field=VALUE, as osc's --resource (repeatable; the same as positional edits)")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "print the changes (outcome \"would change\") and write nothing; with --verbose also the PUT requests on standard error")
 	fl.BoolVarP(&o.Yes, "yes", "y", false, "do not ask before removing classes")
 	fl.BoolVar(&o.Aggregate, "aggregate", false, "P is an aggregate uuid: edit every member provider")
 	fl.IntVar(&o.Attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts per provider before a generation conflict is reported")
@@ -368,15 +377,21 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 			return err
 		}
 	}
-	if f.Format == output.Table || f.Format == "" {
-		// What --dry-run would send, the same request for both backends.
+	if f.IO.Verbose {
+		// What --dry-run would send, the same request for both backends:
+		// a diagnostic (stdout keeps the rows; json/yaml carry it as
+		// request_body).
 		for _, r := range requests {
-			fmt.Fprintln(f.IO.Out, r)
+			fmt.Fprintln(f.IO.ErrOut, "would send: "+r)
 		}
 	}
 	if o.Aggregate {
-		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d changed, %d unchanged, %d conflicts, %d failed\n", len(providers),
-			counts[inventory.Changed], counts[inventory.Unchanged], counts[inventory.Conflict], counts[inventory.Failed])
+		changed := "changed"
+		if o.DryRun {
+			changed = "would change"
+		}
+		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d %s, %d unchanged, %d conflicts, %d failed\n", len(providers),
+			counts[inventory.Changed], changed, counts[inventory.Unchanged], counts[inventory.Conflict], counts[inventory.Failed])
 		if len(errs) > 0 {
 			return Exit(exitIncomplete)
 		}
@@ -457,16 +472,20 @@ func confirm(f *Factory, question string) (bool, error) {
 
 func newCmdInventoryDelete(f *Factory) *cobra.Command {
 	var attempts int
+	var classFlags []string
 	c := &cobra.Command{
-		Use:   "delete P CLASS...",
-		Short: "Delete inventories of a provider (refused while they have allocations)",
-		Long: `Delete the named inventory classes of a provider in one generation-checked write.
+		Use:   "delete P [CLASS...] [--resource-class CLASS]...",
+		Short: "Delete inventories of a provider, or all of them (refused while they have allocations)",
+		Long: `Delete the named inventory classes of a provider in one generation-checked write; with no
+class named, every inventory of the provider, as osc's 'resource provider inventory delete P'
+(DELETE /resource_providers/{uuid}/inventories). --resource-class is osc's spelling of a class.
 Placement refuses to delete an inventory that has allocations (exit 2).
 
 ` + storeExitCodes,
-		Args: cobra.MinimumNArgs(2),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			for _, rc := range args[1:] {
+			classes := append(args[1:], classFlags...)
+			for _, rc := range classes {
 				if err := inventory.CheckClassName(rc); err != nil {
 					return usageError("%v", err)
 				}
@@ -474,19 +493,50 @@ Placement refuses to delete an inventory that has allocations (exit 2).
 			if err := checkCounts(count{"attempts", attempts}); err != nil {
 				return err
 			}
+			edit := inventory.DeleteEdit(classes)
+			if len(classes) == 0 {
+				edit = inventory.DeleteAllEdit()
+			}
 			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
 				o := &InventorySetOptions{Yes: true, Attempts: attempts, Parallel: 1}
-				return runInventorySet(ctx, f, st, o, args[0], inventory.DeleteEdit(args[1:]))
+				return runInventorySet(ctx, f, st, o, args[0], edit)
 			})
 		},
 	}
 	c.Flags().IntVar(&attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts before a generation conflict is reported")
+	c.Flags().StringArrayVar(&classFlags, "resource-class", nil, "a class to delete, as osc's --resource-class (repeatable)")
 	return c
 }
 
 // NewCmdUsage builds `rpctl usage`.
 func NewCmdUsage(f *Factory) *cobra.Command {
-	c := &cobra.Command{Use: "usage", Short: "Show a provider's usage", Args: cobra.NoArgs}
+	c := &cobra.Command{Use: "usage", Short: "Show a provider's or a project's usage", Args: cobra.NoArgs}
+	var user string
+	project := &cobra.Command{
+		Use:   "project PROJECT [--user-id USER]",
+		Short: "Show a project's (and user's) allocations summed by class (GET /usages), as osc's resource usage show",
+		Long: `Show the sum of a project's allocations by class across every provider, as
+'openstack resource usage show PROJECT' (GET /usages at microversion 1.9); --user-id keeps
+the allocations of that user only. Classes with no allocation are not listed.
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				u, err := st.ProjectUsages(ctx, args[0], user)
+				if err != nil {
+					return err
+				}
+				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
+				for _, rc := range placementOrder(slices.Collect(maps.Keys(u))) {
+					rows.Add(rc, u[rc])
+				}
+				return f.Write(rows, nil)
+			})
+		},
+	}
+	project.Flags().StringVar(&user, "user-id", "", "only this user's allocations")
+	c.AddCommand(project)
 	c.AddCommand(&cobra.Command{
 		Use:   "show P",
 		Short: "Show what is allocated against a provider, by class (GET .../usages)",
@@ -498,19 +548,39 @@ func NewCmdUsage(f *Factory) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				type usageRow struct {
-					ResourceClass string `json:"resource_class"`
-					Usage         int64  `json:"usage"`
-				}
 				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
-				data := []usageRow{}
-				for _, rc := range slices.Sorted(maps.Keys(u)) {
-					rows.Rows = append(rows.Rows, []string{rc, itoa(u[rc])})
-					data = append(data, usageRow{rc, u[rc]})
+				for _, rc := range placementOrder(slices.Collect(maps.Keys(u))) {
+					rows.Add(rc, u[rc])
 				}
-				return f.Write(rows, data)
+				return f.Write(rows, nil)
 			})
 		},
 	})
 	return c
+}
+
+// placementOrder sorts class names as Placement lists them (osc shows its
+// order): standard classes by their id (os-resource-classes' order), then
+// custom classes, whose ids follow in creation order, which the API does
+// not show: by name.
+func placementOrder(classes []string) []string {
+	id := map[string]int{}
+	for i, rc := range standards.ResourceClasses() {
+		id[rc] = i
+	}
+	slices.SortFunc(classes, func(a, b string) int {
+		ia, okA := id[a]
+		ib, okB := id[b]
+		switch {
+		case okA && okB:
+			return ia - ib
+		case okA != okB:
+			if okA {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return classes
 }

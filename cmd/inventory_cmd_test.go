@@ -52,6 +52,7 @@ const (
 	tU2  = "22222222-2222-4222-8222-222222222222"
 	tAgg = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
 	tC1  = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+	tD1  = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
 )
 
 // TestStoreCommands runs the provider, inventory, usage, resource-class and
@@ -76,11 +77,16 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"provider", "create", "cn1"}, code: 2, err: []string{"Conflicting resource provider name: cn1 already exists."}},
 				{args: []string{"provider", "create", "x", "--parent", "nope"}, code: 2, err: []string{`no resource provider with uuid or name "nope"`}},
 				{args: []string{"provider", "show", "nope"}, code: 2, err: []string{`no resource provider with uuid or name "nope"`}},
+				// issue 21: names complete on either backend.
+				{args: []string{"__complete", "provider", "show", "cn1_"}, out: []string{"cn1_numa0\n:4\n"}},
+				{args: []string{"__complete", "inventory", "show", "cn1", "MEMORY_"}, out: []string{"MEMORY_MB\n"}},
 				{args: []string{"provider", "list", "-f", "value"}, out: []string{tU1 + " cn1 0 " + tU1 + " None", tU2 + " cn1_numa0 0 " + tU1 + " " + tU1}},
 				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=4096", "MEMORY_MB:reserved=512"},
 					out: []string{"| changed | VCPU"}},
-				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run"}, out: []string{"would change", "reserved=0", "reserved=2",
-					"PUT /resource_providers/" + tU1 + `/inventories {"resource_provider_generation":1,"inventories":{"MEMORY_MB":{"total":4096,"reserved":512,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":1.0},"VCPU":{"total":16,"reserved":2,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":4.0}}}`}},
+				// issue 21: the request is a --verbose diagnostic, never raw on stdout.
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run"}, out: []string{"would change"}, notOut: []string{"PUT ", "changed |"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run", "--verbose"}, out: []string{"would change", "reserved=0", "reserved=2"}, notOut: []string{"PUT "}, err: []string{
+					"would send: PUT /resource_providers/" + tU1 + `/inventories {"resource_provider_generation":1,"inventories":{"MEMORY_MB":{"total":4096,"reserved":512,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":1.0},"VCPU":{"total":16,"reserved":2,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":4.0}}}`}},
 				{args: []string{"inventory", "show", "cn1", "VCPU", "-f", "json"}, out: []string{`"reserved": 0`, `"capacity": 64`}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"| changed", "| 2          |"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"unchanged"}},
@@ -119,13 +125,35 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"inventory", "delete", "cn1", "DISK_GB"}, code: 2, err: []string{"no inventory of class DISK_GB"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0"}, stdin: "n\n", tty: true, code: 1,
 					err: []string{"this removes MEMORY_MB", "not confirmed"}},
-				{args: []string{"inventory", "show", "cn1", "MEMORY_MB", "-f", "value"}, out: []string{"reserved 512\n", "total 4096\n", "capacity 3584\n"}},
+				{args: []string{"inventory", "show", "cn1", "MEMORY_MB", "-f", "value"}, out: []string{"MEMORY_MB\n1.0\n1\n2147483647\n512\n1\n4096\n0\n3584\n3584\n"}},
+				// issue 21: show is cliff's ShowOne: -c picks fields.
+				{args: []string{"inventory", "show", "cn1", "MEMORY_MB", "-f", "value", "-c", "total"}, out: []string{"4096\n"}, notOut: []string{"512"}},
+				{args: []string{"provider", "show", "cn1", "-f", "value", "-c", "name"}, out: []string{"cn1\n"}, notOut: []string{"None"}},
+				{args: []string{"inventory", "list", "cn1", "-f", "value", "-c", "resource_class", "-c", "max_unit", "--sort-column", "max_unit", "--sort-descending"}, out: []string{"MEMORY_MB 2147483647\n"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0"}, stdin: "y\n", tty: true,
 					err: []string{"this removes MEMORY_MB"}, out: []string{"MEMORY_MB"}},
 				{args: []string{"inventory", "list", "cn1", "-f", "value"}, out: []string{"VCPU 4.0 1 2147483647 0 1 16 8 64 56"}, notOut: []string{"MEMORY_MB"}},
 				{args: []string{"usage", "show", "cn1", "-f", "json"}, out: []string{`"resource_class": "VCPU",
     "usage": 8`}},
 				{args: []string{"provider", "show", "cn1", "--allocations"}, out: []string{tC1 + ": VCPU=8"}},
+				// issue 21: osc's allocation show|set|unset by consumer.
+				{args: []string{"allocation", "show", tC1, "-f", "value"}, out: []string{tU1 + " ", " VCPU=8 " + tC1 + " " + tC1 + "\n"}},
+				{args: []string{"allocation", "show", tC1, "-f", "json", "-c", "resources"}, out: []string{`"VCPU": 8`}, notOut: []string{"project_id"}},
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=4", "-f", "value", "-c", "resources"}, out: []string{"VCPU=4\n"}},
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=100000"}, code: 2},
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=0"}, code: 2, err: []string{"not a positive integer"}},
+				{args: []string{"allocation", "unset", tC1, "--resource-class", "DISK_GB"}, code: 2, err: []string{"holds no DISK_GB"}},
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=8", "-f", "value", "-c", "resources"}, out: []string{"VCPU=8\n"}},
+				{args: []string{"allocation", "show", "bad"}, code: 2, err: []string{`consumer "bad" is not a uuid`}},
+				{args: []string{"allocation", "set", tD1, "--allocation", "rp=" + tU1 + ",VCPU=1"}, code: 2, err: []string{"needs --project-id and --user-id"}},
+				{args: []string{"allocation", "set", tD1, "--allocation", "rp=" + tU1 + ",VCPU=1", "--project-id", "pD", "--user-id", "uD", "-f", "value", "-c", "project_id"}, out: []string{"pD\n"}},
+				{args: []string{"allocation", "unset", tD1, "-f", "value"}},
+				{args: []string{"allocation", "show", tD1, "-f", "value"}, notOut: []string{"VCPU"}},
+				// issue 21: osc's resource usage show PROJECT.
+				{args: []string{"usage", "project", tC1, "-f", "value"}, out: []string{"VCPU 8\n"}},
+				{args: []string{"usage", "project", tC1, "--user-id", tC1, "-f", "json"}, out: []string{`"resource_class": "VCPU"`, `"usage": 8`}},
+				{args: []string{"usage", "project", tC1, "--user-id", tU1, "-f", "value"}, notOut: []string{"VCPU"}},
+				{args: []string{"usage", "project", tU1, "-f", "value"}, notOut: []string{"VCPU"}},
 				{args: []string{"provider", "list", "--in-tree", "cn1_numa0", "-f", "value"}, out: []string{tU1, tU2}},
 				{args: []string{"provider", "list", "--resources", "VCPU:56", "-f", "value"}, out: []string{tU1}},
 				{args: []string{"provider", "list", "--resources", "VCPU:57", "-f", "value"}, notOut: []string{tU1}},
@@ -143,6 +171,9 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"trait", "list", "--name", "startswith:CUSTOM_", "--associated", "true", "-f", "value"}, out: []string{"CUSTOM_FAST"}},
 				{args: []string{"trait", "delete", "CUSTOM_FAST"}, code: 2, err: []string{"in use"}},
 				{args: []string{"provider", "trait", "remove", "cn1", "CUSTOM_FAST"}, out: []string{"HW_CPU_X86_AVX2"}, notOut: []string{"CUSTOM_FAST"}},
+				// issue 21: removing what the provider lacks says so; nothing written.
+				{args: []string{"provider", "trait", "remove", "cn1", "CUSTOM_FAST"}, code: 2, err: []string{"trait not set: CUSTOM_FAST (the provider has: HW_CPU_X86_AVX2); nothing removed"}},
+				{args: []string{"provider", "aggregate", "remove", "cn1", tAgg}, code: 2, err: []string{"aggregate not set: " + tAgg}},
 				{args: []string{"provider", "trait", "set", "cn1", "CUSTOM_NOPE"}, code: 2, err: []string{"No such trait CUSTOM_NOPE"}},
 				{args: []string{"provider", "trait", "list", "cn1", "-f", "value"}, out: []string{"HW_CPU_X86_AVX2"}},
 				{args: []string{"trait", "delete", "CUSTOM_FAST"}},
@@ -154,9 +185,30 @@ func TestStoreCommands(t *testing.T) {
 				// has no VCPU to amend, so cn1 is not written either.
 				{args: []string{"inventory", "set", tAgg, "--aggregate", "VCPU:allocation_ratio=2.0", "--amend"}, code: 2,
 					notOut: []string{"changed"}, err: []string{"cn1_numa0", "VCPU: total is required", "1 of 2 providers would get records Placement refuses; nothing written"}},
+				// issue 21: a dry run's summary says what would change.
+				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend", "--dry-run"},
+					err: []string{"2 providers: 1 would change, 1 unchanged, 0 conflicts, 0 failed"}, notOut: []string{"PUT "}},
 				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend"},
 					err: []string{"2 providers: 1 changed, 1 unchanged, 0 conflicts, 0 failed"}},
 				{args: []string{"provider", "aggregate", "list", "cn1", "-f", "value"}, out: []string{tAgg}},
+				// issue 21: a tree as rows, without box drawing.
+				{args: []string{"provider", "tree", "cn1", "-f", "csv"}, out: []string{"\"uuid\",\"name\",\"depth\",", "\"cn1_numa0\",1,"}, notOut: []string{"└", "├", "│"}},
+				{args: []string{"provider", "tree", "cn1", "-f", "value", "-c", "name", "-c", "depth"}, out: []string{"cn1 0\n", "cn1_numa0 1\n"}, notOut: []string{"└", "├", "│"}},
+				// issue 21: osc's commands and flag names on both backends.
+				{args: []string{"provider", "create", "p3", "--parent-provider", "cn1_numa0", "-f", "value", "-c", "parent_provider_uuid"}, out: []string{tU2 + "\n"}},
+				{args: []string{"provider", "set", "p3", "--name", "p3b", "-f", "value", "-c", "name", "-c", "parent_provider_uuid"}, out: []string{"p3b\n" + tU2 + "\n"}},
+				{args: []string{"provider", "set", "p3b", "--parent-provider", "cn1", "-f", "value", "-c", "parent_provider_uuid", "-c", "root_provider_uuid"}, out: []string{tU1 + "\n" + tU1 + "\n"}},
+				{args: []string{"provider", "set", "cn1", "--parent-provider", "p3b"}, code: 2, err: []string{"creating loop in the provider tree is not allowed"}},
+				{args: []string{"provider", "set", "p3b", "--name", "cn1"}, code: 2, err: []string{"already exists"}},
+				{args: []string{"provider", "set", "p3b"}, code: 2, err: []string{"nothing to change"}},
+				{args: []string{"provider", "set", "cn1_numa0", "--no-parent", "-f", "value", "-c", "parent_provider_uuid", "-c", "root_provider_uuid"}, out: []string{tU2 + "\nNone\n"}},
+				{args: []string{"provider", "set", "cn1_numa0", "--parent", "cn1", "-f", "value", "-c", "root_provider_uuid"}, out: []string{tU1 + "\n"}},
+				{args: []string{"inventory", "set", "p3b", "--resource", "VCPU=4", "--resource", "MEMORY_MB=64"}, out: []string{"VCPU", "MEMORY_MB"}},
+				{args: []string{"inventory", "delete", "p3b", "--resource-class", "VCPU"}},
+				{args: []string{"inventory", "list", "p3b", "-f", "value", "-c", "resource_class"}, out: []string{"MEMORY_MB\n"}, notOut: []string{"VCPU"}},
+				{args: []string{"inventory", "delete", "p3b"}},
+				{args: []string{"inventory", "list", "p3b", "-f", "value"}, notOut: []string{"MEMORY_MB"}},
+				{args: []string{"provider", "delete", "p3b"}},
 				{args: []string{"provider", "aggregate", "set", "cn1"}},
 				{args: []string{"provider", "aggregate", "list", "cn1", "-f", "value"}, notOut: []string{tAgg}},
 				{args: []string{"provider", "delete", "cn1"}, code: 2, err: []string{"It has child resource providers"}},

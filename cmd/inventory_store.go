@@ -58,18 +58,38 @@ const storeExitCodes = ""
 var storeExitCodeRows = []ExitCodeRow{
 	{ExitOK, "done"},
 	{exitIncomplete, "not applied although valid (a generation conflict persisted through every retry, or the confirmation was declined; with --aggregate, some providers conflicted or failed)"},
-	{exitRefused, "invalid input or refused by Placement (not found, in use, already exists, bad request; nothing written)"},
+	{exitRefused, "invalid input or refused by Placement (not found, in use, already exists, bad request, forbidden by its policy (401/403); nothing written)"},
 }
 
 // setStoreExitCodes declares storeExitCodeRows on every runnable command
 // under cmds.
 func setStoreExitCodes(cmds ...*cobra.Command) {
 	for _, c := range cmds {
-		if c.Runnable() {
+		switch {
+		case !c.Runnable():
+		case readOnlyStoreCommand(c):
+			SetExitCodes(c, storeReadExitCodeRows...)
+		default:
 			SetExitCodes(c, storeExitCodeRows...)
 		}
 		setStoreExitCodes(c.Commands()...)
 	}
+}
+
+// storeReadExitCodeRows are the codes of the commands that only read: no
+// write can conflict or be declined.
+var storeReadExitCodeRows = []ExitCodeRow{
+	{ExitOK, "done"},
+	{exitRefused, "invalid input or refused by Placement (not found, bad request, forbidden by its policy (401/403))"},
+}
+
+// readOnlyStoreCommand: list, show and tree only read.
+func readOnlyStoreCommand(c *cobra.Command) bool {
+	switch c.Name() {
+	case "list", "show", "tree", "project":
+		return true
+	}
+	return false
 }
 
 // storeError maps a Store or domain error to the exit code its kind means.
@@ -85,7 +105,7 @@ func storeError(err error) error {
 	case errors.Is(err, inventory.ErrGeneration), errors.Is(err, inventory.ErrDeclined):
 		return &ExitError{Code: exitIncomplete, Err: err}
 	case errors.Is(err, inventory.ErrNotFound), errors.Is(err, inventory.ErrInUse),
-		errors.Is(err, inventory.ErrConflict), errors.Is(err, inventory.ErrBadRequest):
+		errors.Is(err, inventory.ErrConflict), errors.Is(err, inventory.ErrBadRequest), errors.Is(err, inventory.ErrForbidden):
 		return &ExitError{Code: exitRefused, Err: err}
 	}
 	return &ExitError{Code: exitUnexpected, Err: err}

@@ -5,12 +5,22 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/rpctl/rpctl/internal/logging"
 )
 
 // setupLogging applies --debug, --log-file and -q before a command runs.
-func setupLogging(f *Factory) error {
-	closeFn, err := logging.Setup(logging.Options{Debug: f.Debug, File: f.LogFile, Stderr: f.IO.ErrOut})
+func setupLogging(c *cobra.Command, f *Factory) error {
+	o := logging.Options{Debug: f.Debug, Stderr: f.IO.ErrOut}
+	if f.LogFile != "" {
+		file, err := f.OutputPolicy(c).OpenLog("--log-file", f.LogFile)
+		if err != nil {
+			return fileSafetyExit(err)
+		}
+		o.File = file
+	}
+	closeFn, err := logging.Setup(o)
 	if err != nil {
 		return fmt.Errorf("--log-file: %w", err)
 	}

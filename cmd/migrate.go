@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -157,7 +158,7 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 		return err
 	}
 	defer dbs.Close()
-	if err := selectCells(dbs, o.Cells); err != nil {
+	if err := selectCells(ctx, f, dbs, o.Cells); err != nil {
 		return err
 	}
 	if o.DryRun {
@@ -209,19 +210,20 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	return nil
 }
 
-// selectCells narrows dbs.Cells to the named cells.
-func selectCells(dbs *storage.Databases, names []string) error {
+// selectCells narrows dbs.Cells to the named cells (cellByRef: rpctl's
+// name, or a cell mapping's name or uuid).
+func selectCells(ctx context.Context, f *Factory, dbs *storage.Databases, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
 	var keep []*storage.DB
 	for _, n := range names {
-		found := false
-		for _, c := range dbs.Cells {
-			if c.Name == n {
-				keep = append(keep, c)
-				found = true
-			}
+		c, found, err := cellByRef(ctx, f, dbs, n)
+		if err != nil {
+			return err
+		}
+		if found && !slices.Contains(keep, c) {
+			keep = append(keep, c)
 		}
 		if !found {
 			var have []string

@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,12 +16,10 @@ import (
 // nameRows prints a list of names under one column.
 func nameRows(f *Factory, header string, names []string) error {
 	rows := output.Rows{Headers: []string{header}}
-	data := []map[string]string{}
 	for _, n := range names {
-		rows.Rows = append(rows.Rows, []string{n})
-		data = append(data, map[string]string{header: n})
+		rows.Add(n)
 	}
-	return f.Write(rows, data)
+	return f.Write(rows, nil)
 }
 
 // newCmdProviderNames builds `rpctl provider trait|aggregate list|set|add|remove`.
@@ -53,7 +53,7 @@ func newCmdProviderNames(f *Factory, kind string) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				slices.Sort(names)
+				// The store answers in Placement's order (osc shows it).
 				return nameRows(f, header, names)
 			})
 		},
@@ -83,11 +83,13 @@ written with that generation; on a conflict it is re-read and the edit re-applie
 				}
 				return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
 					names, err := edit(&inventory.Editor{Store: st, Attempts: attempts}, ctx, p, op.edit(args[1:]))
+					if errors.Is(err, inventory.ErrNotFound) && op.use == "remove" {
+						return fmt.Errorf("provider %s: %s %w", inventory.Label(p), kind, err)
+					}
 					if err != nil {
 						return err
 					}
-					slices.Sort(names)
-					return nameRows(f, header, names)
+					return nameRows(f, header, nameOrder(kind, names))
 				})
 			},
 		}
@@ -189,4 +191,22 @@ func NewCmdTrait(f *Factory) *cobra.Command {
 		},
 	)
 	return c
+}
+
+// nameOrder sorts the names an edit leaves (set, add, remove) as Placement
+// would list them (the list command prints the store's own order, which is
+// Placement's): standard traits, synced in name order, by id, then custom
+// ones, created later (by name: the API does not show their ids);
+// aggregates by uuid.
+func nameOrder(kind string, names []string) []string {
+	slices.SortFunc(names, func(a, b string) int {
+		if ca, cb := strings.HasPrefix(a, "CUSTOM_"), strings.HasPrefix(b, "CUSTOM_"); kind == "trait" && ca != cb {
+			if cb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names
 }

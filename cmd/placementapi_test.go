@@ -56,6 +56,8 @@ func TestPlacementClientBadSettings(t *testing.T) {
 		{APIFlags{Endpoint: "nope", Token: "admin"}, `invalid Placement endpoint "nope"`},
 		{APIFlags{Cloud: "missing"}, "missing"},
 		{APIFlags{Cloud: "other"}, "Keystone (cloud \"other\")"},
+		// issue 21: not "Keystone: Missing input for argument [auth_url]".
+		{APIFlags{Endpoint: "http://127.0.0.1:1/placement"}, "--os-endpoint needs --os-token"},
 	} {
 		ios, _, _, _ := iostreams.Test()
 		f := NewFactory(ios)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,23 +47,21 @@ func NewCmdProvider(f *Factory) *cobra.Command {
 ` + storeExitCodes,
 		Args: cobra.NoArgs,
 	}
-	c.AddCommand(newCmdProviderList(f), newCmdProviderShow(f), newCmdProviderTree(f), newCmdProviderCreate(f), newCmdProviderDelete(f),
+	c.AddCommand(newCmdProviderList(f), newCmdProviderShow(f), newCmdProviderTree(f), newCmdProviderCreate(f), newCmdProviderSet(f), newCmdProviderDelete(f),
 		newCmdProviderNames(f, "trait"), newCmdProviderNames(f, "aggregate"))
 	return c
 }
 
 var providerHeaders = []string{"uuid", "name", "generation", "root_provider_uuid", "parent_provider_uuid"}
 
-func providerRow(p inventory.Provider) []string {
-	return []string{p.UUID, p.Name, strconv.FormatInt(p.Generation, 10), p.RootUUID, orNone(p.ParentUUID)}
-}
-
-// orNone prints an absent uuid as osc-placement does.
-func orNone(s string) string {
-	if s == "" {
-		return "None"
+// providerRow is a provider's typed cells: a root's parent is None (null
+// in json), as osc-placement prints it.
+func providerRow(p inventory.Provider) []any {
+	var parent any
+	if p.ParentUUID != "" {
+		parent = p.ParentUUID
 	}
-	return s
+	return []any{p.UUID, p.Name, p.Generation, p.RootUUID, parent}
 }
 
 // providerJSON is a provider in JSON/YAML: a root's parent is null.
@@ -110,12 +107,10 @@ func newCmdProviderList(f *Factory) *cobra.Command {
 					return err
 				}
 				rows := output.Rows{Headers: providerHeaders}
-				data := []providerJSON{}
 				for _, p := range ps {
-					rows.Rows = append(rows.Rows, providerRow(p))
-					data = append(data, toJSON(p))
+					rows.Add(providerRow(p)...)
 				}
-				return f.Write(rows, data)
+				return f.Write(rows, nil)
 			})
 		},
 	}
@@ -128,15 +123,6 @@ func newCmdProviderList(f *Factory) *cobra.Command {
 	return c
 }
 
-// fieldRows is osc's two-column show table.
-func fieldRows(fields, values []string) output.Rows {
-	r := output.Rows{Headers: []string{"field", "value"}}
-	for i := range fields {
-		r.Rows = append(r.Rows, []string{fields[i], values[i]})
-	}
-	return r
-}
-
 func newCmdProviderShow(f *Factory) *cobra.Command {
 	var allocs bool
 	c := &cobra.Command{
@@ -146,19 +132,16 @@ func newCmdProviderShow(f *Factory) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
-				rows := fieldRows(providerHeaders, providerRow(p))
+				rows := output.Record(providerHeaders, providerRow(p)...)
 				if !allocs {
-					return f.Write(rows, toJSON(p))
+					return f.Write(rows, nil)
 				}
 				_, a, err := st.ProviderAllocations(ctx, p.UUID)
 				if err != nil {
 					return err
 				}
-				rows.Rows = append(rows.Rows, []string{"allocations", formatAllocations(a)})
-				return f.Write(rows, struct {
-					providerJSON
-					Allocations map[string]map[string]map[string]int64 `json:"allocations"`
-				}{toJSON(p), wrapResources(a)})
+				rows.AddField("allocations", output.Cell{Text: formatAllocations(a), Value: wrapResources(a)})
+				return f.Write(rows, nil)
 			})
 		},
 	}
@@ -212,11 +195,13 @@ func newCmdProviderCreate(f *Factory) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return f.Write(fieldRows(providerHeaders, providerRow(p)), toJSON(p))
+				return f.Write(output.Record(providerHeaders, providerRow(p)...), nil)
 			})
 		},
 	}
 	c.Flags().StringVar(&parent, "parent", "", "parent provider (uuid or name)")
+	c.Flags().StringVar(&parent, "parent-provider", "", "the same as --parent (osc's name)")
+	c.MarkFlagsMutuallyExclusive("parent", "parent-provider")
 	c.Flags().StringVar(&uuid, "uuid", "", "uuid of the new provider (default: generated)")
 	return c
 }
@@ -250,7 +235,9 @@ func newCmdProviderTree(f *Factory) *cobra.Command {
 		Use:   "tree P",
 		Short: "Draw the provider tree P belongs to, with each provider's inventories and usage",
 		Long: `Draw the whole tree P belongs to (from its root), each provider with its inventories as
-class used/capacity. JSON/YAML give the same tree, nested under "children".
+class used/capacity. JSON/YAML give the same tree, nested under "children"; csv and value
+give one row per provider and class in the drawing's order (provider, depth, parent, class,
+used, capacity, free; a provider without inventory has one row with no class).
 
 ` + storeExitCodes,
 		Args: cobra.ExactArgs(1),
@@ -280,13 +267,36 @@ class used/capacity. JSON/YAML give the same tree, nested under "children".
 				if root == nil {
 					return fmt.Errorf("provider tree of %s has no root", inventory.Label(p))
 				}
-				if f.Format != output.JSON && f.Format != output.YAML {
+				switch f.Format {
+				case output.CSV, output.Value:
+					rows := output.Rows{Headers: []string{"uuid", "name", "depth", "parent_provider_uuid", "generation", "resource_class", "used", "capacity", "free"}}
+					treeRows(&rows, root, 0)
+					return f.Write(rows, nil)
+				case output.JSON, output.YAML:
+				default:
 					drawTree(f.IO.Out, root, "", "")
 					return nil
 				}
 				return f.Write(output.Rows{}, root)
 			})
 		},
+	}
+}
+
+// treeRows lists the tree depth-first, as drawTree draws it.
+func treeRows(rows *output.Rows, n *treeNode, depth int) {
+	var parent any
+	if n.ParentUUID != nil {
+		parent = *n.ParentUUID
+	}
+	if len(n.Inventories) == 0 {
+		rows.Add(n.UUID, n.Name, depth, parent, n.Generation, nil, nil, nil, nil)
+	}
+	for _, r := range n.Inventories {
+		rows.Add(n.UUID, n.Name, depth, parent, n.Generation, r.ResourceClass, r.Used, r.Capacity, r.Free)
+	}
+	for _, ch := range n.Children {
+		treeRows(rows, ch, depth+1)
 	}
 }
 
@@ -311,4 +321,53 @@ func drawTree(w io.Writer, n *treeNode, first, rest string) {
 			drawTree(w, ch, rest+"├── ", rest+"│   ")
 		}
 	}
+}
+
+func newCmdProviderSet(f *Factory) *cobra.Command {
+	var name, parent string
+	var root bool
+	c := &cobra.Command{
+		Use:   "set P [--name NAME] [--parent-provider Q | --no-parent]",
+		Short: "Rename or re-parent a resource provider (PUT /resource_providers/{uuid}), as osc's resource provider set",
+		Long: `Rename a resource provider (--name) and move it under another provider (--parent-provider,
+uuid or name) or make it a root (--no-parent), with its whole subtree, as Placement 1.37
+allows. What is not named is kept. Placement refuses a name in use (409) and a parent
+inside the provider's own subtree (400).
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if name == "" && parent == "" && !root {
+				return usageError("provider set %s: nothing to change: give --name, --parent-provider or --no-parent", args[0])
+			}
+			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
+				u := inventory.ProviderUpdate{Name: p.Name}
+				if name != "" {
+					u.Name = name
+				}
+				switch {
+				case root:
+					none := ""
+					u.ParentUUID = &none
+				case parent != "":
+					q, err := inventory.Resolve(ctx, st, parent)
+					if err != nil {
+						return err
+					}
+					u.ParentUUID = &q.UUID
+				}
+				got, err := st.UpdateProvider(ctx, p.UUID, u)
+				if err != nil {
+					return err
+				}
+				return f.Write(output.Record(providerHeaders, providerRow(got)...), nil)
+			})
+		},
+	}
+	c.Flags().StringVar(&name, "name", "", "the new name")
+	c.Flags().StringVar(&parent, "parent-provider", "", "the new parent (uuid or name)")
+	c.Flags().StringVar(&parent, "parent", "", "the same as --parent-provider")
+	c.Flags().BoolVar(&root, "no-parent", false, "make the provider a root")
+	c.MarkFlagsMutuallyExclusive("parent", "parent-provider", "no-parent")
+	return c
 }

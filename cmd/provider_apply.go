@@ -71,6 +71,7 @@ Works on the Placement database, or through the Placement API when --os-cloud or
 	)
 	c.Flags().StringArrayVar(&o.Files, "file", nil, "a provider config file, or a directory of *.yaml files (repeatable; -f FILE works too)")
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "print every change and write nothing")
+	markPathFlags(c.Flags(), "input", "file")
 	return c
 }
 

@@ -26,7 +26,7 @@ Commands that read or edit Placement can use its REST API instead:
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.IO.Verbose = f.Verbose && !f.Quiet
-			if err := setupLogging(f); err != nil {
+			if err := setupLogging(cmd, f); err != nil {
 				return err
 			}
 			return validateOutputFlags(f)
@@ -41,9 +41,13 @@ Commands that read or edit Placement can use its REST API instead:
 	pf.StringVar(&f.PlacementDB, "placement-db", "", "Placement database URL")
 	pf.BoolVar(&f.Verbose, "verbose", false, "print more detail on standard error")
 	pf.BoolVar(&f.Debug, "debug", false, "log every SQL statement (shape and timing) and HTTP request on standard error (or --log-file), passwords redacted")
-	pf.StringVar(&f.LogFile, "log-file", "", "append log records to this file instead of standard error")
+	pf.StringVar(&f.LogFile, "log-file", "", "write log records to this new file instead of standard error (an existing file: --force appends)")
+	pf.BoolVar(&f.Force, "force", false, "let --out, --plot and --log-file replace (a log: append to) an existing file; a database or config file rpctl reads is never written")
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on standard error but errors")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
+	markPathFlags(pf, "output", "log-file")
+	markPathFlags(pf, "input", "config-file", "config-dir", "db", "cell-db", "api-db", "placement-db")
+	markSecretFlags(pf, "url", "cell-db", "api-db", "placement-db")
 	addOutputFlags(root, f)
 	addAPIFlags(pf, &f.API)
 
@@ -60,8 +64,9 @@ Commands that read or edit Placement can use its REST API instead:
 		NewCmdExporter(f),
 	)
 	// Ad hoc edits of Placement (issue #10): database or API backend.
-	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f)}
+	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f), NewCmdAllocation(f)}
 	setStoreExitCodes(adhoc...)
+	completeStoreArgs(f, adhoc...)
 	root.AddCommand(adhoc...)
 	for _, attach := range extraCommands {
 		attach(root, f)

@@ -15,13 +15,14 @@ import (
 // without an error (a warning result, say) prints nothing.
 func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []string) int {
 	f := NewFactory(ios)
-	f.args = args
 	root := NewCmdRoot(f, version)
+	f.args = registerSecrets(root, args)
+	// -q silences ios.ErrOut for the run; errors still reach standard error.
+	errOut := ios.ErrOut
+	ios.ErrOut = logging.RedactingWriter(errOut)
 	root.SetArgs(providerApplyArgs(args))
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
-	// -q silences ios.ErrOut for the run; errors still reach standard error.
-	errOut := ios.ErrOut
 	err := root.ExecuteContext(ctx)
 	if err != nil && f.LogFile != "" {
 		// The log file tells the whole story; standard error keeps its line.
@@ -44,7 +45,7 @@ func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []s
 		if !errors.As(err, &ee) || ee.Err != nil {
 			// Errors echo hostnames and query values: control
 			// characters in them must not reach the terminal raw.
-			fmt.Fprintln(errOut, "rpctl: "+sanitize.String(err.Error()))
+			fmt.Fprintln(errOut, "rpctl: "+sanitize.String(logging.Redact(err.Error())))
 		}
 	}
 	return ExitCode(err)

@@ -52,8 +52,11 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 				// "cells" that all land in it would only pretend.
 				return badCommandLine("--cells %d: the embedded file (--db) holds one cell; give one --cell-db per cell (and --api-db) for more", o.cells)
 			}
-			// Placement stays closed: a pre-migration cloud has no providers.
-			dbs, err := f.Databases(ctx, storage.NeedCells, storage.NeedAPI)
+			// A pre-migration cloud has no providers: a Placement database
+			// given (--placement-db) gets its empty schema, as
+			// placement-manage db sync leaves it, so that the commands that
+			// follow find its tables.
+			dbs, err := f.Databases(ctx, storage.NeedCells, storage.NeedAPI|storage.NeedPlacement)
 			if err != nil {
 				return err
 			}
@@ -134,6 +137,11 @@ func initSchemas(c *cobra.Command, dbs *storage.Databases) error {
 	}
 	if dbs.API != nil {
 		if _, err := schema.Init(ctx, dbs.API, schema.PartAPI); err != nil {
+			return err
+		}
+	}
+	if dbs.Placement != nil {
+		if _, err := schema.Init(ctx, dbs.Placement, schema.PartPlacement); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,21 +21,28 @@ type StatusOptions struct {
 	MinServiceVersion int64
 }
 
-const statusLong = `Check whether the cloud is ready for (or done with) the move of Nova's compute-node
+// statusLong is status' help; its list of checks is read from the check
+// registry (status.Checks), so that a new check is listed.
+func statusLong() string {
+	var names []string
+	for _, ch := range status.Checks(&status.Env{}) {
+		names = append(names, ch.Name)
+	}
+	return `Check whether the cloud is ready for (or done with) the move of Nova's compute-node
 capacity into Placement, the way nova-status upgrade check does: every check runs, in
 order, across all cells, and the table is oslo.upgradecheck's.
 
-Checks: Compute Node UUIDs, Resource Providers, Inventory Drift, Allocation Ratios,
-Over-committed Providers, Missing Root Provider IDs, Incomplete Consumers (Placement's
-own two), Orphaned Providers, Service Versions, Aggregates in Sync (a Warning when Nova's
-host aggregates and Placement's provider aggregates disagree either way: memberships
-rpctl migrate aggregates would add, hosts it cannot place, and memberships --prune would
-remove, with counts and the first hosts; needs the API database), Database Cluster (a
-database that is a Galera node not Synced warns; one whose cluster lost quorum fails).
+Checks, in order: ` + strings.Join(names, ", ") + `.
+Aggregates in Sync is a Warning when Nova's host aggregates and Placement's provider
+aggregates disagree either way: memberships rpctl migrate aggregates would add, hosts it
+cannot place, and memberships --prune would remove, with counts and the first hosts; it
+needs the API database. Database Cluster warns when a database is a Galera node that is
+not Synced, and fails when its cluster lost quorum.
 
 A check that crashes, or cannot read its database (not configured, unreachable, a
 table missing), shows as a Failure naming the database; the other checks still run and
 rpctl exits 255, as nova-status does, since no verdict could be reached.`
+}
 
 // NewCmdStatus builds `rpctl status`.
 func NewCmdStatus(f *Factory) *cobra.Command {
@@ -42,7 +50,7 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "status",
 		Short: "Run nova-status-style upgrade checks of the cells and Placement (exit 0/1/2)",
-		Long:  statusLong,
+		Long:  statusLong(),
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return runStatus(c, f, o) },
 	}
@@ -61,7 +69,7 @@ func NewCmdUpgrade(f *Factory) *cobra.Command {
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Run the upgrade checks (same as rpctl status)",
-		Long:  statusLong,
+		Long:  statusLong(),
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return runStatus(c, f, o) },
 	}

@@ -410,8 +410,13 @@ func DeleteEdit(classes []string) InventoryEdit {
 	}
 }
 
+// DeleteAllEdit deletes every inventory of the provider.
+func DeleteAllEdit() InventoryEdit {
+	return func(map[string]Inventory) (map[string]Inventory, error) { return map[string]Inventory{}, nil }
+}
+
 // NameSetEdit turns a provider's trait or aggregate list into the wanted one.
-type NameSetEdit func(cur []string) []string
+type NameSetEdit func(cur []string) ([]string, error)
 
 // EditTraits is the read-edit-write loop for a provider's traits.
 func (e *Editor) EditTraits(ctx context.Context, p Provider, edit NameSetEdit) ([]string, error) {
@@ -442,7 +447,10 @@ func (e *Editor) editNames(ctx context.Context, p Provider, edit NameSetEdit,
 		if err != nil {
 			return nil, err
 		}
-		want := edit(slices.Clone(cur))
+		want, err := edit(slices.Clone(cur))
+		if err != nil {
+			return nil, err
+		}
 		if e.DryRun || sameSet(cur, want) {
 			return want, nil
 		}
@@ -463,19 +471,38 @@ func sameSet(a, b []string) bool {
 
 // Replace, Add and Remove are the set/add/remove edits of name lists.
 func Replace(names []string) NameSetEdit {
-	return func([]string) []string { return dedupe(names) }
+	return func([]string) ([]string, error) { return dedupe(names), nil }
 }
 
 // Add adds names not yet present.
 func Add(names []string) NameSetEdit {
-	return func(cur []string) []string { return dedupe(append(cur, names...)) }
+	return func(cur []string) ([]string, error) { return dedupe(append(cur, names...)), nil }
 }
 
-// Remove drops names.
+// Remove drops names; a name not in the set is refused (ErrNotFound),
+// nothing written: a typo must not pass for a removal.
 func Remove(names []string) NameSetEdit {
-	return func(cur []string) []string {
-		return slices.DeleteFunc(cur, func(s string) bool { return slices.Contains(names, s) })
+	return func(cur []string) ([]string, error) {
+		var missing []string
+		for _, n := range names {
+			if !slices.Contains(cur, n) && !slices.Contains(missing, n) {
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, Errorf(ErrNotFound, "", "not set: %s (the provider has: %s); nothing removed", strings.Join(missing, ", "), orNoneList(cur))
+		}
+		return slices.DeleteFunc(cur, func(s string) bool { return slices.Contains(names, s) }), nil
 	}
+}
+
+func orNoneList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	s := slices.Clone(names)
+	slices.Sort(s)
+	return strings.Join(s, ", ")
 }
 
 func dedupe(names []string) []string {

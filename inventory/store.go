@@ -46,6 +46,11 @@ type Store interface {
 	// DeleteProvider is DELETE /resource_providers/{uuid}: ErrInUse when it
 	// has allocations or child providers.
 	DeleteProvider(ctx context.Context, uuid string) error
+	// UpdateProvider is PUT /resource_providers/{uuid} (1.37 semantics):
+	// a new name and, when u.ParentUUID is set, a new parent ("" makes it a
+	// root); the whole subtree follows to the new root. Duplicate name:
+	// ErrConflict; unknown parent or a loop: ErrBadRequest.
+	UpdateProvider(ctx context.Context, uuid string, u ProviderUpdate) (Provider, error)
 
 	// Inventories is GET /resource_providers/{uuid}/inventories.
 	Inventories(ctx context.Context, uuid string) (generation int64, inv map[string]Inventory, err error)
@@ -58,6 +63,10 @@ type Store interface {
 	// allocations for every class the provider has inventory of (0 when
 	// none).
 	Usages(ctx context.Context, uuid string) (generation int64, usages map[string]int64, err error)
+	// ProjectUsages is GET /usages?project_id=P[&user_id=U] (1.9's
+	// answer): class -> the sum of the project's (and user's) allocations,
+	// classes with none left out.
+	ProjectUsages(ctx context.Context, project, user string) (map[string]int64, error)
 	// ProviderAllocations is GET /resource_providers/{uuid}/allocations:
 	// consumer uuid -> class -> amount.
 	ProviderAllocations(ctx context.Context, uuid string) (generation int64, allocs map[string]map[string]int64, err error)
@@ -150,6 +159,13 @@ func (i Inventory) Capacity() int64 {
 	return int64(float64(i.Total-i.Reserved) * i.AllocationRatio)
 }
 
+// ProviderUpdate is what `provider set` changes.
+type ProviderUpdate struct {
+	Name string
+	// ParentUUID nil keeps the parent; "" makes the provider a root.
+	ParentUUID *string
+}
+
 // The kinds of *Error; test with errors.Is(err, inventory.ErrGeneration).
 var (
 	ErrNotFound   = errors.New("not found")
@@ -157,6 +173,8 @@ var (
 	ErrInUse      = errors.New("in use")
 	ErrConflict   = errors.New("already exists")
 	ErrBadRequest = errors.New("bad request")
+	// ErrForbidden: Placement's policy refuses the credentials (401, 403).
+	ErrForbidden = errors.New("forbidden")
 )
 
 // Error is a failure Placement answers with a 4xx status.
@@ -192,6 +210,8 @@ func Errorf(kind error, code string, format string, args ...any) *Error {
 		status = 409
 	case ErrBadRequest:
 		status = 400
+	case ErrForbidden:
+		status = 403
 	}
 	if code == "" {
 		code = CodeDefault

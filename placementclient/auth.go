@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -27,6 +28,30 @@ type ConnectOptions struct {
 	Microversion string
 	Timeout      time.Duration
 	Logger       *slog.Logger
+	// Keystone are credentials given as options rather than a clouds.yaml
+	// entry; used without Cloud, the OS_* variables fill what is empty.
+	Keystone KeystoneAuth
+}
+
+// KeystoneAuth are openstackclient's --os-* credential options.
+type KeystoneAuth struct {
+	AuthURL, Username, Password, ProjectName, UserDomainName, ProjectDomainName string
+	ApplicationCredentialID, ApplicationCredentialSecret                        string
+}
+
+func (k KeystoneAuth) authInfo() (*clientconfig.AuthInfo, clientconfig.AuthType) {
+	if k == (KeystoneAuth{}) {
+		return nil, ""
+	}
+	var t clientconfig.AuthType
+	if k.ApplicationCredentialID != "" || k.ApplicationCredentialSecret != "" {
+		t = clientconfig.AuthV3ApplicationCredential
+	}
+	return &clientconfig.AuthInfo{
+		AuthURL: k.AuthURL, Username: k.Username, Password: k.Password, ProjectName: k.ProjectName,
+		UserDomainName: k.UserDomainName, ProjectDomainName: k.ProjectDomainName,
+		ApplicationCredentialID: k.ApplicationCredentialID, ApplicationCredentialSecret: k.ApplicationCredentialSecret,
+	}, t
 }
 
 // Connect authenticates (unless a token and endpoint are given), finds
@@ -40,8 +65,14 @@ func Connect(ctx context.Context, o ConnectOptions) (*Client, error) {
 		cfg.Auth = StaticToken(o.Token)
 		return New(ctx, cfg)
 	}
+	if o.Endpoint != "" && o.Cloud == "" && o.Keystone.AuthURL == "" && os.Getenv("OS_AUTH_URL") == "" && os.Getenv("OS_CLOUD") == "" {
+		return nil, errors.New("--os-endpoint needs --os-token (a noauth2 Placement takes any value) or Keystone credentials (--os-cloud, or --os-auth-url with a user or application credential) to get one")
+	}
+	info, authType := o.Keystone.authInfo()
 	sc, err := clientconfig.NewServiceClient(ctx, "placement", &clientconfig.ClientOpts{
 		Cloud:        o.Cloud,
+		AuthInfo:     info,
+		AuthType:     authType,
 		RegionName:   o.RegionName,
 		EndpointType: o.Interface,
 	})

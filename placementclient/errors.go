@@ -51,6 +51,14 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("Placement %d %s", e.Status, what)
 	}
 	msg := e.Message
+	switch e.Status {
+	case http.StatusForbidden:
+		// Placement's message ("Policy does not allow placement:... to be
+		// performed.") names the rule, not what to do.
+		return fmt.Sprintf("Placement answered 403 Forbidden to %s %s: the credentials lack the role its policy wants for this (by default admin: check the token, or the user's role in the project)", e.Method, e.Path)
+	case http.StatusUnauthorized:
+		return fmt.Sprintf("Placement answered 401 Unauthorized to %s %s: the token was refused (expired, or not valid for this Keystone)", e.Method, e.Path)
+	}
 	if msg == "" {
 		msg = what
 	} else {

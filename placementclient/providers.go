@@ -131,7 +131,12 @@ func (c *Client) UpdateProvider(ctx context.Context, uuid, name string, parent *
 		if err := c.need(14, "a parent provider"); err != nil {
 			return nil, err
 		}
-		body["parent_provider_uuid"] = *parent
+		if *parent == "" {
+			// Un-parenting (1.37): null.
+			body["parent_provider_uuid"] = nil
+		} else {
+			body["parent_provider_uuid"] = *parent
+		}
 	}
 	var rp ResourceProvider
 	if err := c.do(ctx, http.MethodPut, "/resource_providers/"+escape(uuid), nil, body, &rp); err != nil {

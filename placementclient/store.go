@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/rpctl/rpctl/inventory"
@@ -28,6 +29,8 @@ func storeErr(err error) error {
 		kind = inventory.ErrNotFound
 	case pe.Status == http.StatusBadRequest:
 		kind = inventory.ErrBadRequest
+	case pe.Status == http.StatusForbidden || pe.Status == http.StatusUnauthorized:
+		return &inventory.Error{Kind: inventory.ErrForbidden, Status: pe.Status, Code: pe.Code, Message: pe.Error()}
 	case pe.Status != http.StatusConflict:
 		return err
 	case errors.Is(pe, ErrInventoryInUse):
@@ -74,6 +77,34 @@ func (s Store) GetProvider(ctx context.Context, uuid string) (inventory.Provider
 // CreateProvider is POST /resource_providers.
 func (s Store) CreateProvider(ctx context.Context, spec inventory.ProviderSpec) (inventory.Provider, error) {
 	rp, err := s.C.CreateProvider(ctx, NewProvider{Name: spec.Name, UUID: spec.UUID, ParentProviderUUID: spec.ParentUUID})
+	if err != nil {
+		return inventory.Provider{}, storeErr(err)
+	}
+	return provider(rp), nil
+}
+
+// ProjectUsages is GET /usages at 1.9, before 1.38 grouped the answer by
+// consumer type.
+func (s Store) ProjectUsages(ctx context.Context, project, user string) (map[string]int64, error) {
+	if err := s.C.need(9, "GET /usages"); err != nil {
+		return nil, err
+	}
+	q := url.Values{"project_id": {project}}
+	if user != "" {
+		q.Set("user_id", user)
+	}
+	var out struct {
+		Usages map[string]int64 `json:"usages"`
+	}
+	if err := s.C.do(ctx, http.MethodGet, "/usages", q, nil, &out, &Version{1, 9}); err != nil {
+		return nil, storeErr(err)
+	}
+	return out.Usages, nil
+}
+
+// UpdateProvider is PUT /resource_providers/{uuid}.
+func (s Store) UpdateProvider(ctx context.Context, uuid string, u inventory.ProviderUpdate) (inventory.Provider, error) {
+	rp, err := s.C.UpdateProvider(ctx, uuid, u.Name, u.ParentUUID)
 	if err != nil {
 		return inventory.Provider{}, storeErr(err)
 	}

@@ -97,7 +97,16 @@ func parseMySQLURL(raw string) (Target, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return Target{}, fmt.Errorf("malformed database URL %s: %v", shown(raw), err)
+		msg := err.Error()
+		if pass, ok := Password(raw); ok {
+			// url.Parse reads a password without '@host' as a port
+			// and quotes it.
+			msg = strings.ReplaceAll(msg, pass, "***")
+			if !strings.Contains(raw, "@") {
+				msg = "no '@' between the password and the host name (user:password@host)"
+			}
+		}
+		return Target{}, fmt.Errorf("malformed database URL %s: %s", shown(raw), msg)
 	}
 	cfg := mysql.NewConfig()
 	if u.User != nil {
@@ -200,29 +209,55 @@ func sqlitePragmas(sep string) string {
 	return sep + "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_time_format=sqlite"
 }
 
-// Redact returns raw with any password replaced by "***". It understands URLs
-// and go-sql-driver DSNs; anything else is returned with the part between the
-// first ':' after the scheme and the last '@' masked.
-func Redact(raw string) string {
-	if scheme, rest, ok := strings.Cut(raw, "://"); ok {
-		at := strings.LastIndex(rest, "@")
-		if at < 0 {
-			return raw
+// Password returns the password a database URL or go-sql-driver DSN holds,
+// found by the place it has in either form rather than by what it looks
+// like: a URL's password runs from the ':' after the user name to the last
+// '@' before the query (so it may hold '@', ':' and '/'); a URL whose '@host'
+// is missing (mysql://u:pw/db) has the password where the port would be,
+// and a port is digits only; a DSN's runs from the first ':' to the last
+// '@' before the database's '/'.
+func Password(raw string) (string, bool) {
+	if _, rest, ok := strings.Cut(raw, "://"); ok {
+		if q := strings.IndexByte(rest, '?'); q >= 0 {
+			rest = rest[:q]
 		}
-		userinfo := rest[:at]
-		if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
-			return scheme + "://" + user + ":***" + rest[at:]
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			_, pass, hasPass := strings.Cut(rest[:at], ":")
+			return pass, hasPass && pass != ""
 		}
-		return raw
+		authority, _, _ := strings.Cut(rest, "/")
+		if _, port, ok := strings.Cut(authority, ":"); ok && port != "" && strings.Trim(port, "0123456789") != "" && !strings.HasPrefix(authority, "[") {
+			return port, true
+		}
+		return "", false
 	}
-	at := strings.LastIndex(raw, "@")
+	head := raw
+	if slash := strings.LastIndexByte(raw, '/'); slash >= 0 {
+		head = raw[:slash]
+	}
+	at := strings.LastIndexByte(head, '@')
 	if at < 0 {
+		return "", false
+	}
+	_, pass, hasPass := strings.Cut(head[:at], ":")
+	return pass, hasPass && pass != ""
+}
+
+// Redact returns raw with its password (see Password) replaced by "***".
+func Redact(raw string) string {
+	pass, ok := Password(raw)
+	if !ok {
 		return raw
 	}
-	if user, _, hasPass := strings.Cut(raw[:at], ":"); hasPass {
-		return user + ":***" + raw[at:]
+	prefix := ""
+	rest := raw
+	if scheme, r, isURL := strings.Cut(raw, "://"); isURL {
+		prefix, rest = scheme+"://", r
 	}
-	return raw
+	// The password follows the user name's ':'; replace it there, not a
+	// copy of it elsewhere (it may equal the host name).
+	user, after, _ := strings.Cut(rest, ":")
+	return prefix + user + ":***" + strings.TrimPrefix(after, pass)
 }
 
 // oneLine quotes a message holding a control character (a driver error
@@ -252,4 +287,19 @@ func scrub(msg, raw string) string {
 		return msg
 	}
 	return strings.ReplaceAll(msg, raw, red)
+}
+
+// SameDatabase reports whether a and b open the same database: the same
+// driver and schema (or file) on the same server address, whatever the
+// URL's spelling (SQLAlchemy URL or DSN, options, credentials).
+func SameDatabase(a, b Target) bool {
+	if a.Driver != b.Driver || a.Database != b.Database {
+		return false
+	}
+	if a.Driver != MySQL {
+		return true
+	}
+	ca, errA := mysql.ParseDSN(a.DSN)
+	cb, errB := mysql.ParseDSN(b.DSN)
+	return errA == nil && errB == nil && ca.Net == cb.Net && ca.Addr == cb.Addr
 }

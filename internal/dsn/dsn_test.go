@@ -55,6 +55,7 @@ func TestParseErrorsNeverShowPassword(t *testing.T) {
 		"just-a-word-topsecret",
 		"u:top@secret@tcp(db/nova",
 		"dir/cloud.db",
+		"mysql+pymysql://u:topsecret/db", // issue 21: no @host, printed twice before
 	} {
 		_, err := Parse(raw)
 		if err == nil {
@@ -78,6 +79,17 @@ func TestRedact(t *testing.T) {
 		"mysql://u:p@ss@h/db":                                "mysql://u:***@h/db",
 		"u:a@b:c@tcp(127.0.0.1:3306)/db":                     "u:***@tcp(127.0.0.1:3306)/db",
 		"{scheme}://{username}:{password}@{hostname}/{path}": "{scheme}://{username}:***@{hostname}/{path}",
+		// issue 21: a URL missing its @host, a DSN password holding '@' and ':'.
+		"mysql+pymysql://u:S3cretPW/db":       "mysql+pymysql://u:***/db",
+		"mysql+pymysql://u:S3cretPW@/db":      "mysql+pymysql://u:***@/db",
+		"u:S3cr@t:x@y@tcp(127.0.0.1:3306)/db": "u:***@tcp(127.0.0.1:3306)/db",
+		"mysql://u:p/w@h/db?unix_socket=/s":   "mysql://u:***@h/db?unix_socket=/s",
+		"mysql://db:3306/nova":                "mysql://db:3306/nova",
+		"mysql://[::1]:3306/nova":             "mysql://[::1]:3306/nova",
+		"mysql://host/nova":                   "mysql://host/nova",
+		"mysql://h:h@h/h":                     "mysql://h:***@h/h",
+		"sqlite:////var/lib/cloud.db":         "sqlite:////var/lib/cloud.db",
+		"tcp(127.0.0.1:3306)/nova":            "tcp(127.0.0.1:3306)/nova",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)

@@ -7,30 +7,37 @@ package logging
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
-	"os"
+	"sync"
 	"sync/atomic"
-
-	"github.com/rpctl/rpctl/internal/lazyre"
 )
 
 // Options are the logging flags.
 type Options struct {
 	Debug bool
-	// File receives the records instead of Stderr (appended).
-	File   string
+	// File receives the records instead of Stderr; Setup's close function
+	// closes it. The caller opens it (safefile.Policy.OpenLog), so that an
+	// existing file or a database is never written by surprise.
+	File   io.WriteCloser
 	Stderr io.Writer
 }
 
 var current atomic.Pointer[slog.Logger]
 
-var discard = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError + 1}))
-
-func init() { current.Store(discard) }
+// discard is the silent logger, made on first use (nothing runs at init).
+var discard = sync.OnceValue(func() *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError + 1}))
+})
 
 // Logger returns rpctl's logger; it discards everything until Setup.
-func Logger() *slog.Logger { return current.Load() }
+func Logger() *slog.Logger {
+	if l := current.Load(); l != nil {
+		return l
+	}
+	return discard()
+}
 
 // Debug reports whether debug records are wanted, so that callers skip the
 // work of building them (and the SQL driver wrapper) otherwise.
@@ -39,18 +46,14 @@ func Debug() bool { return Logger().Enabled(context.Background(), slog.LevelDebu
 // Setup installs the logger the options ask for and returns a function that
 // closes its file and restores the silent logger.
 func Setup(o Options) (func() error, error) {
-	if !o.Debug && o.File == "" {
-		current.Store(discard)
+	if !o.Debug && o.File == nil {
+		current.Store(discard())
 		return func() error { return nil }, nil
 	}
 	w := o.Stderr
 	closeFn := func() error { return nil }
-	if o.File != "" {
-		f, err := os.OpenFile(o.File, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, err
-		}
-		w, closeFn = f, f.Close
+	if o.File != nil {
+		w, closeFn = o.File, o.File.Close
 	}
 	level := slog.LevelInfo
 	if o.Debug {
@@ -59,32 +62,31 @@ func Setup(o Options) (func() error, error) {
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: redactAttr})
 	current.Store(slog.New(h))
 	return func() error {
-		current.Store(discard)
+		current.Store(discard())
 		return closeFn()
 	}, nil
 }
 
-// redactAttr keeps passwords out of every record, whatever a caller logs.
+// redactAttr keeps secrets out of every record, whatever a caller logs:
+// strings, errors and any other value that prints as text.
 func redactAttr(_ []string, a slog.Attr) slog.Attr {
-	if a.Value.Kind() == slog.KindString {
+	switch a.Value.Kind() {
+	case slog.KindString:
 		a.Value = slog.StringValue(Redact(a.Value.String()))
+	case slog.KindAny:
+		v := a.Value.Any()
+		var text string
+		switch t := v.(type) {
+		case error:
+			text = t.Error()
+		case fmt.Stringer:
+			text = t.String()
+		default:
+			return a
+		}
+		if r := Redact(text); r != text {
+			a.Value = slog.StringValue(r)
+		}
 	}
 	return a
-}
-
-var (
-	// scheme://user:password@host
-	urlPassword = &lazyre.Regexp{Expr: `(://[^:/@\s]*:)[^@\s]*@`}
-	// go-sql-driver DSN: user:password@tcp(...)
-	dsnPassword = &lazyre.Regexp{Expr: `(^|[\s"'=])([^:/@\s"'=]+:)[^@\s]*@(tcp|unix)\(`}
-	// password=..., X-Auth-Token: ..., "password": "..."
-	keyPassword = &lazyre.Regexp{Expr: `(?i)((?:password|passwd|secret|token|x-auth-token|x-subject-token)["']?\s*[:=]\s*["']?)[^"'&\s,}]+`}
-)
-
-// Redact replaces the passwords and tokens in s (URLs, DSNs, key=value,
-// JSON members, auth headers) with ***.
-func Redact(s string) string {
-	s = urlPassword.Get().ReplaceAllString(s, "${1}***@")
-	s = dsnPassword.Get().ReplaceAllString(s, "${1}${2}***@${3}(")
-	return keyPassword.Get().ReplaceAllString(s, "${1}***")
 }

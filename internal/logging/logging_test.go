@@ -2,6 +2,8 @@ package logging
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -70,5 +72,36 @@ func TestTransport(t *testing.T) {
 	}
 	if strings.Contains(got, "secret-token") || strings.Contains(got, ":pw@") {
 		t.Errorf("record leaks a secret: %q", got)
+	}
+}
+
+// TestRegisteredSecrets: a registered value is replaced wherever it
+// appears, in strings, errors and what goes through RedactingWriter; a
+// URL's password is found by its place even when it holds '@' and ':'.
+func TestRegisteredSecrets(t *testing.T) {
+	defer ResetSecrets()
+	AddSecret("TokSpace111", "pw") // "pw" is too short to replace everywhere
+	AddURLSecret("u:S3cr@t:x@y@tcp(127.0.0.1:3306)/db")
+	for _, tc := range []struct{ in, want string }{
+		{"args=--os-token TokSpace111 list", "args=--os-token *** list"},
+		{"dial u:S3cr@t:x@y@tcp(127.0.0.1:3306)/db", "dial u:***@tcp(127.0.0.1:3306)/db"},
+		{"err: S3cr@t:x@y rejected", "err: *** rejected"},
+		{"a pwned row", "a pwned row"},
+		{`url="mysql+pymysql://u:NoHost9/db"`, `url="mysql+pymysql://u:***/db"`},
+	} {
+		if got := Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	var b bytes.Buffer
+	closeFn, _ := Setup(Options{Debug: true, Stderr: &b})
+	Logger().Debug("connect", "err", errors.New("login S3cr@t:x@y failed"))
+	closeFn()
+	fmt.Fprint(RedactingWriter(&b), "verbose: TokSpace111\n")
+	if strings.Contains(b.String(), "S3cr@t") || strings.Contains(b.String(), "TokSpace111") {
+		t.Errorf("secret printed: %q", b.String())
+	}
+	if !SecretEnv("OS_PASSWORD") || !SecretEnv("OS_APPLICATION_CREDENTIAL_SECRET") || !SecretEnv("OS_TOKEN") || SecretEnv("OS_USERNAME") || SecretEnv("PASSWORD") {
+		t.Error("SecretEnv misjudges a variable")
 	}
 }

@@ -14,9 +14,9 @@ import (
 const cliffScript = `
 import io, json, sys, types
 from cliff import lister
-from cliff.formatters import commaseparated, json_format, table, value
+from cliff.formatters import commaseparated, json_format, table, value, yaml_format
 spec = json.loads(sys.argv[1])
-fmt = {"csv": commaseparated.CSVLister, "json": json_format.JSONFormatter,
+fmt = {"csv": commaseparated.CSVLister, "json": json_format.JSONFormatter, "yaml": yaml_format.YAMLFormatter,
        "table": table.TableFormatter, "value": value.ValueFormatter}[spec["format"]]()
 class L(lister.Lister):
     def take_action(self, parsed_args):
@@ -97,6 +97,14 @@ func TestMatchesCliff(t *testing.T) {
 		{CSV, Options{Columns: []string{"ok", "nope", "name"}, SortColumns: []string{"name", "id"}}, map[string]any{"columns": []string{"ok", "nope", "name"}, "sort_columns": []string{"name", "id"}}},
 		{CSV, Options{SortColumns: []string{"ratio"}, SortDescending: true}, map[string]any{"sort_columns": []string{"ratio"}, "sort_direction": "desc"}},
 		{JSON, Options{SortColumns: []string{"name", "nope"}, SortDescending: true, Columns: []string{"id"}}, map[string]any{"sort_columns": []string{"name", "nope"}, "sort_direction": "desc", "columns": []string{"id"}}},
+		// issue 21: yaml lists with cliff's sorted keys (found by
+		// TestDifferentialOSC); on the plain columns: PyYAML's quoting of
+		// non-ASCII, empty and multi-line strings and its float spelling
+		// (1.0e-05) are not matched.
+		{YAML, Options{Columns: []string{"ok", "id"}, SortColumns: []string{"id"}}, map[string]any{"columns": []string{"ok", "id"}, "sort_columns": []string{"id"}}},
+		// issue 21: numeric columns right-aligned as cliff's table (found by TestDifferentialOSC).
+		{Table, Options{Columns: []string{"id", "name", "ratio", "ok"}}, map[string]any{"columns": []string{"id", "name", "ratio", "ok"}}},
+		{Table, Options{SortColumns: []string{"id"}, SortDescending: true, Columns: []string{"id", "ratio"}}, map[string]any{"sort_columns": []string{"id"}, "sort_direction": "desc", "columns": []string{"id", "ratio"}}},
 	} {
 		tc.opts.Format = tc.format
 		var b bytes.Buffer
@@ -147,5 +155,97 @@ func TestTableWidthMatchesCliff(t *testing.T) {
 	Options{Format: Table, PrintEmpty: true}.Write(&empty, Rows{Headers: cols}, nil)
 	if want := cliffOutput(t, Table, cols, nil, map[string]any{"print_empty": true}); empty.String() != want {
 		t.Errorf("--print-empty: %q, cliff %q", empty.String(), want)
+	}
+}
+
+// showScript is cliffScript for a ShowOne command: one record.
+const showScript = `
+import io, json, sys, types
+from cliff import show
+from cliff.formatters import json_format, table, value, yaml_format
+spec = json.loads(sys.argv[1])
+fmt = {"json": json_format.JSONFormatter, "yaml": yaml_format.YAMLFormatter,
+       "table": table.TableFormatter, "value": value.ValueFormatter}[spec["format"]]()
+class S(show.ShowOne):
+    def take_action(self, parsed_args):
+        pass
+s = object.__new__(S)
+s.formatter = fmt
+out = io.StringIO()
+s.app = types.SimpleNamespace(stdout=out)
+a = dict(columns=[], noindent=False, max_width=0, fit_width=False, print_empty=False)
+a.update(spec["args"])
+s.produce_output(types.SimpleNamespace(**a), spec["columns"], spec["row"])
+sys.stdout.write(out.getvalue())
+`
+
+// TestRecordMatchesCliffShowOne (issue 21): a record prints as cliff's
+// ShowOne does in table, value, json and yaml, with and without -c: -f
+// value -c uuid is the uuid alone, -f json one object.
+func TestRecordMatchesCliffShowOne(t *testing.T) {
+	testdb.RequirePython(t, "cliff.show", "cliff.formatters.yaml_format")
+	cols := []string{"uuid", "name", "generation", "allocation_ratio", "parent_provider_uuid"}
+	row := []any{"9a3e-u", "cn1", int64(3), 16.0, nil}
+	r := Record(cols, row...)
+	for _, format := range []string{Table, Value, JSON, YAML} {
+		for _, columns := range [][]string{nil, {"uuid"}, {"generation", "name"}} {
+			var b bytes.Buffer
+			if err := (Options{Format: format, Columns: columns, SortColumns: []string{"name"}}).Write(&b, r, nil); err != nil {
+				t.Fatal(err)
+			}
+			typed := []byte("[")
+			for i, v := range row {
+				if i > 0 {
+					typed = append(typed, ',')
+				}
+				typed = append(typed, jsonValue(v)...)
+			}
+			args := map[string]any{}
+			if columns != nil {
+				args["columns"] = columns
+			}
+			spec, _ := json.Marshal(map[string]any{"format": format, "columns": cols, "row": json.RawMessage(append(typed, ']')), "args": args})
+			want, err := exec.Command(testdb.Python, "-c", showScript, string(spec)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("cliff: %v\n%s", err, want)
+			}
+			if b.String() != string(want) {
+				t.Errorf("-f %s -c %v:\nrpctl\n%s\ncliff\n%s", format, columns, b.String(), want)
+			}
+		}
+	}
+}
+
+// TestNumbersSortAsNumbers (issue 21): typed cells sort by value in every
+// format, and -c and --sort-column apply to json and yaml too.
+func TestNumbersSortAsNumbers(t *testing.T) {
+	var r Rows
+	r.Headers = []string{"resource_class", "max_unit"}
+	r.Add("VCPU", int64(96))
+	r.Add("SRIOV_NET_VF", int64(8))
+	r.Add("MEMORY_MB", int64(523271))
+	o := Options{SortColumns: []string{"max_unit"}, SortDescending: true}
+	for format, want := range map[string]string{
+		Value: "MEMORY_MB 523271\nVCPU 96\nSRIOV_NET_VF 8\n",
+		CSV:   "\"resource_class\",\"max_unit\"\n\"MEMORY_MB\",523271\n\"VCPU\",96\n\"SRIOV_NET_VF\",8\n",
+		YAML:  "- resource_class: MEMORY_MB\n- resource_class: VCPU\n- resource_class: SRIOV_NET_VF\n",
+		JSON:  "[{\"max_unit\": 523271}, {\"max_unit\": 96}, {\"max_unit\": 8}]\n",
+	} {
+		o.Format = format
+		o.Columns = nil
+		o.NoIndent = format == JSON
+		switch format {
+		case YAML:
+			o.Columns = []string{"resource_class"}
+		case JSON:
+			o.Columns = []string{"max_unit"}
+		}
+		var b bytes.Buffer
+		if err := o.Write(&b, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != want {
+			t.Errorf("-f %s: got\n%s\nwant\n%s", format, b.String(), want)
+		}
 	}
 }

@@ -70,12 +70,18 @@ func (o Options) Write(w io.Writer, r Rows, data any) error {
 		}
 		return o.writeJSONDoc(w, js)
 	}
+	if r.single {
+		return o.writeRecord(w, r)
+	}
 	r, err := o.apply(r)
 	if err != nil {
 		return err
 	}
 	switch o.Format {
 	case Table, "":
+		if r.Align == AlignLeft && len(r.Rows) > 0 {
+			r.columnAlign = firstRowAlign(r)
+		}
 		return o.writeTable(w, r)
 	case Value:
 		for _, row := range r.Rows {
@@ -86,6 +92,9 @@ func (o Options) Write(w io.Writer, r Rows, data any) error {
 		return nil
 	case CSV:
 		return writeCSV(w, r, o.Quote)
+	case YAML:
+		// cliff's yaml lister is yaml.safe_dump of dicts: keys sorted.
+		r = sortedColumns(r)
 	}
 	return o.writeJSONDoc(w, rowsJSON(r))
 }
@@ -235,21 +244,25 @@ func rowsJSON(r Rows) []byte {
 		if i > 0 {
 			buf.WriteString(",")
 		}
-		buf.WriteString("{")
-		vals := r.values(i)
-		for j, h := range r.Headers {
-			if j > 0 {
-				buf.WriteString(",")
-			}
-			k, _ := json.Marshal(h)
-			buf.Write(k)
-			buf.WriteString(":")
-			buf.Write(jsonValue(cellAt(vals, j)))
-		}
-		buf.WriteString("}")
+		writeObject(&buf, r.Headers, r.values(i))
 	}
 	buf.WriteString("]")
 	return buf.Bytes()
+}
+
+// writeObject writes one row as a JSON object, keys in column order.
+func writeObject(buf *bytes.Buffer, headers []string, vals []any) {
+	buf.WriteString("{")
+	for j, h := range headers {
+		if j > 0 {
+			buf.WriteString(",")
+		}
+		k, _ := json.Marshal(h)
+		buf.Write(k)
+		buf.WriteString(":")
+		buf.Write(jsonValue(cellAt(vals, j)))
+	}
+	buf.WriteString("}")
 }
 
 func jsonValue(v any) []byte {
@@ -271,4 +284,42 @@ func jsonValue(v any) []byte {
 		b, _ = json.Marshal(Text(v))
 	}
 	return b
+}
+
+// firstRowAlign is cliff's TableFormatter.add_rows rule: a column whose
+// first value is a number (Python int or float, not bool) is right-aligned,
+// every other one left.
+func firstRowAlign(r Rows) []Align {
+	first := r.values(0)
+	out := make([]Align, len(r.Headers))
+	for i := range out {
+		switch cellAt(first, i).(type) {
+		case int64, float64:
+			out[i] = AlignRight
+		}
+	}
+	return out
+}
+
+// sortedColumns is r with its columns in name order.
+func sortedColumns(r Rows) Rows {
+	idx := make([]int, len(r.Headers))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return r.Headers[idx[a]] < r.Headers[idx[b]] })
+	out := Rows{Headers: make([]string, len(idx))}
+	for k, i := range idx {
+		out.Headers[k] = r.Headers[i]
+	}
+	for row := range r.Rows {
+		vals := r.values(row)
+		text, typed := make([]string, len(idx)), make([]any, len(idx))
+		for k, i := range idx {
+			text[k], typed[k] = cell(r.Rows[row], i), cellAt(vals, i)
+		}
+		out.Rows = append(out.Rows, text)
+		out.Values = append(out.Values, typed)
+	}
+	return out
 }

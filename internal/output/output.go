@@ -69,6 +69,11 @@ type Rows struct {
 	// prettytable aligns them like the data and centres even-width text
 	// with the extra space on the left.
 	Align Align
+	// single marks one record (Record): cliff's ShowOne.
+	single bool
+	// columnAlign, when set, aligns each column (data and header) on its
+	// own, as cliff's TableFormatter does by the first row's types.
+	columnAlign []Align
 }
 
 // RenderTable writes an ASCII table in the prettytable style that nova-manage
@@ -85,7 +90,7 @@ func RenderTable(w io.Writer, r Rows) error {
 		// Pre-padded to the column width, the cells print as they are.
 		cells, align, headerAlign = centre(r), tw.AlignLeft, tw.AlignCenter
 	}
-	t := tablewriter.NewTable(w,
+	opts := []tablewriter.Option{
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(headerAlign),
@@ -93,7 +98,16 @@ func RenderTable(w io.Writer, r Rows) error {
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithTrimSpace(tw.Off),
-	)
+	}
+	if len(r.columnAlign) > 0 {
+		per := make([]tw.Align, len(r.columnAlign))
+		for i, a := range r.columnAlign {
+			per[i] = map[Align]tw.Align{AlignLeft: tw.AlignLeft, AlignCenter: tw.AlignCenter, AlignRight: tw.AlignRight}[a]
+		}
+		opts = append(opts, tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: align, PerColumn: per}),
+			tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{Global: headerAlign, PerColumn: per}))
+	}
+	t := tablewriter.NewTable(w, opts...)
 	headers := make([]any, len(r.Headers))
 	for i, h := range r.Headers {
 		headers[i] = h

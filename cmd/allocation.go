@@ -1,0 +1,235 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/placementclient"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
+)
+
+// consumerPlacement is what the allocation commands need of Placement, on
+// either backend: GET and PUT /allocations/{consumer} (claims.Placement)
+// and DELETE.
+type consumerPlacement struct {
+	claims.Placement
+	release func(ctx context.Context, consumer string) (bool, error)
+}
+
+func withConsumerPlacement(c *cobra.Command, f *Factory, fn func(ctx context.Context, p consumerPlacement) error) error {
+	ctx := c.Context()
+	if f.UsePlacementAPI() {
+		client, err := f.PlacementClient(ctx)
+		if err != nil {
+			return storeError(err)
+		}
+		cl := placementclient.Claims{C: client, ConsumerType: "INSTANCE"}
+		return allocationError(fn(ctx, consumerPlacement{Placement: cl, release: cl.Release}))
+	}
+	dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
+	if err != nil {
+		return err
+	}
+	defer dbs.Close()
+	return allocationError(fn(ctx, consumerPlacement{
+		Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement},
+		release:   placementdb.ClaimsLedger{DB: dbs.Placement}.Release,
+	}))
+}
+
+// allocationError gives the allocation commands the store commands' codes.
+func allocationError(err error) error {
+	var we *claims.WriteError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &we) && we.Conflict:
+		return &ExitError{Code: exitIncomplete, Err: err}
+	case errors.As(err, &we), errors.Is(err, claims.ErrBadInput):
+		return &ExitError{Code: exitRefused, Err: err}
+	}
+	return storeError(err)
+}
+
+// NewCmdAllocation builds `rpctl allocation`, osc's resource provider
+// allocation commands.
+func NewCmdAllocation(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "allocation",
+		Short: "Show, set and unset a consumer's allocations (osc's resource provider allocation)",
+		Args:  cobra.NoArgs,
+	}
+	c.AddCommand(newCmdAllocationShow(f), newCmdAllocationSet(f), newCmdAllocationUnset(f))
+	return c
+}
+
+func checkConsumer(consumer string) error {
+	if !candidates.UUIDLike(consumer) {
+		return fmt.Errorf("%w: consumer %q is not a uuid", claims.ErrBadInput, consumer)
+	}
+	return nil
+}
+
+func allocationRows(a *claims.Allocations) output.Rows {
+	rows := output.Rows{Headers: []string{"resource_provider", "generation", "resources", "project_id", "user_id"}}
+	if a == nil {
+		return rows
+	}
+	for _, rp := range slices.Sorted(maps.Keys(a.Allocations)) {
+		pa := a.Allocations[rp]
+		rows.Add(rp, pa.Generation, output.Cell{Text: formatResources(pa.Resources), Value: pa.Resources}, a.ProjectID, a.UserID)
+	}
+	return rows
+}
+
+func newCmdAllocationShow(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show CONSUMER",
+		Short: "Show a consumer's allocations, one row per provider (GET /allocations/{consumer})",
+		Long:  "Show a consumer's allocations: provider, its generation, the resources, project and user.\n\n" + storeExitCodes,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkConsumer(args[0]); err != nil {
+				return allocationError(err)
+			}
+			return withConsumerPlacement(c, f, func(ctx context.Context, p consumerPlacement) error {
+				got, err := p.ConsumerAllocations(ctx, []string{args[0]})
+				if err != nil {
+					return err
+				}
+				return f.Write(allocationRows(got[args[0]]), nil)
+			})
+		},
+	}
+}
+
+func newCmdAllocationSet(f *Factory) *cobra.Command {
+	var allocs []string
+	var project, user string
+	c := &cobra.Command{
+		Use:   "set CONSUMER --allocation rp=UUID,CLASS=N,... [--project-id P --user-id U]",
+		Short: "Replace a consumer's allocations (PUT /allocations/{consumer}), as osc's resource provider allocation set",
+		Long: `Replace every allocation of CONSUMER with the --allocation parts (repeatable, one per
+provider), consumer-generation checked: read, then written with the generation read
+(Placement's rules: capacity, min/max unit, step size). --project-id and --user-id are
+required for a new consumer and default to the existing consumer's.
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			consumer := args[0]
+			if err := checkConsumer(consumer); err != nil {
+				return allocationError(err)
+			}
+			want := map[string]claims.ProviderAllocation{}
+			for _, s := range allocs {
+				rp, res, err := claims.ParseAllocation(s)
+				if err != nil {
+					return allocationError(err)
+				}
+				for rc, n := range want[rp].Resources {
+					res[rc] += n
+				}
+				want[rp] = claims.ProviderAllocation{Resources: res}
+			}
+			if len(want) == 0 {
+				return allocationError(fmt.Errorf("%w: give at least one --allocation rp=UUID,CLASS=N", claims.ErrBadInput))
+			}
+			return withConsumerPlacement(c, f, func(ctx context.Context, p consumerPlacement) error {
+				got, err := p.ConsumerAllocations(ctx, []string{consumer})
+				if err != nil {
+					return err
+				}
+				a := claims.Allocations{ProjectID: project, UserID: user}
+				if cur := got[consumer]; cur != nil {
+					a.ConsumerGeneration = cur.ConsumerGeneration
+					a.ProjectID, a.UserID = orCurrent(project, cur.ProjectID), orCurrent(user, cur.UserID)
+				}
+				if a.ProjectID == "" || a.UserID == "" {
+					return fmt.Errorf("%w: a new consumer needs --project-id and --user-id", claims.ErrBadInput)
+				}
+				a.Allocations = want
+				return putAndShow(ctx, f, p, consumer, a)
+			})
+		},
+	}
+	c.Flags().StringArrayVar(&allocs, "allocation", nil, "rp=UUID,CLASS=N,… (repeatable: one per provider)")
+	c.Flags().StringVar(&project, "project-id", "", "the consumer's project (required for a new consumer)")
+	c.Flags().StringVar(&user, "user-id", "", "the consumer's user (required for a new consumer)")
+	return c
+}
+
+// putAndShow writes the consumer's allocation (PUT, generation checked)
+// and prints what Placement then holds.
+func putAndShow(ctx context.Context, f *Factory, p consumerPlacement, consumer string, a claims.Allocations) error {
+	if _, err := p.PutAllocations(ctx, []claims.Write{{Consumer: consumer, Alloc: a}}); err != nil {
+		return err
+	}
+	got, err := p.ConsumerAllocations(ctx, []string{consumer})
+	if err != nil {
+		return err
+	}
+	return f.Write(allocationRows(got[consumer]), nil)
+}
+
+// orCurrent is the flag's value when given, else the current one.
+func orCurrent(flag, cur string) string {
+	if flag != "" {
+		return flag
+	}
+	return cur
+}
+
+func newCmdAllocationUnset(f *Factory) *cobra.Command {
+	var providers, classes []string
+	c := &cobra.Command{
+		Use:   "unset CONSUMER [--provider UUID]... [--resource-class CLASS]...",
+		Short: "Remove some of a consumer's allocations, as osc's resource provider allocation unset",
+		Long: `Remove the consumer's allocations on the --provider providers (all of them without
+--provider) of the --resource-class classes (all without --resource-class), generation
+checked; what remains is written back (PUT), or the consumer goes when nothing remains
+(DELETE). Naming a provider or class the consumer does not hold is refused.
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			consumer := args[0]
+			if err := checkConsumer(consumer); err != nil {
+				return allocationError(err)
+			}
+			return withConsumerPlacement(c, f, func(ctx context.Context, p consumerPlacement) error {
+				got, err := p.ConsumerAllocations(ctx, []string{consumer})
+				if err != nil {
+					return err
+				}
+				cur := got[consumer]
+				if cur == nil {
+					return fmt.Errorf("%w: consumer %s holds no allocation", claims.ErrBadInput, consumer)
+				}
+				rest, err := claims.Unset(*cur, providers, classes)
+				if err != nil {
+					return err
+				}
+				if len(rest.Allocations) == 0 {
+					if _, err := p.release(ctx, consumer); err != nil {
+						return err
+					}
+					return f.Write(allocationRows(nil), nil)
+				}
+				return putAndShow(ctx, f, p, consumer, rest)
+			})
+		},
+	}
+	c.Flags().StringArrayVar(&providers, "provider", nil, "a provider uuid to remove the allocations from (repeatable)")
+	c.Flags().StringArrayVar(&classes, "resource-class", nil, "a class to remove (repeatable)")
+	return c
+}

@@ -1,0 +1,147 @@
+package safefile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWriteRefusesExisting(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "cloud.db")
+	os.WriteFile(db, []byte("database"), 0o644)
+	other := filepath.Join(dir, "notes.txt")
+	os.WriteFile(other, []byte("keep me"), 0o644)
+	if err := os.Symlink(db, filepath.Join(dir, "link.db")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(db, filepath.Join(dir, "hard.db")); err != nil {
+		t.Fatal(err)
+	}
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }
+	cases := []struct {
+		name  string
+		path  string
+		force bool
+		want  error // nil: written
+	}{
+		{"new file", filepath.Join(dir, "snap.db"), false, nil},
+		{"existing file", other, false, ErrExists},
+		{"existing file forced", other, true, nil},
+		{"database", db, false, ErrProtected},
+		{"database forced", db, true, ErrProtected},
+		{"database by another path", filepath.Join(dir, "sub", "..", "cloud.db"), true, ErrProtected},
+		{"database by a symbolic link", filepath.Join(dir, "link.db"), true, ErrProtected},
+		{"database by a hard link", filepath.Join(dir, "hard.db"), true, ErrProtected},
+		{"database's WAL", db + "-wal", true, ErrProtected},
+	}
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := os.ReadFile(tc.path)
+			p := Policy{Force: tc.force, Protected: []string{db}}
+			err := p.WriteStream("--out", tc.path, write)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			got, _ := os.ReadFile(tc.path)
+			if tc.want != nil {
+				if string(got) != string(before) {
+					t.Errorf("%s changed: %q", tc.path, got)
+				}
+				if !strings.Contains(err.Error(), tc.path) || !strings.HasPrefix(err.Error(), "--out ") {
+					t.Errorf("message %q does not name the flag and the file", err)
+				}
+			} else if string(got) != "new" {
+				t.Errorf("%s = %q, want new", tc.path, got)
+			}
+			if d, _ := os.ReadFile(db); string(d) != "database" {
+				t.Errorf("database changed: %q", d)
+			}
+		})
+	}
+	assertNoTemp(t, dir)
+}
+
+// A failed fill leaves the target as it was and no temporary file behind.
+func TestWriteFailedFill(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "chart.svg")
+	os.WriteFile(out, []byte("old"), 0o644)
+	var ext string
+	err := Policy{Force: true}.Write("--plot", out, func(tmp string) error {
+		ext = filepath.Ext(tmp)
+		os.WriteFile(tmp, []byte("half"), 0o644)
+		return errors.New("boom")
+	})
+	if err == nil || err.Error() != "boom" {
+		t.Fatalf("err = %v", err)
+	}
+	if ext != ".svg" {
+		t.Errorf("temporary file's extension %q, want .svg (writers choose the format by it)", ext)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old" {
+		t.Errorf("target = %q", b)
+	}
+	assertNoTemp(t, dir)
+}
+
+// A file created while the command worked is not replaced without Force.
+func TestWriteRaceWithoutForce(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "snap.db")
+	err := Policy{}.Write("--out", out, func(tmp string) error {
+		return os.WriteFile(out, []byte("someone else's"), 0o644)
+	})
+	if !errors.Is(err, ErrExists) {
+		t.Fatalf("err = %v, want ErrExists", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "someone else's" {
+		t.Errorf("target = %q", b)
+	}
+	assertNoTemp(t, dir)
+}
+
+func TestOpenLog(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "cloud.db")
+	os.WriteFile(db, []byte("database"), 0o644)
+	log := filepath.Join(dir, "run.log")
+	f, err := Policy{}.OpenLog("--log-file", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, "one\n")
+	f.Close()
+	if _, err := (Policy{}).OpenLog("--log-file", log); !errors.Is(err, ErrExists) {
+		t.Fatalf("existing log without force: %v", err)
+	}
+	f, err = Policy{Force: true}.OpenLog("--log-file", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, "two\n")
+	f.Close()
+	if b, _ := os.ReadFile(log); string(b) != "one\ntwo\n" {
+		t.Errorf("forced log appends: %q", b)
+	}
+	if _, err := (Policy{Force: true, Protected: []string{db}}).OpenLog("--log-file", db); !errors.Is(err, ErrProtected) {
+		t.Fatalf("database as log: %v", err)
+	}
+	if b, _ := os.ReadFile(db); string(b) != "database" {
+		t.Errorf("database changed: %q", b)
+	}
+}
+
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
