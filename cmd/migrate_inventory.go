@@ -36,6 +36,12 @@ Placement is kept; else the row's value unless 0.0/NULL; else initial_*_allocati
 MEMORY_MB and PCI pools. --shared-storage ceph=compute-*,nfs=gpu-* moves the DISK_GB of the
 matching hosts to one sharing provider per pool (MISC_SHARES_VIA_AGGREGATE).
 
+DISK_GB max_unit is local_gb, as Nova's resource tracker writes it (and rewrites it at
+every update of a running nova-compute). --disk-max-unit available-least uses
+disk_available_least instead (the Newton spec's suggestion): the scheduler then offers no
+host a server larger than its free disk, but every instance already larger than it can no
+longer be healed ("migrate allocations" skips it, exit code 2).
+
 Before anything is written, every live nova-conductor and nova-osapi_compute service of
 every cell must be at least service version 37 (Stein), which reads the providers
 and ratios this writes; older ones are named and the migration refuses (exit code 2)
@@ -54,6 +60,7 @@ var inventoryFlags struct {
 	shared     []string
 	parallel   int
 	force      bool
+	diskMax    string
 }
 
 func addInventoryFlags(fs *pflag.FlagSet) {
@@ -61,6 +68,7 @@ func addInventoryFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&inventoryFlags.layout, "layout", migrate.LayoutFlat, "provider tree: flat (everything on the compute node's provider) or nested (a child provider per NUMA cell)")
 	fs.StringArrayVar(&inventoryFlags.pciMaxUnit, "pci-max-unit", nil, "max_unit of a PCI resource class, CLASS=N (repeatable; default: the class's total)")
 	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
+	fs.StringVar(&inventoryFlags.diskMax, "disk-max-unit", migrate.DiskMaxUnitTotal, "DISK_GB max_unit: total (local_gb, what Nova's resource tracker writes) or available-least (disk_available_least: no server larger than the free disk is scheduled, but heal then refuses every instance already larger)")
 	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL only; SQLite has one writer)")
 	fs.BoolVar(&inventoryFlags.force, "force", false, fmt.Sprintf("migrate even when a nova-conductor or nova-osapi_compute service is older than version %d", status.DefaultMinServiceVersion))
 }
@@ -77,6 +85,9 @@ func inventoryConfig(f *Factory) (migrate.InventoryConfig, error) {
 		return c, fmt.Errorf("--parallel %d: expected 1 or more", inventoryFlags.parallel)
 	}
 	var err error
+	if c.DiskMaxUnit, err = migrate.ParseDiskMaxUnit(inventoryFlags.diskMax); err != nil {
+		return c, err
+	}
 	if c.PCIMaxUnit, err = migrate.ParsePCIMaxUnit(inventoryFlags.pciMaxUnit); err != nil {
 		return c, err
 	}

@@ -47,6 +47,40 @@ type InventoryConfig struct {
 	SharedStorage []SharedPool
 	Ratios        config.Ratios
 	Reserved      config.Reserved
+	// DiskMaxUnit is DiskMaxUnitTotal (the default, Nova's) or
+	// DiskMaxUnitAvailableLeast.
+	DiskMaxUnit string
+}
+
+// DISK_GB max_unit rules (--disk-max-unit).
+const (
+	// DiskMaxUnitTotal is what Nova's resource tracker writes (max_unit =
+	// local_gb) and rewrites at every periodic update of a running
+	// nova-compute.
+	DiskMaxUnitTotal = "total"
+	// DiskMaxUnitAvailableLeast is the Newton spec's suggestion
+	// (disk_available_least): no new server larger than the disk still free
+	// is scheduled, but heal then refuses every instance already larger.
+	DiskMaxUnitAvailableLeast = "available-least"
+)
+
+// ParseDiskMaxUnit reads --disk-max-unit.
+func ParseDiskMaxUnit(v string) (string, error) {
+	switch v {
+	case "", DiskMaxUnitTotal:
+		return DiskMaxUnitTotal, nil
+	case DiskMaxUnitAvailableLeast:
+		return v, nil
+	}
+	return "", fmt.Errorf("--disk-max-unit %q: expected %s or %s", v, DiskMaxUnitTotal, DiskMaxUnitAvailableLeast)
+}
+
+// diskMaxUnit is the node's DISK_GB max_unit under the configured rule.
+func (c *InventoryConfig) diskMaxUnit(total int64, dal *int64) int64 {
+	if c.DiskMaxUnit == DiskMaxUnitAvailableLeast {
+		return DiskMaxUnit(total, dal)
+	}
+	return total
 }
 
 // ParseSharedStorage reads --shared-storage values: comma-separated
@@ -252,7 +286,8 @@ func put(m map[string]DesiredInventory, rc string, d DesiredInventory) {
 	}
 }
 
-// DiskMaxUnit is DISK_GB's max_unit: disk_available_least when it is
+// DiskMaxUnit is DISK_GB's max_unit under --disk-max-unit available-least:
+// disk_available_least when it is
 // between 1 and the total (the largest disk that still fits); otherwise the
 // total. NULL means the driver never reported it; zero or negative is what
 // libvirt reports when sparse images overcommit the disk, and more than the
@@ -330,7 +365,7 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 	root := DesiredProvider{UUID: uuid, Name: host, Inventories: map[string]DesiredInventory{}, Traits: []string{TraitComputeNode}}
 	rs := c.Reserved
 	if p.pool < 0 {
-		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), DiskMaxUnit(n.LocalGB, n.DiskAvailableLeast), RatioDisk, n.DiskAllocationRatio).fromInt("local_gb", n.LocalGB))
+		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), c.diskMaxUnit(n.LocalGB, n.DiskAvailableLeast), RatioDisk, n.DiskAllocationRatio).fromInt("local_gb", n.LocalGB))
 	} else {
 		root.Aggregates = []string{SharedAggregateUUID(c.SharedStorage[p.pool].Name)}
 	}

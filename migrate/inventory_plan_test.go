@@ -46,6 +46,7 @@ func totals(d DesiredProvider) map[string][3]int64 {
 }
 
 func TestPlanNodeFlat(t *testing.T) {
+	availLeast := func(c *InventoryConfig) { c.DiskMaxUnit = DiskMaxUnitAvailableLeast }
 	tests := []struct {
 		name string
 		cfg  func(*InventoryConfig)
@@ -58,15 +59,17 @@ func TestPlanNodeFlat(t *testing.T) {
 			map[string][3]int64{"VCPU": {32, 2, 32}, "MEMORY_MB": {65536, 4096, 65536}, "DISK_GB": {1000, 2, 1000}}},
 		{"reserved capped at total", func(c *InventoryConfig) { c.Reserved = config.Reserved{MemoryMB: 1 << 20} }, nil,
 			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 65536, 65536}, "DISK_GB": {1000, 0, 1000}}},
-		{"disk_available_least in range is max_unit", nil, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(300) },
+		{"default: max_unit is local_gb, as Nova writes it", nil, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(300) },
+			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
+		{"disk_available_least in range is max_unit", availLeast, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(300) },
 			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 300}}},
-		{"disk_available_least 1 is max_unit", nil, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(1) },
+		{"disk_available_least 1 is max_unit", availLeast, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(1) },
 			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1}}},
-		{"disk_available_least 0 -> total", nil, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(0) },
+		{"disk_available_least 0 -> total", availLeast, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(0) },
 			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
-		{"negative disk_available_least -> total", nil, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(-40) },
+		{"negative disk_available_least -> total", availLeast, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(-40) },
 			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
-		{"disk_available_least above total -> total", nil, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(5000) },
+		{"disk_available_least above total -> total", availLeast, func(n *nova.ComputeNode) { n.DiskAvailableLeast = ip(5000) },
 			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
 		{"zero totals get no inventory (ironic-style)", nil, func(n *nova.ComputeNode) { n.VCPUs, n.MemoryMB, n.LocalGB = 0, 0, 0 },
 			map[string][3]int64{}},

@@ -1,0 +1,31 @@
+package cmd_test
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// Seed 31 has an instance whose disk is larger than its node's
+// disk_available_least: with Nova's max_unit (local_gb) it heals, with the
+// Newton spec's it is skipped.
+func TestMigrateAllDiskMaxUnit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"default is Nova's local_gb", nil, 0},
+		{"available-least refuses the larger instance", []string{"--disk-max-unit", "available-least"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "rpctl.db")
+			if _, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--seed", "31", "--nodes", "120"); code != 0 {
+				t.Fatalf("sample-cloud: exit %d: %s", code, errOut)
+			}
+			_, errOut, code := rpctl(t, append([]string{"--db", db, "migrate", "all"}, tc.args...)...)
+			if code != tc.want {
+				t.Fatalf("migrate all: exit %d, want %d: %s", code, tc.want, errOut)
+			}
+		})
+	}
+}
