@@ -91,6 +91,9 @@ type healRun struct {
 	o         HealOptions
 	log       io.Writer
 	nodeCache map[string]string
+	// placer places instances on their trees (place.go); nil until the
+	// first instance needs it.
+	placer *placer
 }
 
 // stop ends a heal with a code and nova-manage's message.
@@ -355,7 +358,7 @@ func (r *healRun) decide(ctx context.Context, cell Cell, in *Instance, cur *Allo
 		alloc = *cur
 	} else {
 		kind = healCreate
-		if alloc, err = r.fromFlavor(ctx, cell, in, flavor); err != nil {
+		if alloc, err = r.fromFlavor(ctx, cell, in, flavor, nil); err != nil {
 			return Write{}, healNone, err
 		}
 	}
@@ -366,7 +369,7 @@ func (r *healRun) decide(ctx context.Context, cell Cell, in *Instance, cur *Allo
 	if r.o.Force {
 		fmt.Fprintf(r.log, "Force flag passed for instance %s\n", in.UUID)
 		kind = healUpdate
-		fresh, err := r.fromFlavor(ctx, cell, in, flavor)
+		fresh, err := r.fromFlavor(ctx, cell, in, flavor, &alloc)
 		if err != nil {
 			return Write{}, healNone, err
 		}
@@ -387,8 +390,9 @@ func (r *healRun) decide(ctx context.Context, cell Cell, in *Instance, cur *Allo
 }
 
 // fromFlavor is _heal_missing_alloc: the flavor's resources against the
-// instance's compute node.
-func (r *healRun) fromFlavor(ctx context.Context, cell Cell, in *Instance, f Flavor) (Allocations, error) {
+// instance's compute node, placed where its tree holds them (placeFor);
+// held is the allocation a forced rebuild replaces.
+func (r *healRun) fromFlavor(ctx context.Context, cell Cell, in *Instance, f Flavor, held *Allocations) (Allocations, error) {
 	node, ok := r.nodeCache[*in.Node]
 	if !ok {
 		host := ""
@@ -417,8 +421,16 @@ func (r *healRun) fromFlavor(ctx context.Context, cell Cell, in *Instance, f Fla
 	if err != nil {
 		return Allocations{}, fmt.Errorf("instance %s: %w", in.UUID, err)
 	}
+	placed, err := r.placeFor(ctx, in, node, f, bfv, res, held)
+	if err != nil {
+		var pe *PlaceError
+		if errors.As(err, &pe) {
+			return Allocations{}, &stop{ExitWriteFailed, pe.Error()}
+		}
+		return Allocations{}, err
+	}
 	return Allocations{
-		Allocations: map[string]ProviderAllocation{node: {Resources: res}},
+		Allocations: placed,
 		ProjectID:   in.ProjectID,
 		UserID:      in.UserID,
 	}, nil

@@ -65,6 +65,18 @@ records, consumer record and generation check, capacity and unit checks, provide
 consumer generations incremented as placement-api increments them. Neutron port
 allocations are not healed (nova-manage's --skip-port-allocations).
 
+Where the resources go: on a compute node whose provider is alone in its tree and shares
+no aggregate with a sharing provider (the flat layout), everything goes on that provider,
+exactly as nova-manage writes it. Otherwise (rpctl's nested layout, --shared-storage) the
+built-in Placement core places the instance: its flavor's request as "candidates --flavor"
+builds it, without traits and root_required (they choose a host; the host is chosen),
+searched over the node's tree and the sharing providers of its aggregates, with their
+usage (including what this heal wrote). Of the candidates, the one on the fewest providers
+wins, then the one whose providers come first in database id order (NUMA cell 0 before
+cell 1), then the smaller amounts. An instance with no candidate stops the heal (exit 3)
+with the instance, its host, the class that does not fit and what to do. The providers are
+read once per heal (through the API: one GET per provider and kind).
+
 With --os-endpoint/--os-token or --os-cloud the allocations are read and written through
 the Placement API exactly as nova-manage does: GET /allocations/{consumer} for each
 candidate, then PUT /allocations/{consumer} with its consumer_generation, both at

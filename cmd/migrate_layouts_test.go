@@ -2,6 +2,7 @@ package cmd_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,22 @@ func TestMigrateAllDiskMaxUnit(t *testing.T) {
 			_, errOut, code := rpctl(t, append([]string{"--db", db, "migrate", "all"}, tc.args...)...)
 			if code != tc.want {
 				t.Fatalf("migrate all: exit %d, want %d: %s", code, tc.want, errOut)
+			}
+		})
+	}
+}
+
+// Heal places instances where the layout put their resources: NUMA
+// children, a sharing provider.
+func TestMigrateAllHealsEveryLayout(t *testing.T) {
+	for _, layout := range [][]string{{"--layout", "nested"}, {"--shared-storage", "ceph=*"}, {"--layout", "nested", "--shared-storage", "ceph=*"}} {
+		t.Run(strings.Join(layout, " "), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "rpctl.db")
+			if _, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--seed", "3", "--nodes", "30"); code != 0 {
+				t.Fatalf("sample-cloud: exit %d: %s", code, errOut)
+			}
+			if _, errOut, code := rpctl(t, append([]string{"--db", db, "migrate", "all"}, layout...)...); code != 0 {
+				t.Fatalf("migrate all: exit %d: %s", code, errOut)
 			}
 		})
 	}
