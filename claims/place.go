@@ -52,17 +52,17 @@ const searchCeiling = 100000
 // placer places instances on the trees of a model loaded once per heal.
 type placer struct {
 	in      *candidates.ModelInput
-	byUUID  map[string]int       // provider uuid -> index in in.Providers
-	byID    map[int64]int        // provider id -> index
-	kids    map[int64][]int64    // parent id -> child ids
-	invs    map[int64][]int      // provider id -> inventory rows
-	traits  map[int64][]int64    // provider id -> trait ids
-	aggs    map[int64][]int64    // provider id -> aggregate ids
-	members map[int64][]int64    // aggregate id -> provider ids
-	sharing map[int64]bool       // providers with MISC_SHARES_VIA_AGGREGATE
-	used    map[[2]int64]int64   // (provider id, class id) -> used
-	classID map[string]int64     // class name -> id
-	scopes  map[string][]int64   // node uuid -> provider ids in scope
+	byUUID  map[string]int     // provider uuid -> index in in.Providers
+	byID    map[int64]int      // provider id -> index
+	kids    map[int64][]int64  // parent id -> child ids
+	invs    map[int64][]int    // provider id -> inventory rows
+	traits  map[int64][]int64  // provider id -> trait ids
+	aggs    map[int64][]int64  // provider id -> aggregate ids
+	members map[int64][]int64  // aggregate id -> provider ids
+	sharing map[int64]bool     // providers with MISC_SHARES_VIA_AGGREGATE
+	used    map[[2]int64]int64 // (provider id, class id) -> used
+	classID map[string]int64   // class name -> id
+	scopes  map[string][]int64 // node uuid -> provider ids in scope
 	named   map[int64]candidates.NamedRow
 }
 

@@ -16,7 +16,9 @@ type modelPlacement struct {
 	in *candidates.ModelInput
 }
 
-func (p *modelPlacement) PlacementModel(context.Context) (*candidates.ModelInput, error) { return p.in, nil }
+func (p *modelPlacement) PlacementModel(context.Context) (*candidates.ModelInput, error) {
+	return p.in, nil
+}
 
 func classID(name string) int64 {
 	for i, c := range candidates.StandardResourceClasses {
