@@ -139,7 +139,7 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 			done++
 			b.elsewhere++
 		} else {
-			skipped = append(skipped, Skipped{Cell: cellName, Instance: queue[0].Consumer, Host: hosts[0], Err: err})
+			skipped = append(skipped, Skipped{Cell: cellName, Instance: queue[0].Consumer, Host: hosts[0], Err: refused(we)})
 		}
 		rereads = 0
 		queue, hosts, insts = queue[1:], hosts[1:], insts[1:]

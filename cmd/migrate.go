@@ -199,10 +199,21 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	if len(sum.Errors) > 0 {
 		fmt.Fprintln(f.IO.ErrOut, "Some migrations failed unexpectedly. Check log for details.")
 	}
-	if n := len(sum.RowErrors); n > 0 {
-		// Not nova-manage's "failed unexpectedly": these rows were expected
-		// to fail, were named above, and the rest of the run went on.
-		fmt.Fprintf(f.IO.ErrOut, "%d rows were skipped because their data is bad (listed above as \"Skipped\"); fix them and run again.\n", n)
+	// Not nova-manage's "failed unexpectedly": these rows were expected to
+	// fail, were named above, and the rest of the run went on.
+	bad, unfit := 0, 0
+	for _, re := range sum.RowErrors {
+		if re.Unfit {
+			unfit++
+		} else {
+			bad++
+		}
+	}
+	if bad > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%d rows were skipped because their data is bad (listed above as \"Skipped\"); fix them and run again.\n", bad)
+	}
+	if unfit > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%d instances were not healed (listed above as \"Skipped\", each with its reason and what to do); do what they say and run again.\n", unfit)
 	}
 	if sum.Exit != 0 {
 		return Exit(sum.Exit)

@@ -34,7 +34,7 @@ func (a *Allocations) Run(ctx context.Context, count int) (int, int, error) {
 	if len(skipped) > 0 {
 		rows := make(RowErrors, len(skipped))
 		for i, s := range skipped {
-			rows[i] = &RowError{Migration: AllocationsName, Cell: s.Cell, Host: s.Host, What: fmt.Sprintf("instance %s", s.Instance), Err: s.Err}
+			rows[i] = &RowError{Unfit: true, Migration: AllocationsName, Cell: s.Cell, Host: s.Host, What: fmt.Sprintf("instance %s", s.Instance), Err: s.Err}
 		}
 		return found, done, rows
 	}

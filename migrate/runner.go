@@ -40,9 +40,13 @@ func byOthers(n int) string {
 	return fmt.Sprintf(" (%d more found migrated by another run)", n)
 }
 
-// RowError is a record a migration skipped because its data is bad. The
-// migration keeps going; the run ends with exit code 2.
+// RowError is a record a migration skipped: its data is bad, or (Unfit)
+// the record is sound but cannot be migrated as things stand (an instance
+// with no room in its node's tree). The migration keeps going; the run ends
+// with exit code 2.
 type RowError struct {
+	// Unfit marks a record that is not bad: Err says what to change.
+	Unfit     bool
 	Migration string
 	Cell      string
 	ID        int64
