@@ -1,7 +1,9 @@
 package cmd_test
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -55,6 +57,89 @@ func TestMigrateAllHealsEveryLayout(t *testing.T) {
 			if _, errOut, code := rpctl(t, append([]string{"--db", db, "migrate", "all"}, layout...)...); code != 0 {
 				t.Fatalf("migrate all: exit %d: %s", code, errOut)
 			}
+		})
+	}
+}
+
+// layoutFlags are the four layouts rpctl writes.
+var layoutFlags = map[string][]string{
+	"flat":          nil,
+	"nested":        {"--layout", "nested"},
+	"flat+shared":   {"--shared-storage", "ceph=*"},
+	"nested+shared": {"--layout", "nested", "--shared-storage", "ceph=*"},
+}
+
+var adviceRe = regexp.MustCompile(`"(rpctl [a-z -]+)"`)
+
+// followAdvice runs status and, while it is not Success, the first command
+// each non-successful check advises (rpctl migrate inventory with the
+// cloud's layout flags), at most rounds times; it fails the test when
+// status does not reach Success or a check gives no advice.
+func followAdvice(t *testing.T, db string, layout []string, rounds int) {
+	t.Helper()
+	for round := 0; ; round++ {
+		out, errOut, code := rpctl(t, "--db", db, "status", "--json")
+		if code == 0 {
+			return
+		}
+		if round == rounds {
+			t.Fatalf("status still exits %d after %d rounds of advice:\n%s%s", code, rounds, out, errOut)
+		}
+		var doc statusDoc
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("status --json: %v: %s %s", err, out, errOut)
+		}
+		for _, c := range doc.Checks {
+			if c.Result == 0 {
+				continue
+			}
+			m := adviceRe.FindStringSubmatch(deref(c.Details))
+			if m == nil {
+				t.Fatalf("check %q (result %d) gives no advice to follow: %s", c.Check, c.Result, deref(c.Details))
+			}
+			args := append([]string{"--db", db}, strings.Fields(m[1])[1:]...)
+			if strings.HasPrefix(m[1], "rpctl migrate inventory") || strings.HasPrefix(m[1], "rpctl migrate all") {
+				args = append(args, layout...)
+			}
+			_, errOut, code := rpctl(t, args...)
+			t.Logf("%s: followed %q: exit %d", c.Check, m[1], code)
+			if code != 0 {
+				t.Fatalf("%s: advice %v exits %d: %s", c.Check, args, code, errOut)
+			}
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Every piece of advice status prints leads to Success, on every layout:
+// on a cloud not yet migrated, and on one whose tree was written twice
+// (the other layout over it, as a running nova-compute does to a nested
+// tree).
+func TestStatusAdviceLeadsToSuccess(t *testing.T) {
+	wrong := map[string][]string{
+		"flat":          {"--layout", "nested"},
+		"nested":        nil,
+		"flat+shared":   nil,
+		"nested+shared": {"--layout", "nested"},
+	}
+	for name, layout := range layoutFlags {
+		t.Run(name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "rpctl.db")
+			if _, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--seed", "5", "--nodes", "20"); code != 0 {
+				t.Fatalf("sample-cloud: exit %d: %s", code, errOut)
+			}
+			followAdvice(t, db, layout, 4)
+			// The other layout written over it: refused, or a Failure
+			// whose advice undoes it.
+			_, _, code := rpctl(t, append([]string{"--db", db, "migrate", "inventory"}, wrong[name]...)...)
+			t.Logf("other layout over %s: exit %d", name, code)
+			followAdvice(t, db, layout, 4)
 		})
 	}
 }

@@ -400,20 +400,29 @@ func (e *Env) checkProviders(ctx context.Context) (Code, string, error) {
 			add(hostOf(n.NodeRef))
 		}
 	})
+	trees := e.providerTrees(provs)
 	noInv, noInvN := e.tally(nodes, func(n NodeCapacity, add func(string)) {
 		p := byUUID[n.UUID]
 		if n.Deleted || n.UUID == "" || p == nil {
 			return
 		}
 		var missing []string
-		tot := placementTotals(*p)
+		held := trees.holders(n.UUID)
 		for i, v := range legacy(n) {
-			if v > 0 && tot[i] == nil {
+			if v > 0 && len(held[i]) == 0 {
 				missing = append(missing, legacyClasses[i])
 			}
 		}
 		if len(missing) > 0 {
 			add(fmt.Sprintf("%s (%s)", hostOf(n.NodeRef), strings.Join(missing, ", ")))
+		}
+	})
+	twice, twiceN := e.tally(nodes, func(n NodeCapacity, add func(string)) {
+		if n.Deleted || n.UUID == "" || byUUID[n.UUID] == nil {
+			return
+		}
+		if d := trees.doubled(n.UUID); d != "" {
+			add(fmt.Sprintf("%s (%s)", hostOf(n.NodeRef), d))
 		}
 	})
 	var msgs []string
@@ -425,10 +434,20 @@ func (e *Env) checkProviders(ctx context.Context) (Code, string, error) {
 		msgs = append(msgs, fmt.Sprintf("%s %s no inventory for a class their node has (%s).",
 			plural(noInvN, "resource provider", "resource providers"), hasHave(noInvN), joinCells(noInv)))
 	}
+	if twiceN > 0 {
+		// A running nova-compute puts VCPU, MEMORY_MB and DISK_GB back on
+		// the root of a nested tree: the cloud then offers them twice.
+		d := fmt.Sprintf("%s the same class twice, so the cloud offers it twice (%s). Run \"rpctl migrate inventory\" with the --layout and --shared-storage the cloud should have (a nested layout only holds where no nova-compute runs).",
+			plural(twiceN, "compute node's provider tree holds", "compute nodes' provider trees hold"), joinCells(twice))
+		if len(msgs) > 0 {
+			d = strings.Join(msgs, " ") + " " + d
+		}
+		return e.withErrors(Failure, d, nerrs)
+	}
 	if len(msgs) == 0 {
 		return e.withErrors(Success, "", nerrs)
 	}
-	msgs = append(msgs, "Run \"rpctl migrate inventory\".")
+	msgs = append(msgs, "Run \"rpctl migrate inventory\" (with the --layout and --shared-storage the cloud was migrated with).")
 	return e.withErrors(Warning, strings.Join(msgs, " "), nerrs)
 }
 

@@ -52,9 +52,14 @@ type ProviderTotals struct {
 	Name    string
 	Root    bool // no parent provider
 	Sharing bool // has MISC_SHARES_VIA_AGGREGATE
-	VCPU    *int64
-	Memory  *int64
-	Disk    *int64
+	// ParentUUID and RootUUID place the provider in its tree ("" when not
+	// known); Aggregates are its aggregate uuids.
+	ParentUUID string
+	RootUUID   string
+	Aggregates []string
+	VCPU       *int64
+	Memory     *int64
+	Disk       *int64
 }
 
 // Overuse is an inventory whose allocations exceed its capacity.

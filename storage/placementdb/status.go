@@ -19,27 +19,32 @@ import (
 // the VCPU/MEMORY_MB/DISK_GB inventories, joined here by id (a GROUP BY over
 // 100,000 providers costs MariaDB seconds).
 func ListProviderTotals(ctx context.Context, p *storage.DB) ([]status.ProviderTotals, error) {
-	rows, err := p.QueryContext(ctx, `SELECT id, uuid, COALESCE(name, ''), CASE WHEN parent_provider_id IS NULL THEN 1 ELSE 0 END FROM resource_providers`)
+	rows, err := p.QueryContext(ctx, `SELECT id, uuid, COALESCE(name, ''), CASE WHEN parent_provider_id IS NULL THEN 1 ELSE 0 END, COALESCE(parent_provider_id, 0), COALESCE(root_provider_id, 0) FROM resource_providers`)
 	if err != nil {
 		return nil, p.Errorf("read resource_providers: %w", storage.CleanError(err))
 	}
 	var out []status.ProviderTotals
 	index := map[int64]int{}
+	var links [][2]int64 // parent and root ids, by index
 	for rows.Next() {
 		var t status.ProviderTotals
-		var id int64
+		var id, parent, rootID int64
 		var root int
-		if err := rows.Scan(&id, &t.UUID, &t.Name, &root); err != nil {
+		if err := rows.Scan(&id, &t.UUID, &t.Name, &root, &parent, &rootID); err != nil {
 			rows.Close()
 			return nil, p.Errorf("read resource_providers: %w", storage.CleanError(err))
 		}
 		t.Root = root == 1
 		index[id] = len(out)
 		out = append(out, t)
+		links = append(links, [2]int64{parent, rootID})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, p.Errorf("read resource_providers: %w", storage.CleanError(err))
+	}
+	if err := providerTreeLinks(ctx, p, out, index, links); err != nil {
+		return nil, err
 	}
 	// Class ids first, so that the 300,000 inventory rows come back as
 	// three integers each, without a join or a class name per row.
