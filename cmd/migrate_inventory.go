@@ -33,7 +33,12 @@ Allocation ratios: a set cpu/ram/disk_allocation_ratio wins; else the value alre
 Placement is kept; else the row's value unless 0.0/NULL; else initial_*_allocation_ratio.
 
 --layout nested makes each NUMA cell a child provider (HW_NUMA_ROOT) with its PCPU, VCPU,
-MEMORY_MB and PCI pools. --shared-storage ceph=compute-*,nfs=gpu-* moves the DISK_GB of the
+MEMORY_MB and PCI pools. Only the flat layout survives a running nova-compute: Nova 26's
+libvirt driver rewrites its root provider's VCPU, MEMORY_MB and DISK_GB at every update, so
+a nested tree gets them back on its root, counted twice (rpctl status fails). Nested and
+shared layouts are for clouds and tools that report that way, and for offline what-if
+questions; --layout nested warns when a cell's nova-compute services are up (updated in the
+last 60 s, not disabled). --shared-storage ceph=compute-*,nfs=gpu-* moves the DISK_GB of the
 matching hosts to one sharing provider per pool (MISC_SHARES_VIA_AGGREGATE).
 
 DISK_GB max_unit is local_gb, as Nova's resource tracker writes it (and rewrites it at
@@ -113,7 +118,15 @@ func buildInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o *
 	if err := checkControlServices(ctx, f, dbs); err != nil {
 		return nil, err
 	}
-	m := &migrate.Inventory{Cells: stores.MigrateCells(dbs.Cells), Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: inventoryFlags.parallel}
+	cells := stores.MigrateCells(dbs.Cells)
+	warn, err := migrate.RunningComputesWarning(ctx, cells, c.Layout, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if warn != "" {
+		fmt.Fprintln(f.IO.ErrOut, warn)
+	}
+	m := &migrate.Inventory{Cells: cells, Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: inventoryFlags.parallel}
 	p := newProgress(f.IO.ErrOut, f.IO.IsStderrTTY())
 	m.Progress = p.update
 	m.AfterRun = p.clear

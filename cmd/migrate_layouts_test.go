@@ -1,11 +1,16 @@
 package cmd_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/storage"
 )
 
 // Seed 31 has an instance whose disk is larger than its node's
@@ -141,5 +146,33 @@ func TestStatusAdviceLeadsToSuccess(t *testing.T) {
 			t.Logf("other layout over %s: exit %d", name, code)
 			followAdvice(t, db, layout, 4)
 		})
+	}
+}
+
+// A cell whose nova-compute services reported seconds ago runs them.
+func TestMigrateInventoryNestedWarnsOfRunningComputes(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "rpctl.db")
+	if _, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--seed", "3", "--nodes", "5"); code != 0 {
+		t.Fatalf("sample-cloud: exit %d: %s", code, errOut)
+	}
+	// sample-cloud's clock stopped in 2023: nothing runs.
+	if _, errOut, _ := rpctl(t, "--db", db, "migrate", "inventory", "--layout", "nested"); strings.Contains(errOut, "warning: --layout nested") {
+		t.Errorf("services down, still a warning:\n%s", errOut)
+	}
+	ctx := context.Background()
+	cell, err := storage.Open(ctx, dsn.SQLiteFile(db), storage.RoleCell, "cell1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cell.Close()
+	if _, err := cell.ExecContext(ctx, `UPDATE services SET updated_at = ? WHERE `+"`binary`"+` = 'nova-compute'`, time.Now().UTC()); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, _ := rpctl(t, "--db", db, "migrate", "inventory", "--layout", "nested")
+	if !strings.Contains(errOut, "warning: --layout nested on a cloud whose nova-compute services run (") || !strings.Contains(errOut, "Only the flat layout survives") {
+		t.Errorf("no warning:\n%s", errOut)
+	}
+	if _, errOut, _ := rpctl(t, "--db", db, "migrate", "inventory"); strings.Contains(errOut, "warning: --layout nested") {
+		t.Errorf("flat warns:\n%s", errOut)
 	}
 }
