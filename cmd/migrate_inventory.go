@@ -41,6 +41,16 @@ questions; --layout nested warns when a cell's nova-compute services are up (upd
 last 60 s, not disabled). --shared-storage ceph=compute-*,nfs=gpu-* moves the DISK_GB of the
 matching hosts to one sharing provider per pool (MISC_SHARES_VIA_AGGREGATE).
 
+Switching layouts on migrated nodes (--layout flat|nested, adding or removing
+--shared-storage) moves the inventories and the allocations on them to where the new layout
+puts them, in the node's one transaction: a consumer's allocation goes to the provider of
+the new tree that already holds another of its classes, else to the first with room (root,
+then NUMA cells by id, then the pool's sharing provider); a node leaving a pool leaves its
+aggregate, and a pool no node uses any more loses its DISK_GB. A switch that cannot be made
+safely (no room, a class the new layout does not have, such as PCPU in the flat layout) is
+refused: the node is named with the reason (exit code 2) and keeps its old layout. A re-run
+with the same layout writes nothing.
+
 DISK_GB max_unit is local_gb, as Nova's resource tracker writes it (and rewrites it at
 every update of a running nova-compute). --disk-max-unit available-least uses
 disk_available_least instead (the Newton spec's suggestion): the scheduler then offers no

@@ -3,6 +3,7 @@ package cmd_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -174,5 +175,93 @@ func TestMigrateInventoryNestedWarnsOfRunningComputes(t *testing.T) {
 	}
 	if _, errOut, _ := rpctl(t, "--db", db, "migrate", "inventory"); strings.Contains(errOut, "warning: --layout nested") {
 		t.Errorf("flat warns:\n%s", errOut)
+	}
+}
+
+// cloudState is what a layout switch must keep: every consumer's summed
+// allocation per class, and the cloud's totals per class (VCPU and PCPU
+// together: nested splits the CPUs between them).
+type cloudState struct {
+	allocs map[string]int64 // consumer/class -> used
+	totals map[string]int64
+	// doubled counts compute roots in a pool that also hold DISK_GB.
+	doubled int
+}
+
+func readCloudState(t *testing.T, db string) cloudState {
+	t.Helper()
+	ctx := context.Background()
+	p, err := storage.Open(ctx, dsn.SQLiteFile(db), storage.RolePlacement, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	st := cloudState{allocs: map[string]int64{}, totals: map[string]int64{}}
+	var rows []struct {
+		Key  string `db:"k"`
+		Used int64  `db:"n"`
+	}
+	if err := p.SelectContext(ctx, &rows, `SELECT a.consumer_id || '/' || rc.name AS k, SUM(a.used) AS n FROM allocations a JOIN resource_classes rc ON rc.id = a.resource_class_id GROUP BY a.consumer_id, rc.name`); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		st.allocs[r.Key] = r.Used
+	}
+	rows = nil
+	if err := p.SelectContext(ctx, &rows, `SELECT CASE rc.name WHEN 'PCPU' THEN 'VCPU' ELSE rc.name END AS k, SUM(i.total) AS n FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id GROUP BY k`); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		st.totals[r.Key] = r.Used
+	}
+	if err := p.GetContext(ctx, &st.doubled, `SELECT COUNT(*) FROM resource_providers rp
+		JOIN inventories i ON i.resource_provider_id = rp.id JOIN resource_classes rc ON rc.id = i.resource_class_id AND rc.name = 'DISK_GB'
+		JOIN resource_provider_aggregates rpa ON rpa.resource_provider_id = rp.id
+		JOIN resource_provider_aggregates s ON s.aggregate_id = rpa.aggregate_id AND s.resource_provider_id <> rp.id
+		JOIN inventories si ON si.resource_provider_id = s.resource_provider_id AND si.resource_class_id = rc.id`); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// Switching layouts on a migrated cloud moves inventories and the
+// allocations on them: every allocation is kept, the totals are those of
+// a cloud migrated with the new layout from the start (DISK_GB once), the
+// re-run writes nothing and status is Success after every step.
+func TestMigrateLayoutSwitch(t *testing.T) {
+	steps := []string{"flat", "nested", "flat+shared", "nested", "nested+shared", "flat"}
+	fresh := map[string]cloudState{}
+	for _, name := range steps {
+		if _, ok := fresh[name]; ok {
+			continue
+		}
+		db := filepath.Join(t.TempDir(), "fresh.db")
+		rpctl(t, "--db", db, "sample-cloud", "--seed", "3", "--nodes", "20")
+		if _, errOut, code := rpctl(t, append([]string{"--db", db, "migrate", "all"}, layoutFlags[name]...)...); code != 0 {
+			t.Fatalf("fresh %s: exit %d: %s", name, code, errOut)
+		}
+		fresh[name] = readCloudState(t, db)
+	}
+	db := filepath.Join(t.TempDir(), "rpctl.db")
+	rpctl(t, "--db", db, "sample-cloud", "--seed", "3", "--nodes", "20")
+	var first cloudState
+	for i, name := range steps {
+		c := matrixCloud{args: []string{"--db", db}}
+		c.migrateAll(t, layoutFlags[name])
+		if n := c.migrateAll(t, layoutFlags[name]); n != 0 {
+			t.Errorf("step %d (%s): the re-run wrote %d rows", i, name, n)
+		}
+		st := readCloudState(t, db)
+		if i == 0 {
+			first = st
+		} else if !maps.Equal(st.allocs, first.allocs) {
+			t.Errorf("step %d (%s): allocations changed: %d consumer/class pairs, was %d", i, name, len(st.allocs), len(first.allocs))
+		}
+		if !maps.Equal(st.totals, fresh[name].totals) || st.doubled != 0 {
+			t.Errorf("step %d (%s): totals %v (DISK_GB both local and shared on %d roots), a fresh %s cloud has %v", i, name, st.totals, st.doubled, name, fresh[name].totals)
+		}
+		if out, errOut, code := rpctl(t, "--db", db, "status"); code != 0 {
+			t.Errorf("step %d (%s): status exit %d:\n%s%s", i, name, code, out, errOut)
+		}
 	}
 }

@@ -62,7 +62,7 @@ func (pn *PlannedNode) fail(err error) {
 }
 
 func (pn *PlannedNode) rowError(err error) *RowError {
-	return &RowError{Migration: InventoryName, Cell: pn.Cell, ID: pn.NodeID, Host: pn.Host, Err: err}
+	return &RowError{Migration: InventoryName, Cell: pn.Cell, ID: pn.NodeID, Host: pn.Host, Err: err, Unfit: errors.Is(err, ErrLayoutSwitch)}
 }
 
 // InventoryPlan is the whole run: the sharing providers first, then every
@@ -73,6 +73,9 @@ type InventoryPlan struct {
 	Unchanged int            `json:"unchanged"`
 
 	classes, traits, aggregates []string
+	// pools are the sharing providers of rpctl's pools, configured or
+	// found (layout_switch.go).
+	pools []string
 }
 
 // PlanInventory reads every live compute node of the cells and the
@@ -143,6 +146,7 @@ func PlanInventory(ctx context.Context, cells []Cell, placement Placement, cfg *
 		out.Shared = append(out.Shared, pn)
 	}
 	out.classes, out.traits, out.aggregates = sortedKeys(classes), sortedKeys(traits), sortedKeys(aggs)
+	out.pools = poolUUIDs(st, cfg)
 	return out, nil
 }
 
@@ -306,6 +310,7 @@ type Inventory struct {
 	plan     *InventoryPlan
 	ids      *PlacementIDs
 	cellMu   sync.Mutex
+	retired  bool
 	next     int
 	finished int
 	// elsewhere counts nodes found migrated by another writer.
@@ -382,6 +387,10 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 	ok, elsewhere, fatal := m.writeAll(ctx, batch, gen, todo, errs)
 	done += ok + elsewhere
 	m.elsewhere += elsewhere
+	if fatal == nil && m.next == len(m.plan.Nodes) && !m.retired {
+		m.retired = true
+		fatal = m.retirePools(ctx)
+	}
 	var rowErrs RowErrors
 	for i, pn := range batch {
 		e := errs[i]
@@ -470,7 +479,7 @@ func (m *Inventory) storeUUIDs(ctx context.Context, batch []*PlannedNode, gen []
 // isRowLevel says whether a write error concerns only that node.
 func isRowLevel(err error) bool {
 	return errors.Is(err, ErrDuplicate) || errors.Is(err, ErrGenerationConflict) || errors.Is(err, ErrBadValue) ||
-		errors.Is(err, ErrInventoryInUse) || errors.Is(err, errPlan)
+		errors.Is(err, ErrInventoryInUse) || errors.Is(err, errPlan) || errors.Is(err, ErrLayoutSwitch)
 }
 
 var errPlan = errors.New("plan")
@@ -489,7 +498,8 @@ func (m *Inventory) replan(ctx context.Context, pn *PlannedNode) error {
 	for _, d := range pn.plan.Providers {
 		uuids, names = append(uuids, d.UUID), append(names, d.Name)
 	}
-	st, err := m.Placement.LoadProviders(ctx, uuids, names)
+	// The pools' sharing providers too: a node may join or leave one.
+	st, err := m.Placement.LoadProviders(ctx, append(uuids, m.plan.pools...), names)
 	if err != nil {
 		return err
 	}
@@ -604,6 +614,7 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 						}
 					}
 				}
+				left = m.planSwitchMoves(ctx, batch, left, errs, setFatal)
 				writes := make([]NodeWrite, len(left))
 				for k, i := range left {
 					writes[k] = *batch[i].write
@@ -618,6 +629,9 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 						}
 						if pn.write == nil {
 							state = doneElsewhere // someone else wrote exactly what we wanted
+							break
+						}
+						if e = m.Config.planMoves(ctx, m.Placement, pn.write); e != nil {
 							break
 						}
 						e = m.Placement.WriteNodes(ctx, m.ids, []NodeWrite{*pn.write})[0]

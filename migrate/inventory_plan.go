@@ -550,6 +550,7 @@ type ProviderChange struct {
 func (c *InventoryConfig) Diff(desired []DesiredProvider, st *PlacementState) (*NodeWrite, []ProviderChange, error) {
 	w := &NodeWrite{}
 	var changes []ProviderChange
+	var used [][2]string // inventories removed with allocations: a layout switch
 	for _, d := range desired {
 		cur := st.Providers[d.UUID]
 		if other, ok := st.ByName[d.Name]; ok && other != d.UUID {
@@ -617,7 +618,7 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *PlacementState) (*
 		for _, rc := range sortedKeys(cur.Inventories) {
 			if _, want := d.Inventories[rc]; !want && ManagesClass(rc) {
 				if cur.Used[rc] {
-					return nil, nil, fmt.Errorf("provider %s (%s) no longer has %s but it has allocations against it", d.UUID, d.Name, rc)
+					used = append(used, [2]string{d.UUID, rc})
 				}
 				pw.DeleteInventories = append(pw.DeleteInventories, rc)
 				o := cur.Inventories[rc]
@@ -643,6 +644,9 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *PlacementState) (*
 		ch.Action = "update"
 		w.Providers = append(w.Providers, pw)
 		changes = append(changes, ch)
+	}
+	if err := c.planSwitch(desired, st, w, &changes, used); err != nil {
+		return nil, nil, err
 	}
 	if len(w.Providers) == 0 {
 		return nil, nil, nil

@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/rpctl/rpctl/internal/nova"
@@ -33,6 +34,16 @@ type PProvider struct {
 type PlacementState struct {
 	Providers map[string]*PProvider // by uuid
 	ByName    map[string]string     // name -> uuid
+
+	treeIndex // built on first use (layout_switch.go)
+}
+
+// treeIndex finds a provider's children and a pool's sharing providers
+// without a scan of every provider.
+type treeIndex struct {
+	once     sync.Once
+	children map[string][]string
+	pools    map[string][]string
 }
 
 // PlacementIDs maps resource class, trait and aggregate names to their ids.
@@ -63,6 +74,9 @@ type ProviderWrite struct {
 	DeleteInventories []string
 	AddTraits         []string
 	AddAggregates     []string
+	// RemoveAggregates are aggregates the provider leaves (a node leaving
+	// a --shared-storage pool).
+	RemoveAggregates []string
 }
 
 // NodeWrite is everything one compute node needs written; it is applied
@@ -70,6 +84,39 @@ type ProviderWrite struct {
 type NodeWrite struct {
 	// Providers are in creation order: parents before children.
 	Providers []ProviderWrite
+	// Moves carry allocations to where a layout switch puts their class,
+	// before the inventories they leave are deleted (layout_switch.go).
+	Moves []AllocationMove
+
+	switching
+}
+
+// AllocationMove moves one consumer's allocation of one class from one
+// provider to another. The store applies it only if the allocation is
+// still exactly Used (else ErrGenerationConflict: re-read, re-plan), bumps
+// the consumer's generation and both providers', as a PUT would.
+type AllocationMove struct {
+	Consumer string
+	Class    string
+	From, To string
+	Used     int64
+}
+
+// AllocationRow is one allocation: a consumer's amount of a class on a
+// provider.
+type AllocationRow struct {
+	Consumer string
+	Provider string
+	Class    string
+	Used     int64
+}
+
+// AllocationReader is the part of the Placement store a layout switch
+// reads: the allocations of every consumer holding anything on the tree
+// providers, and the usage and inventories of the target providers, keyed
+// by (provider uuid, class).
+type AllocationReader interface {
+	SwitchAllocations(ctx context.Context, tree, targets []string) (rows []AllocationRow, usage map[[2]string]int64, invs map[[2]string]inventory.Inventory, err error)
 }
 
 // ErrGenerationConflict means a provider changed after it was read (a live

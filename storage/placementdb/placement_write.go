@@ -367,6 +367,19 @@ func writeGroup(ctx context.Context, db *storage.DB, tx *sqlx.Tx, ids *migrate.P
 	trt := sqlutil.NewRowInsert(db, "resource_provider_traits", "created_at", "trait_id", "resource_provider_id")
 	agg := sqlutil.NewRowInsert(db, "resource_provider_aggregates", "created_at", "resource_provider_id", "aggregate_id")
 	for n := range nodes {
+		// A layout switch's allocations move before the inventories they
+		// leave are deleted below.
+		if err := applyMoves(ctx, db, tx, ids, nodes[n].Moves, provID); err != nil {
+			return err
+		}
+		for i := range nodes[n].Providers {
+			p := &nodes[n].Providers[i]
+			if err := removeAggregates(ctx, db, tx, provID[p.UUID], p.RemoveAggregates); err != nil {
+				return err
+			}
+		}
+	}
+	for n := range nodes {
 		for i := range nodes[n].Providers {
 			p := &nodes[n].Providers[i]
 			id := provID[p.UUID]
