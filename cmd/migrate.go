@@ -201,16 +201,22 @@ func runMigrations(ctx context.Context, f *Factory, specs []migrationSpec, o *Mi
 	}
 	// Not nova-manage's "failed unexpectedly": these rows were expected to
 	// fail, were named above, and the rest of the run went on.
-	bad, unfit := 0, 0
+	bad, unfit, kept := 0, 0, 0
 	for _, re := range sum.RowErrors {
-		if re.Unfit {
-			unfit++
-		} else {
+		switch {
+		case !re.Unfit:
 			bad++
+		case re.Migration == migrate.AllocationsName:
+			unfit++
+		default:
+			kept++
 		}
 	}
 	if bad > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "%d rows were skipped because their data is bad (listed above as \"Skipped\"); fix them and run again.\n", bad)
+	}
+	if kept > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%d compute nodes kept their layout: the switch was refused (listed above as \"Skipped\", each with its reason); free the room they name, or keep the layout.\n", kept)
 	}
 	if unfit > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "%d instances were not healed (listed above as \"Skipped\", each with its reason and what to do); do what they say and run again.\n", unfit)

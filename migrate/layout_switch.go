@@ -271,7 +271,7 @@ func (c *InventoryConfig) planMoves(ctx context.Context, p Placement, w *NodeWri
 			}
 			usage[[2]string{to, r.Class}] += r.Used
 			holds[r.Consumer][to] = true
-			w.Moves = append(w.Moves, AllocationMove{Consumer: r.Consumer, Class: r.Class, From: n.From, To: to, Used: r.Used})
+			w.Moves = append(w.Moves, AllocationMove{Consumer: r.Consumer, Class: r.Class, From: n.From, To: to, Used: r.Used, Limit: sw.capacity[[2]string{to, r.Class}]})
 		}
 	}
 	return nil

@@ -100,6 +100,11 @@ type AllocationMove struct {
 	Class    string
 	From, To string
 	Used     int64
+	// Limit bounds the class's summed usage on To once the node's moves
+	// are made: nodes planned side by side may aim at the same provider
+	// (a pool), and only the transaction sees all of them. Above it the
+	// store answers ErrGenerationConflict, and the node is re-planned.
+	Limit int64
 }
 
 // AllocationRow is one allocation: a consumer's amount of a class on a

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jmoiron/sqlx"
 
@@ -90,8 +92,15 @@ func applyMoves(ctx context.Context, db *storage.DB, tx *sqlx.Tx, ids *migrate.P
 		}
 		return v, err
 	}
-	touched := map[int64]bool{}
-	consumers := map[string]bool{}
+	type bound struct {
+		to, class int64
+	}
+	type resolved struct {
+		mv       migrate.AllocationMove
+		from, to int64
+		class    int64
+	}
+	var rs []resolved
 	for _, mv := range moves {
 		from, err := id(mv.From)
 		if err != nil {
@@ -105,25 +114,55 @@ func applyMoves(ctx context.Context, db *storage.DB, tx *sqlx.Tx, ids *migrate.P
 		if !ok {
 			return db.Errorf("resource class %s does not exist", mv.Class)
 		}
+		rs = append(rs, resolved{mv, from, to, cid})
+	}
+	// The providers' generations go up first, in id order: the row locks
+	// make writers that aim at the same provider (a pool) wait for each
+	// other, so that each one's usage check below sees the others' moves.
+	touched := map[int64]bool{}
+	for _, r := range rs {
+		touched[r.from], touched[r.to] = true, true
+	}
+	for _, p := range slices.Sorted(maps.Keys(touched)) {
+		if _, err := tx.ExecContext(ctx, db.Rebind(`UPDATE resource_providers SET generation = generation + 1 WHERE id = ?`), p); err != nil {
+			return db.Errorf("bump provider generation: %w", storage.CleanError(err))
+		}
+	}
+	consumers := map[string]bool{}
+	limits := map[bound]int64{}
+	names := map[bound]string{}
+	for _, r := range rs {
+		mv := r.mv
 		res, err := tx.ExecContext(ctx, db.Rebind(`UPDATE allocations SET resource_provider_id = ?, updated_at = ? WHERE consumer_id = ? AND resource_provider_id = ? AND resource_class_id = ? AND used = ?`),
-			to, now, mv.Consumer, from, cid, mv.Used)
+			r.to, now, mv.Consumer, r.from, r.class, mv.Used)
 		if err != nil {
 			return db.Errorf("move allocation of %s: %w", mv.Consumer, storage.CleanError(err))
 		}
 		if n, err := res.RowsAffected(); err != nil || n != 1 {
 			return fmt.Errorf("%w: the %s allocation of consumer %s on %s changed", migrate.ErrGenerationConflict, mv.Class, mv.Consumer, mv.From)
 		}
-		touched[from], touched[to] = true, true
 		consumers[mv.Consumer] = true
+		limits[bound{r.to, r.class}] = mv.Limit
+		names[bound{r.to, r.class}] = mv.Class + " on " + mv.To
+	}
+	// A locking read: on MySQL it sees what other transactions committed
+	// after this one's snapshot was taken.
+	lock := ""
+	if db.IsMySQL() {
+		lock = " LOCK IN SHARE MODE"
+	}
+	for b, limit := range limits {
+		var used int64
+		if err := tx.GetContext(ctx, &used, db.Rebind(`SELECT COALESCE(SUM(used), 0) FROM allocations WHERE resource_provider_id = ? AND resource_class_id = ?`+lock), b.to, b.class); err != nil {
+			return db.Errorf("read usage: %w", storage.CleanError(err))
+		}
+		if used > limit {
+			return fmt.Errorf("%w: moved allocations would use %d of %s, more than the %d planned", migrate.ErrGenerationConflict, used, names[b], limit)
+		}
 	}
 	for c := range consumers {
 		if _, err := tx.ExecContext(ctx, db.Rebind(`UPDATE consumers SET generation = generation + 1, updated_at = ? WHERE uuid = ?`), now, c); err != nil {
 			return db.Errorf("bump consumer %s: %w", c, storage.CleanError(err))
-		}
-	}
-	for p := range touched {
-		if _, err := tx.ExecContext(ctx, db.Rebind(`UPDATE resource_providers SET generation = generation + 1 WHERE id = ?`), p); err != nil {
-			return db.Errorf("bump provider generation: %w", storage.CleanError(err))
 		}
 	}
 	return nil
