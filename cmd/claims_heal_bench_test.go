@@ -22,6 +22,16 @@ import (
 // benchHealRows is a cloud of instances that all miss their allocations:
 // perNode instances on each of nodes compute nodes, big enough for them.
 func benchHealRows(nodes, perNode int) ([]nova.ComputeNode, []nova.Instance) {
+	return benchHealRowsLayout(nodes, perNode, "")
+}
+
+// benchNUMA gives the nested layout two NUMA cells of 64 CPUs and 512 GiB.
+const benchNUMA = `{"cells": [{"id": 0, "cpus": "0-63", "mem": {"total": 524288}}, {"id": 1, "cpus": "64-127", "mem": {"total": 524288}}]}`
+
+// benchHealRowsLayout is benchHealRows for a layout: "nested" adds the
+// nodes' NUMA topology; "shared" gives them a disk the size of the pool
+// every instance's DISK_GB then goes to.
+func benchHealRowsLayout(nodes, perNode int, layout string) ([]nova.ComputeNode, []nova.Instance) {
 	created := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
 	flavor := healFlavor("m1.small", 1, 512, 10, 0, 0, nil)
 	var ns []nova.ComputeNode
@@ -32,6 +42,12 @@ func benchHealRows(nodes, perNode int) ([]nova.ComputeNode, []nova.Instance) {
 		ns = append(ns, nova.ComputeNode{ID: int64(n), Host: &host, HypervisorHostname: &host, UUID: &u, CreatedAt: &created,
 			VCPUs: 128, MemoryMB: 1 << 20, LocalGB: 100000, HypervisorType: "QEMU", HypervisorVersion: 6002000, CPUInfo: "{}",
 			CPUAllocationRatio: ratiosFP(4), RAMAllocationRatio: ratiosFP(1), DiskAllocationRatio: ratiosFP(1)})
+		switch layout {
+		case "nested":
+			ns[len(ns)-1].NUMATopology = ptrS(benchNUMA)
+		case "shared":
+			ns[len(ns)-1].LocalGB = int64(nodes*perNode) * 10
+		}
 		for k := 0; k < perNode; k++ {
 			i := len(is) + 1
 			t := created.Add(time.Duration(i) * time.Second)
@@ -48,10 +64,16 @@ func benchHealRows(nodes, perNode int) ([]nova.ComputeNode, []nova.Instance) {
 // sync), maps the cell and the instances, and creates the providers with
 // rpctl migrate inventory.
 func benchHealCloud(b *testing.B, nodes, perNode int) *healSide {
+	return benchHealCloudLayout(b, nodes, perNode, "")
+}
+
+// benchHealCloudLayout is benchHealCloud with the providers of a layout
+// ("", "nested" or "shared").
+func benchHealCloudLayout(b *testing.B, nodes, perNode int, layout string) *healSide {
 	b.Helper()
 	s := referenceSide(b)
 	ctx := context.Background()
-	ns, is := benchHealRows(nodes, perNode)
+	ns, is := benchHealRowsLayout(nodes, perNode, layout)
 	cell := openDB(b, s.cell, storage.RoleCell)
 	if err := celldb.InsertCellRows(ctx, cell, nova.CellRows{ComputeNodes: ns, Instances: is}); err != nil {
 		b.Fatal(err)
@@ -70,7 +92,14 @@ func benchHealCloud(b *testing.B, nodes, perNode int) *healSide {
 		b.Fatal(err)
 	}
 	s.url = testdb.PlacementAPI(b, s.placement.URL) // syncs the standard classes first
-	rpctlB(b, "--api-db", s.api.URL, "--placement-db", s.placement.URL, "--cell-db", s.cell.URL, "migrate", "inventory")
+	args := []string{"--api-db", s.api.URL, "--placement-db", s.placement.URL, "--cell-db", s.cell.URL, "migrate", "inventory"}
+	switch layout {
+	case "nested":
+		args = append(args, "--layout", "nested")
+	case "shared":
+		args = append(args, "--shared-storage", "pool=*")
+	}
+	rpctlB(b, args...)
 	return s
 }
 
@@ -134,5 +163,12 @@ func BenchmarkClaimsHeal(b *testing.B) {
 		b.ReportMetric(rpctlBig.Seconds(), "rpctl-100k-s")
 		b.ReportMetric(novaBig/rpctlBig.Seconds(), "speedup-100k-x")
 		b.ReportMetric(novaSample.Seconds()/rpctlSample.Seconds(), "speedup-2k-x")
+		// The layouts heal through the built-in core; Nova's heal cannot
+		// place them at all, so its flat time is the yardstick.
+		for _, layout := range []string{"nested", "shared"} {
+			d := heal(benchHealCloudLayout(b, bigN/perNode, perNode, layout))
+			b.ReportMetric(d.Seconds(), "rpctl-100k-"+layout+"-s")
+			b.ReportMetric(novaBig/d.Seconds(), "speedup-100k-"+layout+"-x")
+		}
 	}
 }
