@@ -19,18 +19,14 @@ import (
 	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
-// benchHealRows is a cloud of instances that all miss their allocations:
-// perNode instances on each of nodes compute nodes, big enough for them.
-func benchHealRows(nodes, perNode int) ([]nova.ComputeNode, []nova.Instance) {
-	return benchHealRowsLayout(nodes, perNode, "")
-}
-
 // benchNUMA gives the nested layout two NUMA cells of 64 CPUs and 512 GiB.
 const benchNUMA = `{"cells": [{"id": 0, "cpus": "0-63", "mem": {"total": 524288}}, {"id": 1, "cpus": "64-127", "mem": {"total": 524288}}]}`
 
-// benchHealRowsLayout is benchHealRows for a layout: "nested" adds the
-// nodes' NUMA topology; "shared" gives them a disk the size of the pool
-// every instance's DISK_GB then goes to.
+// benchHealRowsLayout is a cloud of instances that all miss their
+// allocations: perNode instances on each of nodes compute nodes, big
+// enough for them. For the "nested" layout the nodes have a NUMA topology;
+// for "shared" a disk the size of the pool every instance's DISK_GB then
+// goes to.
 func benchHealRowsLayout(nodes, perNode int, layout string) ([]nova.ComputeNode, []nova.Instance) {
 	created := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
 	flavor := healFlavor("m1.small", 1, 512, 10, 0, 0, nil)
