@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/dsn"
@@ -150,5 +152,59 @@ func TestMigrateAllMatrix(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// allocationsByName lists every allocation as consumer/provider name/class=used.
+func (c matrixCloud) allocationsByName(t *testing.T, db string) []string {
+	t.Helper()
+	p, err := storage.Open(context.Background(), dsn.SQLiteFile(db), storage.RolePlacement, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var out []string
+	if err := p.SelectContext(context.Background(), &out, `SELECT a.consumer_id || '/' || rp.name || '/' || rc.name || '=' || a.used FROM allocations a
+		JOIN resource_providers rp ON rp.id = a.resource_provider_id JOIN resource_classes rc ON rc.id = a.resource_class_id ORDER BY 1`); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// claims heal places instances on nested and shared trees the same way on
+// both backends: the databases, and the real placement-api.
+func TestClaimsHealLayoutsBothBackends(t *testing.T) {
+	var got [2][]string
+	for i, api := range []bool{false, true} {
+		c := matrixSQLite(t)
+		db := c.args[1]
+		if _, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--seed", "3", "--nodes", "12"); code != 0 {
+			t.Fatalf("sample-cloud: %s", errOut)
+		}
+		for _, step := range [][]string{{"migrate", "inventory", "--layout", "nested", "--shared-storage", "ceph=cmp1-0000[1-6]*"}, {"migrate", "ratios"}} {
+			if _, errOut, code := rpctl(t, append([]string{"--db", db}, step...)...); code != 0 {
+				t.Fatalf("%v: exit %d: %s", step, code, errOut)
+			}
+		}
+		args := []string{"--db", db, "claims", "heal"}
+		if api {
+			args = []string{"--db", db, "--os-endpoint", c.api, "--os-token", "admin", "claims", "heal"}
+		}
+		if _, errOut, code := rpctl(t, args...); code != 0 {
+			t.Fatalf("claims heal (API %v): exit %d: %s", api, code, errOut)
+		}
+		got[i] = c.allocationsByName(t, db)
+		c.checkAllocations(t)
+	}
+	if len(got[0]) == 0 || !slices.Equal(got[0], got[1]) {
+		t.Errorf("the backends place differently:\ndatabase %v\nAPI      %v", got[0], got[1])
+	}
+	shared, numa := false, false
+	for _, a := range got[0] {
+		shared = shared || strings.Contains(a, "/shared-storage-ceph/DISK_GB=")
+		numa = numa || strings.Contains(a, "_NUMA")
+	}
+	if !shared || !numa {
+		t.Errorf("nothing healed onto a sharing provider (%v) or a NUMA cell (%v)", shared, numa)
 	}
 }
