@@ -45,10 +45,6 @@ type ProviderModel interface {
 	PlacementModel(ctx context.Context) (*candidates.ModelInput, error)
 }
 
-// searchCeiling bounds the candidates of one instance's tree: a tree with
-// more combinations than this is not a compute node rpctl wrote.
-const searchCeiling = 100000
-
 // placer places instances on the trees of a model loaded once per heal.
 type placer struct {
 	in      *candidates.ModelInput
@@ -311,10 +307,11 @@ func (p *placer) search(ctx context.Context, in *Instance, node string, f Flavor
 	return out, nil
 }
 
-// searchTree is heal's one call into the core's search: bounded by the
-// context and a ceiling on the answer's size.
+// searchTree is heal's one call into the core's search, Model.Search with
+// its default bounds (context, candidate, memory and step ceilings): a
+// tree rpctl wrote is far below them.
 func searchTree(ctx context.Context, m *candidates.Model, req *candidates.Request) (*candidates.Result, error) {
-	return m.CandidatesContext(ctx, req, candidates.Options{Ceiling: searchCeiling})
+	return m.Search(ctx, req, candidates.Options{})
 }
 
 // betterCandidate is the documented rule: fewer providers, then providers
@@ -355,7 +352,7 @@ func candidateProviders(m *candidates.Model, c *candidates.Candidate) []int64 {
 func (p *placer) noFit(ctx context.Context, m *candidates.Model, req *candidates.Request, in *Instance, node string) error {
 	e := &PlaceError{Instance: in.UUID, Host: deref(in.Host), Node: node,
 		Reason: "the core finds no allocation candidate", Advice: placeAdvice("", "")}
-	exps, err := m.ExplainContext(ctx, req)
+	exps, err := m.Explain(ctx, req, candidates.Options{})
 	if err != nil {
 		return err
 	}
