@@ -76,7 +76,6 @@ var layoutFlags = map[string][]string{
 	"nested+shared": {"--layout", "nested", "--shared-storage", "ceph=*"},
 }
 
-
 // followAdvice runs status and, while it is not Success, the first command
 // each non-successful check advises (rpctl migrate inventory with the
 // cloud's layout flags), at most rounds times; it fails the test when
