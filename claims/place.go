@@ -97,7 +97,7 @@ func newPlacer(in *candidates.ModelInput) *placer {
 	for _, u := range in.Usages {
 		p.used[[2]int64{u.ProviderID, u.ResourceClassID}] += u.Used
 	}
-	for i, name := range candidates.StandardResourceClasses {
+	for i, name := range candidates.StandardResourceClasses() {
 		p.classID[name] = int64(i)
 	}
 	for _, c := range in.ResourceClasses {

@@ -21,7 +21,7 @@ func (p *modelPlacement) PlacementModel(context.Context) (*candidates.ModelInput
 }
 
 func classID(name string) int64 {
-	for i, c := range candidates.StandardResourceClasses {
+	for i, c := range candidates.StandardResourceClasses() {
 		if c == name {
 			return int64(i)
 		}

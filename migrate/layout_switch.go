@@ -141,7 +141,7 @@ func (c *InventoryConfig) planSwitch(desired []DesiredProvider, st *PlacementSta
 		pw := ProviderWrite{UUID: u, Name: p.Name, ParentUUID: p.ParentUUID, ExpectGeneration: p.Generation, Generation: p.Generation + 1}
 		ch := ProviderChange{UUID: u, Name: p.Name, Parent: p.ParentUUID, Action: "update"}
 		for _, rc := range sortedKeys(p.Inventories) {
-			if !managedClasses[rc] {
+			if !ManagesClass(rc) {
 				continue
 			}
 			if p.Used[rc] {
