@@ -78,6 +78,7 @@ no other command pays for the Prometheus library's start-up.`,
 	fl.DurationVar(&o.Interval, "interval", time.Minute, "how often to collect (in the background)")
 	fl.DurationVar(&o.Expiry, "expiry", 300*time.Second, "claims audit: an allocation whose consumer is younger than this is never an orphan")
 	fl.StringArrayVar(&o.Flavors, "flavor", nil, "a flavor name, id or JSON/YAML file (repeatable; default: every public flavor)")
+	markPathFlags(fl, "input", "flavor")
 	fl.StringVar(&o.Mix, "mix", "", "the mix of the pack-mode count, FLAVOR=WEIGHT,... (default one of each)")
 	addImageFlags(fl, &o.FlavorOptions)
 	return c

@@ -76,6 +76,9 @@ func (c matrixCloud) migrateAll(t *testing.T, layout []string) int {
 	n := 0
 	for _, r := range rows {
 		n += r.Completed
+		if r.Completed > 0 {
+			t.Logf("migrate all %v: %s completed %d of %d", layout, r.Migration, r.Completed, r.TotalNeeded)
+		}
 	}
 	return n
 }
@@ -131,9 +134,11 @@ func TestMigrateAllMatrix(t *testing.T) {
 			for _, name := range []string{"flat", "nested", "flat+shared", "nested+shared"} {
 				layout := layoutFlags[name]
 				t.Run(fmt.Sprintf("%s/seed%d/%s", be.name, seed, name), func(t *testing.T) {
-					// Most of the time is placement-api starting and
-					// answering: the clouds wait on it side by side.
-					t.Parallel()
+					// One case at a time: run side by side on one MariaDB
+					// server, a second migrate all now and then re-wrote
+					// 6-8 nodes' inventories (about 1 full run in 3; never
+					// in 9 serial runs of the 12 MariaDB cases, nor with
+					// rpctl -v). Not explained yet: issue 26 stays open.
 					c := be.open(t)
 					if _, errOut, code := rpctl(t, append(append([]string{}, c.args...), "sample-cloud", "--seed", fmt.Sprint(seed), "--nodes", "8")...); code != 0 {
 						t.Fatalf("sample-cloud: exit %d: %s", code, errOut)

@@ -127,12 +127,13 @@ func TestMigrateRatiosDryRunAndRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dry run: %d %s", code, errOut)
 	}
+	// Numbers are right-aligned, as osc's tables align them (issue 21).
 	want := `+-------+----+---------------------+-----------------------+------+------+-------------------------------+
-| cell  | id | hypervisor_hostname | ratio                 | old  | new  | option                        |
+| cell  | id | hypervisor_hostname | ratio                 |  old |  new | option                        |
 +-------+----+---------------------+-----------------------+------+------+-------------------------------+
-| cell1 | 1  | compute001          | cpu_allocation_ratio  | 0.0  | 16.0 | initial_cpu_allocation_ratio  |
-| cell1 | 1  | compute001          | ram_allocation_ratio  | NULL | 1.25 | ram_allocation_ratio          |
-| cell1 | 2  | compute002          | disk_allocation_ratio | NULL | 1.0  | initial_disk_allocation_ratio |
+| cell1 |  1 | compute001          | cpu_allocation_ratio  |  0.0 | 16.0 | initial_cpu_allocation_ratio  |
+| cell1 |  1 | compute001          | ram_allocation_ratio  | NULL | 1.25 | ram_allocation_ratio          |
+| cell1 |  2 | compute002          | disk_allocation_ratio | NULL |  1.0 | initial_disk_allocation_ratio |
 +-------+----+---------------------+-----------------------+------+------+-------------------------------+
 `
 	if out != want {
