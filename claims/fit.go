@@ -23,13 +23,7 @@ type InventoryUse struct {
 // order, that does not. A provider with no inventory of any requested
 // class is refused first, as Placement does.
 func CheckAllocation(rp string, res map[string]int64, have map[string]*InventoryUse) string {
-	classes := slices.Sorted(func(yield func(string) bool) {
-		for rc := range res {
-			if !yield(rc) {
-				return
-			}
-		}
-	})
+	classes := slices.Sorted(maps.Keys(res))
 	hasAny := false
 	for _, rc := range classes {
 		if have[rc] != nil {

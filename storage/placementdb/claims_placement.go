@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/jmoiron/sqlx"
@@ -188,7 +190,7 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 		}
 	}
 	provs := map[string]*groupProvider{}
-	uuids := sqlutil.SortedSet(provUUIDs)
+	uuids := slices.Sorted(maps.Keys(provUUIDs))
 	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT uuid, id, generation FROM resource_providers WHERE uuid IN (%s)`, uuids, func(r *sql.Rows) error {
 		var u string
 		gp := &groupProvider{}
@@ -307,7 +309,7 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 	}
 	alloc := sqlutil.NewInserter(db, tx, "allocations", "created_at", "resource_provider_id", "consumer_id", "resource_class_id", "used")
 	for _, w := range ws {
-		for _, rp := range sqlutil.SortedKeysOf(w.Alloc.Allocations) {
+		for _, rp := range slices.Sorted(maps.Keys(w.Alloc.Allocations)) {
 			gp := provs[rp]
 			gp.bumps++
 			res := w.Alloc.Allocations[rp].Resources
@@ -320,7 +322,7 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 			if msg := claims.CheckAllocation(rp, res, have); msg != "" {
 				return fail(w, msg)
 			}
-			for _, rc := range sqlutil.SortedKeysOf(res) {
+			for _, rc := range slices.Sorted(maps.Keys(res)) {
 				n := res[rc]
 				if n == 0 {
 					continue
@@ -399,7 +401,7 @@ func ensureExternalIDs(ctx context.Context, db *storage.DB, tx *sqlx.Tx, table s
 	for _, w := range ws {
 		want[ext(w)] = true
 	}
-	names := sqlutil.SortedSet(want)
+	names := slices.Sorted(maps.Keys(want))
 	ids := map[string]int64{}
 	read := func() error {
 		return sqlutil.SelectIn(ctx, db, tx, `SELECT external_id, id FROM `+table+` WHERE external_id IN (%s)`, names, func(r *sql.Rows) error {

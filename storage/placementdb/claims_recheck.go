@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/jmoiron/sqlx"
@@ -50,7 +52,7 @@ func (p *ClaimsPlacement) recheckCapacity(ctx context.Context, tx *sqlx.Tx, ws [
 		return err
 	}
 	for _, w := range ws {
-		for _, rp := range sqlutil.SortedKeysOf(w.Alloc.Allocations) {
+		for _, rp := range slices.Sorted(maps.Keys(w.Alloc.Allocations)) {
 			gp := provs[rp]
 			res := w.Alloc.Allocations[rp].Resources
 			now := map[string]*claims.InventoryUse{}

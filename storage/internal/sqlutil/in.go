@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -61,24 +60,6 @@ func ExecIn(ctx context.Context, db *storage.DB, tx *sqlx.Tx, q string, lead []a
 func FirstWords(q string) string {
 	f := strings.Fields(q)
 	return strings.ToLower(strings.Join(f[:min(4, len(f))], " "))
-}
-
-func SortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func SortedKeysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // InList is an IN list of n placeholders; none matches nothing.
