@@ -16,13 +16,7 @@ import (
 )
 
 // MigrateCells wraps cell databases for the migrations.
-func MigrateCells(dbs []*storage.DB) []migrate.Cell {
-	out := make([]migrate.Cell, len(dbs))
-	for i, db := range dbs {
-		out[i] = celldb.New(db)
-	}
-	return out
-}
+func MigrateCells(dbs []*storage.DB) []migrate.Cell { return cells[migrate.Cell](dbs) }
 
 // MigratePlacement wraps the Placement database for the migrations.
 func MigratePlacement(db *storage.DB) migrate.Placement {
@@ -33,13 +27,7 @@ func MigratePlacement(db *storage.DB) migrate.Placement {
 }
 
 // StatusCells wraps cell databases for the upgrade checks.
-func StatusCells(dbs []*storage.DB) []status.Cell {
-	out := make([]status.Cell, len(dbs))
-	for i, db := range dbs {
-		out[i] = celldb.New(db)
-	}
-	return out
-}
+func StatusCells(dbs []*storage.DB) []status.Cell { return cells[status.Cell](dbs) }
 
 // StatusPlacement wraps the Placement database for the upgrade checks.
 func StatusPlacement(db *storage.DB) status.Placement {
@@ -63,11 +51,7 @@ func SampleTarget(dbs *storage.Databases) samplecloud.Target {
 
 // AggregateCells wraps cell databases for the aggregate sync.
 func AggregateCells(dbs []*storage.DB) []migrate.AggregateCell {
-	out := make([]migrate.AggregateCell, len(dbs))
-	for i, db := range dbs {
-		out[i] = celldb.New(db)
-	}
-	return out
+	return cells[migrate.AggregateCell](dbs)
 }
 
 // AggregateAPI wraps the API database for the aggregate sync.
@@ -84,4 +68,14 @@ func AggregatePlacement(db *storage.DB) migrate.AggregatePlacement {
 		return nil
 	}
 	return placementdb.New(db)
+}
+
+// cells wraps every cell database in celldb's store, seen as T (one of the
+// cell interfaces *celldb.Cell implements).
+func cells[T any](dbs []*storage.DB) []T {
+	out := make([]T, len(dbs))
+	for i, db := range dbs {
+		out[i] = any(celldb.New(db)).(T)
+	}
+	return out
 }
