@@ -507,15 +507,20 @@ func TestGaleraNodeKilledMidMigration(t *testing.T) {
 	if _, err := conn.ExecContext(context.Background(), "SET SESSION wsrep_sync_wait = 0"); err != nil {
 		t.Fatal(err)
 	}
-	evicted := time.Now()
-	for size := ""; size != "2"; time.Sleep(50 * time.Millisecond) {
-		if time.Since(evicted) > time.Minute {
-			t.Fatalf("node 2 still sees a cluster of %s a minute after node 1 was killed", size)
-		}
+	// Wait for Galera's own outcome, the eviction, polled; the context is
+	// only a hang guard for a cluster that never evicts (no duration is
+	// asserted: a loaded machine evicts later).
+	wait, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for size := ""; size != "2"; {
 		var name string
-		conn.QueryRowContext(context.Background(), "SHOW STATUS LIKE 'wsrep_cluster_size'").Scan(&name, &size)
+		conn.QueryRowContext(wait, "SHOW STATUS LIKE 'wsrep_cluster_size'").Scan(&name, &size)
+		select {
+		case <-wait.Done():
+			t.Fatalf("node 2 still sees a cluster of %q: node 1 was never evicted (hang guard)", size)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	t.Logf("node 1 evicted %v after the kill's run ended", time.Since(evicted).Round(time.Millisecond))
 	// It converges.
 	if r := run(bin, c.flags(1, "migrate", "all")...); r.code != 0 {
 		t.Errorf("re-run through node 2: exit %d\n%s%s", r.code, r.out, r.errOut)
