@@ -80,8 +80,14 @@ func (db *DB) QuoteKey() string {
 }
 
 // ReadTx runs fn in a read-only transaction; the snapshot is what makes the
-// bulk queries agree with each other.
+// bulk queries agree with each other. Like Tx, a Retryable failure (on a
+// Galera node: a causality wait that timed out, a node not ready) runs the
+// whole of fn again, so fn must start from scratch each time it is called.
 func (db *DB) ReadTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return Retry(ctx, func() error { return db.readTx1(ctx, fn) })
+}
+
+func (db *DB) readTx1(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	opts := &sql.TxOptions{ReadOnly: db.IsMySQL()}
 	tx, err := db.BeginTxx(ctx, opts)
 	if err != nil {

@@ -23,6 +23,7 @@ func (l ClaimsLedger) AllocationRows(ctx context.Context) ([]claims.AllocationRo
 	}
 	var out []claims.AllocationRow
 	err := p.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		out = nil
 		return scanPlacementRows(ctx, p, tx, "allocations", `SELECT a.consumer_id, rp.id, rp.uuid, rp.name, COALESCE(root.uuid, rp.uuid), rc.name, a.used,
 			c.id IS NOT NULL, COALESCE(pr.external_id, ''), COALESCE(us.external_id, ''), COALESCE(c.generation, 0),
 			c.created_at, a.created_at

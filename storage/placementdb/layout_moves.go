@@ -24,6 +24,9 @@ func (s *Store) SwitchAllocations(ctx context.Context, tree, targets []string) (
 	usage := map[[2]string]int64{}
 	invs := map[[2]string]inventory.Inventory{}
 	err := db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		rows = nil
+		clear(usage)
+		clear(invs)
 		if err := sqlutil.SelectIn(ctx, db, tx, `SELECT a.consumer_id, rp.uuid, rc.name, a.used FROM allocations a
 			JOIN resource_providers rp ON rp.id = a.resource_provider_id JOIN resource_classes rc ON rc.id = a.resource_class_id
 			WHERE a.consumer_id IN (SELECT a2.consumer_id FROM allocations a2 JOIN resource_providers rp2 ON rp2.id = a2.resource_provider_id WHERE rp2.uuid IN (%s))

@@ -41,6 +41,9 @@ func loadProviders(ctx context.Context, db *storage.DB, f *providerFilter) (*mig
 	byID := map[int64]*migrate.PProvider{}
 	// One snapshot, so that the five reads agree with each other.
 	err := db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		clear(st.Providers)
+		clear(st.ByName)
+		clear(byID)
 		// The queries that read ratios take no bound parameters: that keeps
 		// go-sql-driver on the text protocol, where FLOAT columns arrive as
 		// the decimal MySQL prints.

@@ -31,6 +31,7 @@ func (s *Store) ListProviders(ctx context.Context, f inventory.ProviderFilter) (
 	}
 	var out []inventory.Provider
 	err = s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		out = nil
 		where, args := []string{"1 = 1"}, []any{}
 		if f.Name != "" {
 			where, args = append(where, "rp.name = ?"), append(args, f.Name)

@@ -318,6 +318,7 @@ func (s *Store) Usages(ctx context.Context, uuid string) (int64, map[string]int6
 	var gen int64
 	out := map[string]int64{}
 	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		clear(out)
 		p, err := s.provider(ctx, tx, uuid, "No resource provider with uuid %s found: "+fmt.Sprintf(notFoundMsg, uuid))
 		if err != nil {
 			return err
@@ -352,6 +353,7 @@ func (s *Store) ProviderAllocations(ctx context.Context, uuid string) (int64, ma
 	var gen int64
 	out := map[string]map[string]int64{}
 	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		clear(out)
 		p, err := s.provider(ctx, tx, uuid, "Resource provider '%s' not found: "+fmt.Sprintf(notFoundMsg, uuid))
 		if err != nil {
 			return err
