@@ -18,12 +18,12 @@ import (
 )
 
 // claimsSubcommands are the `rpctl claims` subcommands that live in other
-// files (claims_*.go); each registers itself in init.
-var claimsSubcommands []func(*Factory) *cobra.Command
-
-// registerClaimsCommand adds a `rpctl claims` subcommand.
-func registerClaimsCommand(build func(*Factory) *cobra.Command) {
-	claimsSubcommands = append(claimsSubcommands, build)
+// files (claims_*.go).
+func claimsSubcommands() []func(*Factory) *cobra.Command {
+	return []func(*Factory) *cobra.Command{
+		NewCmdClaimsList, NewCmdClaimsAudit, NewCmdClaimsSnapshot,
+		NewCmdClaimsDiff, NewCmdClaimsCreate, NewCmdClaimsRelease,
+	}
 }
 
 // NewCmdClaims builds `rpctl claims` and its subcommands.
@@ -37,7 +37,7 @@ heal, audit, create and release also work through the Placement API (--os-endpoi
 --os-cloud), reading only the cell databases.`,
 	}
 	parent.AddCommand(NewCmdClaimsHeal(f))
-	for _, build := range claimsSubcommands {
+	for _, build := range claimsSubcommands() {
 		parent.AddCommand(build(f))
 	}
 	return parent

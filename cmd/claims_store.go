@@ -14,15 +14,6 @@ import (
 
 // The `rpctl claims` subcommands of the list, audit, create/release and
 // snapshot/diff half of issue #11.
-func init() {
-	registerClaimsCommand(NewCmdClaimsList)
-	registerClaimsCommand(NewCmdClaimsAudit)
-	registerClaimsCommand(NewCmdClaimsSnapshot)
-	registerClaimsCommand(NewCmdClaimsDiff)
-	registerClaimsCommand(NewCmdClaimsCreate)
-	registerClaimsCommand(NewCmdClaimsRelease)
-}
-
 // claimsCells wraps each cell database as the claims domain reads it: I is
 // claims.Cell for healing, claims.CellView for list, audit and snapshot
 // (celldb.Cell implements both, which storage asserts when built).

@@ -11,20 +11,12 @@ import (
 	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
-// PlacementAPIStore, when set (by the placementclient wiring), returns the
-// Placement API store the global flags select (--os-cloud/--os-endpoint),
-// or nil when they select none; the database flags are used then.
-var PlacementAPIStore func(ctx context.Context, f *Factory) (inventory.Store, func(), error)
-
 // InventoryStore opens the Store the provider/inventory/trait/... commands
 // work on: the Placement API when selected, else the Placement database.
 // The returned func releases it.
 func (f *Factory) InventoryStore(ctx context.Context) (inventory.Store, func(), error) {
-	if PlacementAPIStore != nil {
-		st, done, err := PlacementAPIStore(ctx, f)
-		if err != nil || st != nil {
-			return st, done, err
-		}
+	if st, done, err := apiInventoryStore(ctx, f); err != nil || st != nil {
+		return st, done, err
 	}
 	dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
 	if err != nil {

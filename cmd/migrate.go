@@ -54,15 +54,17 @@ type migrationSpec struct {
 	ExitCodes  []ExitCodeRow
 }
 
-var migrationSpecs []migrationSpec
-
-func registerMigration(s migrationSpec) {
-	migrationSpecs = append(migrationSpecs, s)
-	sort.SliceStable(migrationSpecs, func(i, j int) bool { return migrationSpecs[i].Order < migrationSpecs[j].Order })
+// migrationSpecs are the migrations in the order `migrate all` runs them
+// (by Order), built when a command needs them rather than at init.
+func migrationSpecs() []migrationSpec {
+	specs := []migrationSpec{inventoryMigration(), ratiosMigration(), aggregatesMigration(), allocationsMigration()}
+	sort.SliceStable(specs, func(i, j int) bool { return specs[i].Order < specs[j].Order })
+	return specs
 }
 
 // NewCmdMigrate builds `rpctl migrate` and its subcommands.
 func NewCmdMigrate(f *Factory) *cobra.Command {
+	specs := migrationSpecs()
 	parent := &cobra.Command{
 		Use:   "migrate",
 		Short: "Run rpctl's online data migrations (like nova-manage db online_data_migrations)",
@@ -87,10 +89,10 @@ of what was written.`,
 	addCommonMigrateFlags(all, &allOpts)
 	all.RunE = func(c *cobra.Command, _ []string) error {
 		allOpts.MaxCountSet = c.Flags().Changed("max-count")
-		return runMigrations(c.Context(), f, migrationSpecs, &allOpts)
+		return runMigrations(c.Context(), f, specs, &allOpts)
 	}
 	parent.AddCommand(all)
-	for _, spec := range migrationSpecs {
+	for _, spec := range specs {
 		spec := spec
 		if spec.AddFlags != nil {
 			spec.AddFlags(all.Flags())

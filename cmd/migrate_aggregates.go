@@ -12,8 +12,8 @@ import (
 	"github.com/rpctl/rpctl/storage/stores"
 )
 
-func init() {
-	registerMigration(migrationSpec{
+func aggregatesMigration() migrationSpec {
+	return migrationSpec{
 		Name:  "aggregates",
 		Order: 25, // after inventory (the providers must exist) and ratios
 		Short: "Mirror Nova's host aggregates into Placement (nova-manage placement sync_aggregates)",
@@ -48,7 +48,7 @@ databases. migrate all runs it after inventory.`,
 			{migrate.AggExitUnmapped, "aggregate hosts without a host mapping (run nova-manage cell_v2 discover_hosts)"},
 			{migrate.AggExitNoCompute, "aggregate hosts without a compute node record"},
 		},
-	})
+	}
 }
 
 // aggregateFlags are the flags of `migrate aggregates`, also on `migrate all`.

@@ -9,8 +9,8 @@ import (
 	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
-func init() {
-	registerMigration(migrationSpec{
+func allocationsMigration() migrationSpec {
+	return migrationSpec{
 		Name:  "allocations",
 		Order: 30,
 		Short: "Give every instance without an allocation the one heal_allocations would (after inventory)",
@@ -34,5 +34,5 @@ and the others go on. See "rpctl claims heal --help" for the rules.`,
 			_, err := h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
 			return err
 		},
-	})
+	}
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/rpctl/rpctl/storage/stores"
 )
 
-func init() {
-	registerMigration(migrationSpec{
+func inventoryMigration() migrationSpec {
+	return migrationSpec{
 		Name:  "inventory",
 		Order: 10,
 		Short: "Create a resource provider with inventories in Placement for every legacy compute node",
@@ -65,7 +65,7 @@ unless --force.`,
 		AddFlags: addInventoryFlags,
 		Build:    buildInventory,
 		DryRun:   dryRunInventory,
-	})
+	}
 }
 
 // inventoryFlags are the flags of `migrate inventory`, also on `migrate all`.

@@ -15,8 +15,8 @@ import (
 	"github.com/rpctl/rpctl/storage/stores"
 )
 
-func init() {
-	registerMigration(migrationSpec{
+func ratiosMigration() migrationSpec {
+	return migrationSpec{
 		Name:  "ratios",
 		Order: 20,
 		Short: "Fix 0.0 and NULL allocation ratios of compute nodes as Nova 26 does",
@@ -37,7 +37,7 @@ An explicit 0.0 override behaves as in Nova 26: it falls back to the initial val
 			return []migrate.Migration{&migrate.EmptyRatios{Cells: stores.MigrateCells(dbs.Cells), Ratios: r}}, nil
 		},
 		DryRun: dryRunRatios,
-	})
+	}
 }
 
 // ratioFlag is an optional option value: set says the flag was given, so a

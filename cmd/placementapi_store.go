@@ -10,7 +10,6 @@ import (
 // The provider, inventory, usage, resource-class and trait commands work
 // through the Placement API when --os-cloud/--os-endpoint (or the OS_*
 // variables, with no database named) select it.
-func init() { PlacementAPIStore = apiInventoryStore }
 
 func apiInventoryStore(ctx context.Context, f *Factory) (inventory.Store, func(), error) {
 	if !f.UsePlacementAPI() {

@@ -75,8 +75,6 @@ Works on the Placement database, or through the Placement API when --os-cloud or
 	return c
 }
 
-func init() { extraCommands = append(extraCommands, attachProviderApply) }
-
 // providerApplyArgs lets `provider apply -f provider.yaml` mean --file, as
 // kubectl-style apply commands have it, although -f is rpctl's global
 // --format: after "provider apply", a -f whose value is not an output

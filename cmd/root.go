@@ -68,9 +68,8 @@ Commands that read or edit Placement can use its REST API instead:
 	setStoreExitCodes(adhoc...)
 	completeStoreArgs(f, adhoc...)
 	root.AddCommand(adhoc...)
-	for _, attach := range extraCommands {
-		attach(root, f)
-	}
+	// Subcommands under parents another file owns, once every command exists.
+	attachProviderApply(root, f)
 	b := Build
 	if b.Version == "" {
 		b.Version = version
@@ -80,7 +79,3 @@ Commands that read or edit Placement can use its REST API instead:
 	registerCompletions(root, f)
 	return root
 }
-
-// extraCommands attach subcommands under parents another file may own
-// (e.g. `provider apply` under `provider`), after every command exists.
-var extraCommands []func(root *cobra.Command, f *Factory)

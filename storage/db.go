@@ -13,6 +13,7 @@ import (
 	"io"
 	"log"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -57,11 +58,12 @@ func (db *DB) Label() string {
 	return fmt.Sprintf("%s database (%s)", db.Role, db.Target.Redacted)
 }
 
-func init() {
-	// go-sql-driver logs connection errors itself, on stderr, besides
-	// returning them; rpctl reports the returned error once, in one line.
-	mysql.SetLogger(log.New(io.Discard, "", 0))
-}
+// quietDriver stops go-sql-driver from logging connection errors itself,
+// on stderr, besides returning them: rpctl reports the returned error once,
+// in one line. Done on first Open, not at init.
+func quietDriver() { quietOnce.Do(func() { mysql.SetLogger(log.New(io.Discard, "", 0)) }) }
+
+var quietOnce sync.Once
 
 // ConnectTimeout bounds how long Open waits for a dead server.
 var ConnectTimeout = 10 * time.Second
@@ -69,6 +71,7 @@ var ConnectTimeout = 10 * time.Second
 // Open connects to t and checks the server answers. The error names the role
 // and the redacted URL, never the password.
 func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error) {
+	quietDriver()
 	driverDSN := t.DSN
 	var cfg *mysql.Config
 	if t.Driver == dsn.MySQL {
