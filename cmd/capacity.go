@@ -128,6 +128,11 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 	if err != nil {
 		return err
 	}
+	if f.IO.Verbose {
+		// Printed just before the search, as candidates prints its request:
+		// the progress a caller (or a test sending a signal) can wait for.
+		fmt.Fprintf(f.IO.ErrOut, "capacity: counting %d flavors (%s)\n", len(in.reqs), in.mode)
+	}
 	res, err := capacity.Count(ctx, in.model, in.reqs, capacity.Options{Mode: in.mode, Mix: in.mix, Aggregate: in.aggregate, Bounds: searchBounds(o.MaxSteps)})
 	if err != nil {
 		return searchError(err, capacityHint)

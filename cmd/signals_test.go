@@ -57,9 +57,8 @@ func nestedCloud(t testing.TB, bin string) string {
 const hangAfter = 30 * time.Second
 
 // signalAfter starts rpctl, waits until its standard error shows ready
-// (progress; a guessed time only for a command without a progress line),
-// sends sig, and returns the
-// exit code, stdout and stderr; it fails the test if rpctl is still running
+// (progress, never a guessed time), sends sig, and returns the exit code,
+// stdout and stderr; it fails the test if rpctl is still running
 // hangAfter after the signal.
 func signalAfter(t *testing.T, bin string, sig syscall.Signal, ready string, args ...string) (int, string, string) {
 	t.Helper()
@@ -82,24 +81,18 @@ func signalAfter(t *testing.T, bin string, sig syscall.Signal, ready string, arg
 		once := false
 		for sc.Scan() {
 			errOut.WriteString(sc.Text() + "\n")
-			if !once && ready != "" && strings.Contains(sc.Text(), ready) {
+			if !once && strings.Contains(sc.Text(), ready) {
 				once = true
 				close(seen)
 			}
 		}
 		io.Copy(io.Discard, errPipe)
 	}()
-	if ready == "" {
-		// A command that prints no progress line (capacity): its search
-		// never ends, so the wait only makes the signal land mid-search.
-		time.Sleep(1500 * time.Millisecond)
-	} else {
-		select {
-		case <-seen:
-		case <-time.After(60 * time.Second):
-			c.Process.Kill()
-			t.Fatalf("rpctl never printed %q", ready)
-		}
+	select {
+	case <-seen:
+	case <-time.After(2 * hangAfter):
+		c.Process.Kill()
+		t.Fatalf("rpctl never printed %q", ready)
 	}
 	sent := time.Now()
 	if err := c.Process.Signal(sig); err != nil {
@@ -306,11 +299,15 @@ func TestSignalsStopBoundedSearches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"candidates", "--query", granularQuery(129), "--limit", "1", "--max-steps", "0"},
-		{"capacity", "--flavor", granularFlavorFile(t, 129), "--max-steps", "0"},
+	for _, tc := range []struct {
+		ready string // --verbose's line just before the search starts
+		args  []string
+	}{
+		{"GET /allocation_candidates?", []string{"candidates", "--query", granularQuery(129), "--limit", "1", "--max-steps", "0"}},
+		{"capacity: counting", []string{"capacity", "--flavor", granularFlavorFile(t, 129), "--max-steps", "0"}},
 	} {
-		code, _, stderr := signalAfter(t, bin, syscall.SIGTERM, "", append([]string{"--db", db}, args...)...)
+		args := tc.args
+		code, _, stderr := signalAfter(t, bin, syscall.SIGTERM, tc.ready, append([]string{"--verbose", "--db", db}, args...)...)
 		if code != 143 || !strings.Contains(stderr, "interrupted by SIGTERM") {
 			t.Errorf("%s: exit %d, want 143; stderr:\n%s", args[0], code, stderr)
 		}
