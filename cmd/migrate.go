@@ -29,6 +29,19 @@ type MigrateOptions struct {
 	// BatchSize is the batch of an unlimited run (nova-manage's is 50).
 	BatchSize int
 	Cells     []string // --cell NAME: only these cells
+	// flags are the values of the migrations' own flags (AddFlags).
+	flags migrationFlags
+}
+
+// migrationFlags hold the values of the migrations' own flags, one set per
+// command (migrate all, and each migration's subcommand). They live in the
+// command tree, not in package variables: rpctl may run several
+// invocations in one process (the tests do), and building another tree
+// would otherwise reset this one's values to their defaults mid-run.
+type migrationFlags struct {
+	inventory  inventoryFlags
+	ratios     ratioFlagSet
+	aggregates aggregateFlags
 }
 
 // migrationSpec is one online migration that `rpctl migrate` knows. Each
@@ -41,7 +54,7 @@ type migrationSpec struct {
 	Long  string
 	Need  storage.Need
 	// AddFlags adds the migration's own flags (also offered by `migrate all`).
-	AddFlags func(fs *pflag.FlagSet)
+	AddFlags func(fs *pflag.FlagSet, mf *migrationFlags)
 	// Build returns the migrations to run on dbs.
 	Build func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error)
 	// DryRun prints what Build's migrations would do, writing nothing.
@@ -95,7 +108,7 @@ of what was written.`,
 	for _, spec := range specs {
 		spec := spec
 		if spec.AddFlags != nil {
-			spec.AddFlags(all.Flags())
+			spec.AddFlags(all.Flags(), &allOpts.flags)
 		}
 		var o MigrateOptions
 		sub := &cobra.Command{
@@ -116,7 +129,7 @@ of what was written.`,
 			addCommonMigrateFlags(sub, &o)
 		}
 		if spec.AddFlags != nil {
-			spec.AddFlags(sub.Flags())
+			spec.AddFlags(sub.Flags(), &o.flags)
 		}
 		parent.AddCommand(sub)
 	}

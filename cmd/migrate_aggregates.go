@@ -52,19 +52,20 @@ databases. migrate all runs it after inventory.`,
 }
 
 // aggregateFlags are the flags of `migrate aggregates`, also on `migrate all`.
-var aggregateFlags struct {
+type aggregateFlags struct {
 	verbose bool
 	prune   bool
 }
 
-func addAggregateFlags(fs *pflag.FlagSet) {
+func addAggregateFlags(fs *pflag.FlagSet, mf *migrationFlags) {
+	aggregateFlags := &mf.aggregates
 	fs.BoolVar(&aggregateFlags.verbose, "verbose", false, "print nova-manage's progress lines (aggregates, hosts, memberships added)")
 	fs.BoolVar(&aggregateFlags.prune, "prune", false, "also remove provider memberships no Nova aggregate explains (see migrate aggregates --help)")
 }
 
 // aggregateSync wires Nova's databases and the selected Placement (API or
 // database) to the sync.
-func aggregateSync(ctx context.Context, f *Factory, dbs *storage.Databases, dryRun bool) (*migrate.AggregateSync, error) {
+func aggregateSync(ctx context.Context, f *Factory, dbs *storage.Databases, dryRun bool, aggregateFlags aggregateFlags) (*migrate.AggregateSync, error) {
 	s := &migrate.AggregateSync{API: stores.AggregateAPI(dbs.API), Cells: stores.AggregateCells(dbs.Cells),
 		Out: f.IO.Out, Err: f.IO.ErrOut, Verbose: aggregateFlags.verbose, Prune: aggregateFlags.prune, DryRun: dryRun}
 	if f.UsePlacementAPI() {
@@ -99,7 +100,7 @@ func runAggregates(ctx context.Context, f *Factory, o *MigrateOptions) error {
 		return &ExitError{Code: exitUnexpected, Err: err}
 	}
 	defer dbs.Close()
-	s, err := aggregateSync(ctx, f, dbs, o.DryRun)
+	s, err := aggregateSync(ctx, f, dbs, o.DryRun, o.flags.aggregates)
 	if err != nil {
 		return &ExitError{Code: exitUnexpected, Err: err}
 	}
@@ -116,24 +117,24 @@ func runAggregates(ctx context.Context, f *Factory, o *MigrateOptions) error {
 	return nil
 }
 
-func buildAggregates(ctx context.Context, f *Factory, dbs *storage.Databases, _ *MigrateOptions) ([]migrate.Migration, error) {
+func buildAggregates(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
 	if dbs.API == nil {
 		fmt.Fprintf(f.IO.ErrOut, "%s: skipped: no Nova API database configured (host aggregates live there)\n", migrate.AggregatesName)
 		return nil, nil
 	}
-	s, err := aggregateSync(ctx, f, dbs, false)
+	s, err := aggregateSync(ctx, f, dbs, false, o.flags.aggregates)
 	if err != nil {
 		return nil, err
 	}
 	return []migrate.Migration{&migrate.AggregatesMigration{Sync: s}}, nil
 }
 
-func dryRunAggregates(ctx context.Context, f *Factory, dbs *storage.Databases, _ *MigrateOptions) error {
+func dryRunAggregates(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) error {
 	if dbs.API == nil {
 		fmt.Fprintf(f.IO.ErrOut, "%s: skipped: no Nova API database configured (host aggregates live there)\n", migrate.AggregatesName)
 		return nil
 	}
-	s, err := aggregateSync(ctx, f, dbs, true)
+	s, err := aggregateSync(ctx, f, dbs, true, o.flags.aggregates)
 	if err != nil {
 		return err
 	}

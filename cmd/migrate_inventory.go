@@ -69,7 +69,7 @@ unless --force.`,
 }
 
 // inventoryFlags are the flags of `migrate inventory`, also on `migrate all`.
-var inventoryFlags struct {
+type inventoryFlags struct {
 	layout     string
 	pciMaxUnit []string
 	shared     []string
@@ -78,8 +78,9 @@ var inventoryFlags struct {
 	diskMax    string
 }
 
-func addInventoryFlags(fs *pflag.FlagSet) {
-	addRatioFlags(fs)
+func addInventoryFlags(fs *pflag.FlagSet, mf *migrationFlags) {
+	addRatioFlags(fs, mf)
+	inventoryFlags := &mf.inventory
 	fs.StringVar(&inventoryFlags.layout, "layout", migrate.LayoutFlat, "provider tree: flat (everything on the compute node's provider) or nested (a child provider per NUMA cell)")
 	fs.StringArrayVar(&inventoryFlags.pciMaxUnit, "pci-max-unit", nil, "max_unit of a PCI resource class, CLASS=N (repeatable; default: the class's total)")
 	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
@@ -88,8 +89,9 @@ func addInventoryFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&inventoryFlags.force, "force", false, fmt.Sprintf("migrate even when a nova-conductor or nova-osapi_compute service is older than version %d", status.DefaultMinServiceVersion))
 }
 
-func inventoryConfig(f *Factory) (migrate.InventoryConfig, error) {
+func inventoryConfig(f *Factory, mf *migrationFlags) (migrate.InventoryConfig, error) {
 	var c migrate.InventoryConfig
+	inventoryFlags := &mf.inventory
 	switch inventoryFlags.layout {
 	case migrate.LayoutFlat, migrate.LayoutNested:
 		c.Layout = inventoryFlags.layout
@@ -109,7 +111,7 @@ func inventoryConfig(f *Factory) (migrate.InventoryConfig, error) {
 	if c.SharedStorage, err = migrate.ParseSharedStorage(inventoryFlags.shared); err != nil {
 		return c, err
 	}
-	if c.Ratios, err = migrationRatios(f); err != nil {
+	if c.Ratios, err = migrationRatios(f, &mf.ratios); err != nil {
 		return c, err
 	}
 	o, err := f.Options()
@@ -121,11 +123,11 @@ func inventoryConfig(f *Factory) (migrate.InventoryConfig, error) {
 }
 
 func buildInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
-	c, err := inventoryConfig(f)
+	c, err := inventoryConfig(f, &o.flags)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkControlServices(ctx, f, dbs); err != nil {
+	if err := checkControlServices(ctx, f, dbs, o.flags.inventory.force); err != nil {
 		return nil, err
 	}
 	cells := stores.MigrateCells(dbs.Cells)
@@ -136,7 +138,7 @@ func buildInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o *
 	if warn != "" {
 		fmt.Fprintln(f.IO.ErrOut, warn)
 	}
-	m := &migrate.Inventory{Cells: cells, Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: inventoryFlags.parallel}
+	m := &migrate.Inventory{Cells: cells, Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: o.flags.inventory.parallel}
 	p := newProgress(f.IO.ErrOut, f.IO.IsStderrTTY())
 	m.Progress = p.update
 	m.AfterRun = p.clear
@@ -220,7 +222,7 @@ func fmtInv(v *inventory.Inventory) string {
 }
 
 func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) error {
-	c, err := inventoryConfig(f)
+	c, err := inventoryConfig(f, &o.flags)
 	if err != nil {
 		return err
 	}
@@ -278,7 +280,7 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 
 // checkControlServices refuses the inventory migration while a control
 // service is older than the minimum version, unless --force.
-func checkControlServices(ctx context.Context, f *Factory, dbs *storage.Databases) error {
+func checkControlServices(ctx context.Context, f *Factory, dbs *storage.Databases, force bool) error {
 	old, n, err := status.OldControlServices(ctx, stores.StatusCells(dbs.Cells), status.DefaultMinServiceVersion, 5)
 	if err != nil || n == 0 {
 		return err
@@ -288,7 +290,7 @@ func checkControlServices(ctx context.Context, f *Factory, dbs *storage.Database
 	if more := n - len(old); more > 0 {
 		msg += fmt.Sprintf(" and %d more", more)
 	}
-	if inventoryFlags.force {
+	if force {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %s; migrating anyway (--force).\n", msg)
 		return nil
 	}

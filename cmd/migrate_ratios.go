@@ -30,7 +30,7 @@ An explicit 0.0 override behaves as in Nova 26: it falls back to the initial val
 		Need:     storage.NeedCells,
 		AddFlags: addRatioFlags,
 		Build: func(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
-			r, err := migrationRatios(f)
+			r, err := migrationRatios(f, &o.flags.ratios)
 			if err != nil {
 				return nil, err
 			}
@@ -58,15 +58,12 @@ type ratioFlagSet struct {
 	initialCPU, initialRAM, initialDisk ratioFlag
 }
 
-var ratioFlags ratioFlagSet
-
 // addRatioFlags adds the nova.conf ratio options as flags. Values are
 // checked only when a migration runs, so that the error names the flag the
 // same way it names a config line. It skips flags already present, so that
 // two migrations offered by `migrate all` may both call it.
-func addRatioFlags(fs *pflag.FlagSet) {
-	// Flag values outlive a command tree; a new tree starts clean.
-	ratioFlags = ratioFlagSet{}
+func addRatioFlags(fs *pflag.FlagSet, mf *migrationFlags) {
+	ratioFlags := &mf.ratios
 	add := func(v *ratioFlag, name, usage string) {
 		if fs.Lookup(name) == nil {
 			fs.Var(v, name, usage)
@@ -83,7 +80,7 @@ func addRatioFlags(fs *pflag.FlagSet) {
 // migrationRatios returns the allocation-ratio options: nova.conf's, with
 // the flags given winning. A non-numeric or negative value is an error
 // naming the flag or file line, before anything is written.
-func migrationRatios(f *Factory) (config.Ratios, error) {
+func migrationRatios(f *Factory, ratioFlags *ratioFlagSet) (config.Ratios, error) {
 	o, err := f.Options()
 	if err != nil {
 		return config.Ratios{}, err
@@ -141,7 +138,7 @@ func migrationRatios(f *Factory) (config.Ratios, error) {
 }
 
 func dryRunRatios(ctx context.Context, f *Factory, dbs *storage.Databases, o *MigrateOptions) error {
-	r, err := migrationRatios(f)
+	r, err := migrationRatios(f, &o.flags.ratios)
 	if err != nil {
 		return err
 	}
