@@ -49,7 +49,8 @@ then NUMA cells by id, then the pool's sharing provider); a node leaving a pool 
 aggregate, and a pool no node uses any more loses its DISK_GB. A switch that cannot be made
 safely (no room, a class the new layout does not have, such as PCPU in the flat layout) is
 refused: the node is named with the reason (exit code 2) and keeps its old layout. A re-run
-with the same layout writes nothing.
+with the same layout writes nothing. --dry-run lists every allocation a switch would move
+(consumer, class, amount, from and to) and every switch it would refuse.
 
 DISK_GB max_unit is local_gb, as Nova's resource tracker writes it (and rewrites it at
 every update of a running nova-compute). --disk-max-unit available-least uses
@@ -226,7 +227,14 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 	if err != nil {
 		return err
 	}
-	plan, err := migrate.PlanInventory(ctx, stores.MigrateCells(dbs.Cells), stores.MigratePlacement(dbs.Placement), &c)
+	placement := stores.MigratePlacement(dbs.Placement)
+	plan, err := migrate.PlanInventory(ctx, stores.MigrateCells(dbs.Cells), placement, &c)
+	if err != nil {
+		return err
+	}
+	// Before the rows: a switch that would be refused makes its node a
+	// skipped row.
+	moves, err := plan.PlanMoves(ctx, placement, &c)
 	if err != nil {
 		return err
 	}
@@ -240,7 +248,11 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 			id = pn.NodeID
 		}
 		if re := pn.RowError(); re != nil {
-			rows.Add(pn.Cell, id, pn.Host, pn.UUID, "skip (bad row)", none, none, none)
+			action := "skip (bad row)"
+			if re.Unfit {
+				action = "skip (layout switch refused)"
+			}
+			rows.Add(pn.Cell, id, pn.Host, pn.UUID, action, none, none, none)
 			fmt.Fprintf(f.IO.ErrOut, "would skip %v\n", re)
 			return
 		}
@@ -270,11 +282,29 @@ func dryRunInventory(ctx context.Context, f *Factory, dbs *storage.Databases, o 
 	for _, pn := range plan.Nodes {
 		add(pn)
 	}
+	// A layout switch's allocation moves, one row each: the provider the
+	// allocation leaves, and where it goes.
+	for _, mv := range moves {
+		var id any = none
+		if mv.NodeID != 0 {
+			id = mv.NodeID
+		}
+		to := mv.ToName
+		if to == "" {
+			to = mv.To
+		}
+		from := mv.FromName
+		if from == "" {
+			from = mv.From
+		}
+		rows.Add(mv.Cell, id, from, mv.From, "move allocation", mv.Class,
+			fmt.Sprintf("consumer %s used=%d", mv.Consumer, mv.Used), fmt.Sprintf("consumer %s used=%d on %s", mv.Consumer, mv.Used, to))
+	}
 	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d sharing providers; nothing written (--dry-run)\n",
-		migrate.InventoryName, len(plan.Nodes), plan.Unchanged, len(plan.Shared))
+	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d sharing providers, %d allocations to move; nothing written (--dry-run)\n",
+		migrate.InventoryName, len(plan.Nodes), plan.Unchanged, len(plan.Shared), len(moves))
 	return nil
 }
 

@@ -195,6 +195,13 @@ func (c *InventoryConfig) planSwitch(desired []DesiredProvider, st *PlacementSta
 // planMoves reads the allocations a switching node holds and gives each
 // one that must move its target (see the rules above).
 func (c *InventoryConfig) planMoves(ctx context.Context, p Placement, w *NodeWrite) error {
+	return c.planMovesAfter(ctx, p, w, nil)
+}
+
+// planMovesAfter is planMoves with the usage changes of moves planned but
+// not written yet (a dry run's earlier nodes) counted on the targets, so
+// that two nodes are not both promised the last room of a pool.
+func (c *InventoryConfig) planMovesAfter(ctx context.Context, p Placement, w *NodeWrite, pending map[[2]string]int64) error {
 	sw := &w.switching
 	w.Moves = nil
 	if len(sw.needs) == 0 {
@@ -217,6 +224,11 @@ func (c *InventoryConfig) planMoves(ctx context.Context, p Placement, w *NodeWri
 	for k, inv := range invs {
 		if _, planned := sw.capacity[k]; !planned {
 			sw.capacity[k] = capacityOf(inv.Total, inv.Reserved, inv.AllocationRatio)
+		}
+	}
+	for k, d := range pending {
+		if slices.Contains(targets, k[0]) {
+			usage[k] += d
 		}
 	}
 	inTree := map[string]bool{}
