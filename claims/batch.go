@@ -128,7 +128,7 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 			// Someone else wrote this consumer since we read it: read it
 			// again and decide again, as heal_allocations would on its
 			// next run.
-			w, kind, rerr := b.reread(ctx, cell, insts[0], cr)
+			w, kind, rerr := b.reread(ctx, cell, insts[0], queue[0], cr)
 			if rerr != nil {
 				return found, done, skipped, rerr
 			}
@@ -139,6 +139,9 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 			done++
 			b.elsewhere++
 		} else {
+			if err := b.forget(ctx, queue[0]); err != nil {
+				return found, done, skipped, err
+			}
 			skipped = append(skipped, Skipped{Cell: cellName, Instance: queue[0].Consumer, Host: hosts[0], Err: refused(we)})
 		}
 		rereads = 0
@@ -147,18 +150,34 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 	return found, done, skipped, nil
 }
 
-// reread decides an instance again from what Placement holds now.
-func (b *Batch) reread(ctx context.Context, cell Cell, in *Instance, cr *CellResult) (Write, healKind, error) {
+// reread decides an instance again from what Placement holds now; prev
+// is the write that met the conflict.
+func (b *Batch) reread(ctx context.Context, cell Cell, in *Instance, prev Write, cr *CellResult) (Write, healKind, error) {
 	cur, err := b.Placement.ConsumerAllocations(ctx, []string{in.UUID})
 	if err != nil {
 		return Write{}, healNone, err
 	}
+	b.run.recount(prev, cur[in.UUID])
 	w, kind, err := b.run.decide(ctx, cell, in, cur[in.UUID], cr)
 	var s *stop
 	if errors.As(err, &s) {
 		return Write{}, healNone, nil
 	}
 	return w, kind, err
+}
+
+// forget takes a skipped write out of the model: the consumer counts as
+// Placement holds it, and the next instances may use the room it claimed.
+func (b *Batch) forget(ctx context.Context, w Write) error {
+	if b.run.placer == nil {
+		return nil
+	}
+	cur, err := b.Placement.ConsumerAllocations(ctx, []string{w.Consumer})
+	if err != nil {
+		return err
+	}
+	b.run.recount(w, cur[w.Consumer])
+	return nil
 }
 
 func deref(s *string) string {

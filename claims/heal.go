@@ -267,6 +267,7 @@ func (r *healRun) healPage(ctx context.Context, cell Cell, insts []Instance, cr 
 			if rerr != nil {
 				return rerr
 			}
+			r.recount(queue[0].w, cur[queue[0].in.UUID])
 			w, kind, derr := r.decide(ctx, cell, queue[0].in, cur[queue[0].in.UUID], cr)
 			if derr != nil {
 				return derr

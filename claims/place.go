@@ -411,6 +411,22 @@ func classNamed(msg string, req *candidates.Request) string {
 	return ""
 }
 
+// recount makes the model count a consumer whose write did not happen as
+// Placement holds it now (cur, nil for nothing), no longer as the write
+// it was to get (w): after a consumer generation conflict the instance is
+// decided again and that decision claims its own placement, so the first
+// one's claim must not stay counted beside it; after a refused write the
+// room it claimed is free again.
+func (r *healRun) recount(w Write, cur *Allocations) {
+	if r.placer == nil {
+		return // nothing claimed yet: the model, when read, is Placement's
+	}
+	r.placer.claim(w.Alloc.Allocations, -1)
+	if cur != nil {
+		r.placer.claim(cur.Allocations, 1)
+	}
+}
+
 // placeFor is the placement of a healed instance's resources, the model
 // being read the first time an instance needs one. A Placement backend that
 // cannot show its providers gets Nova's allocation.
