@@ -97,11 +97,8 @@ func dryRunThenRun(t *testing.T, db string, args ...string) (int, int) {
 	return len(made), len(refused)
 }
 
-// migrate inventory --dry-run lists the allocations a layout switch moves:
-// at every step of flat → nested → flat+shared → nested+shared → flat, the
-// moves it lists (consumer, class, from, to) are exactly those the run
-// then makes.
-func TestMigrateInventoryDryRunListsMoves(t *testing.T) {
+// flatSampleCloud is sample cloud seed 3 (20 nodes) after migrate all.
+func flatSampleCloud(t *testing.T) string {
 	db := filepath.Join(t.TempDir(), "rpctl.db")
 	if _, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--seed", "3", "--nodes", "20"); code != 0 {
 		t.Fatalf("sample-cloud: %s", errOut)
@@ -109,6 +106,15 @@ func TestMigrateInventoryDryRunListsMoves(t *testing.T) {
 	if _, errOut, code := rpctl(t, "--db", db, "migrate", "all"); code != 0 {
 		t.Fatalf("migrate all: %s", errOut)
 	}
+	return db
+}
+
+// migrate inventory --dry-run lists the allocations a layout switch moves:
+// at every step of flat → nested → flat+shared → nested+shared → flat, the
+// moves it lists (consumer, class, from, to) are exactly those the run
+// then makes.
+func TestMigrateInventoryDryRunListsMoves(t *testing.T) {
+	db := flatSampleCloud(t)
 	for _, name := range []string{"nested", "flat+shared", "nested+shared", "flat"} {
 		n, _ := dryRunThenRun(t, db, layoutFlags[name]...)
 		t.Logf("%s: %d allocations moved, as listed", name, n)
@@ -120,13 +126,7 @@ func TestMigrateInventoryDryRunListsMoves(t *testing.T) {
 // does, so it refuses the same nodes and lists the same moves (SQLite: one
 // writer, nodes in plan order).
 func TestMigrateInventoryDryRunPoolRoom(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "rpctl.db")
-	if _, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--seed", "3", "--nodes", "20"); code != 0 {
-		t.Fatalf("sample-cloud: %s", errOut)
-	}
-	if _, errOut, code := rpctl(t, "--db", db, "migrate", "all"); code != 0 {
-		t.Fatalf("migrate all: %s", errOut)
-	}
+	db := flatSampleCloud(t)
 	// 0.1 of the largest node's disk holds about half of the cloud's
 	// DISK_GB allocations.
 	if moved, refused := dryRunThenRun(t, db, "--shared-storage", "ceph=*", "--disk-allocation-ratio", "0.1"); refused == 0 {
