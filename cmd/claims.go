@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -113,7 +112,7 @@ func NewCmdClaimsHeal(f *Factory) *cobra.Command {
 		ExitCodeRow{claims.ExitWriteFailed, "an allocation could not be written (capacity, unknown provider or class, conflict)"},
 		ExitCodeRow{claims.ExitNothingToDo, "completed, nothing healed (also every --dry-run)"},
 		ExitCodeRow{claims.ExitUnsupported, "an instance has a vGPU or Cyborg device profile request (not healable)"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input: --max-count not a positive integer, --cell with --instance, --force without --instance, an unmapped instance, an unknown cell"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input: --max-count not a positive integer, --cell with --instance, --force without --instance, an unmapped instance, an unknown cell" + claimsForbiddenRow},
 	)
 	fl := c.Flags()
 	fl.BoolVar(&o.DryRun, "dry-run", false, "print what would be written and write nothing (exit code 4)")
@@ -130,14 +129,9 @@ func badInput(f *Factory, msg string) error {
 	return Exit(claims.ExitBadInput)
 }
 
-// unexpected ends a command with code 255.
-func unexpected(err error) error {
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	return &ExitError{Code: claims.ExitUnexpectedError, Err: err}
-}
+// unexpected ends a command with code 255, unless the error is one of the
+// kinds claimsExit maps (credentials Placement refuses: 127).
+func unexpected(err error) error { return claimsExit(err) }
 
 func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error {
 	if o.Instance != "" && o.Cell != "" {
@@ -187,12 +181,16 @@ func runClaimsHeal(ctx context.Context, f *Factory, o *ClaimsHealOptions) error 
 	}
 	if err != nil {
 		// The table above is what was written before the error; say so,
-		// since the error may be a write whose outcome is unknown.
+		// since the error may be a write whose outcome is unknown. With
+		// nothing written the error's own line says it all (a 403 on the
+		// first GET, say).
 		var created, updated int
 		for _, c := range res.Cells {
 			created, updated = created+c.Created, updated+c.Updated
 		}
-		fmt.Fprintf(f.IO.ErrOut, "claims heal stopped: %d instances healed before the error (%d created, %d updated); a re-run carries on\n", created+updated, created, updated)
+		if created+updated > 0 {
+			fmt.Fprintf(f.IO.ErrOut, "claims heal stopped: %d instances healed before the error (%d created, %d updated); a re-run carries on\n", created+updated, created, updated)
+		}
 	}
 	if err != nil {
 		return unexpected(err)

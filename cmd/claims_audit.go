@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/metrics"
 )
 
@@ -21,7 +22,9 @@ type ClaimsAuditOptions struct {
 }
 
 // claimsExit wraps an error of a claims subcommand into nova-manage's codes:
-// the operator's input 127, anything else unexpected 255.
+// the operator's input 127 (credentials Placement refuses, 401 or 403,
+// included: the same kind the inventory commands map to their 2), anything
+// else unexpected 255.
 func claimsExit(err error) error {
 	if err == nil {
 		return nil
@@ -30,11 +33,18 @@ func claimsExit(err error) error {
 	if errors.As(err, &ee) {
 		return err
 	}
-	if errors.Is(err, claims.ErrBadInput) {
+	switch {
+	case errors.Is(err, claims.ErrBadInput):
 		return &ExitError{Code: claims.ExitBadInput, Err: errors.New(strings.TrimPrefix(err.Error(), claims.ErrBadInput.Error()+": "))}
+	case errors.Is(err, inventory.ErrForbidden):
+		return &ExitError{Code: claims.ExitBadInput, Err: err}
 	}
 	return &ExitError{Code: claims.ExitUnexpectedError, Err: err}
 }
+
+// claimsForbiddenRow is the 127 row's addition in every claims command's
+// table: the credentials are the operator's input too.
+const claimsForbiddenRow = ", or credentials Placement refused (401/403, through the API)"
 
 // NewCmdClaimsAudit builds `rpctl claims audit`.
 func NewCmdClaimsAudit(f *Factory) *cobra.Command {
@@ -80,7 +90,7 @@ nova-manage placement audit's.`,
 		ExitCodeRow{1, "a delete failed (the run stops after that provider, as Nova's does)"},
 		ExitCodeRow{3, "orphaned allocations found"},
 		ExitCodeRow{4, "orphaned allocations found and deleted"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input (unknown --provider, negative --expiry)"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (unknown --provider, negative --expiry)" + claimsForbiddenRow},
 	)
 	c.Flags().BoolVar(&o.Delete, "delete", false, "delete the orphaned allocations found")
 	c.Flags().DurationVar(&o.Expiry, "expiry", 0, "an allocation whose consumer is younger than this is kept, not an orphan (default none, as Nova)")

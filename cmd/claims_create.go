@@ -52,7 +52,7 @@ retried from phase one (--attempts); it never over-commits a provider.`,
 	SetExitCodes(c,
 		ExitCodeRow{0, "claimed (the table shows what)"},
 		ExitCodeRow{claims.ExitRefused, "refused: no candidate has the room (the reasons of the first hosts are given), every attempt lost the room to a concurrent claim, or the consumer already exists"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input (missing or malformed flag, unknown flavor or host)"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (missing or malformed flag, unknown flavor or host)" + claimsForbiddenRow},
 		searchExitCodes()[0], searchExitCodes()[1],
 	)
 	fl := c.Flags()

@@ -36,7 +36,7 @@ the claims of now are read through the Placement API.`,
 	SetExitCodes(c,
 		ExitCodeRow{0, "no change"},
 		ExitCodeRow{3, "changes found"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input (missing, empty, foreign or too-new file; left untouched)"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (missing, empty, foreign or too-new file; left untouched)" + claimsForbiddenRow},
 	)
 	return c
 }

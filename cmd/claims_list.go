@@ -42,7 +42,7 @@ consumer's allocations were last written (Last-Modified).`,
 	}
 	SetExitCodes(c,
 		ExitCodeRow{0, "listed (also when nothing matches)"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input (--consumer not a uuid, --expiry)"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (--consumer not a uuid, --expiry)" + claimsForbiddenRow},
 	)
 	fl := c.Flags()
 	fl.StringVar(&o.Host, "host", "", "only providers of this compute node (host or hypervisor_hostname)")

@@ -28,7 +28,7 @@ Placement's DELETE /allocations/{consumer} does (no generation changes); with
 	SetExitCodes(c,
 		ExitCodeRow{0, "released"},
 		ExitCodeRow{claims.ExitNoRelease, "the consumer holds no allocation (nothing to do)"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input (not a uuid)"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input (not a uuid)" + claimsForbiddenRow},
 	)
 	return c
 }

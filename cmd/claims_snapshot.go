@@ -36,7 +36,7 @@ created_at is then when the consumer's allocations were last written).`, claimsn
 	SetExitCodes(c,
 		ExitCodeRow{0, "written"},
 		ExitCodeRow{ExitFailed, "--out names an existing file (without --force) or a file rpctl reads: nothing written"},
-		ExitCodeRow{claims.ExitBadInput, "invalid input"},
+		ExitCodeRow{claims.ExitBadInput, "invalid input" + claimsForbiddenRow},
 	)
 	c.Flags().StringVar(&out, "out", "", "claim store file to write (an existing file only with --force)")
 	markPathFlags(c.Flags(), "output", "out")

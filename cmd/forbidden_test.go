@@ -16,6 +16,8 @@ func TestPlacementForbidden(t *testing.T) {
 		{"provider", "list"},
 		{"provider", "create", "cn9"},
 		{"resource-class", "list"},
+		// The allocation commands share the store commands' codes.
+		{"allocation", "show", "a0000000-0000-4000-8000-000000000001"},
 	} {
 		_, errOut, code := rpctl(t, append([]string{"--os-endpoint", p.Base, "--os-token", "not-admin"}, args...)...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "403 Forbidden") || !strings.Contains(errOut, "role") {

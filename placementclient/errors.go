@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/rpctl/rpctl/inventory"
 )
 
 // Error codes Placement puts in its error bodies (placement/errors.py).
@@ -68,8 +70,13 @@ func (e *Error) Error() string {
 }
 
 // Is matches the sentinels: same status, and the same code when the
-// sentinel names one.
+// sentinel names one. A 401 or 403 is also inventory.ErrForbidden, the one
+// kind every command (inventory edits, claims) maps to its refused-input
+// code, whichever domain the request was made for.
 func (e *Error) Is(target error) bool {
+	if target == inventory.ErrForbidden {
+		return e.Status == http.StatusForbidden || e.Status == http.StatusUnauthorized
+	}
 	t, ok := target.(*Error)
 	if !ok || t.Method != "" || t.Message != "" {
 		return false

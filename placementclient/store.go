@@ -29,7 +29,7 @@ func storeErr(err error) error {
 		kind = inventory.ErrNotFound
 	case pe.Status == http.StatusBadRequest:
 		kind = inventory.ErrBadRequest
-	case pe.Status == http.StatusForbidden || pe.Status == http.StatusUnauthorized:
+	case errors.Is(pe, inventory.ErrForbidden):
 		return &inventory.Error{Kind: inventory.ErrForbidden, Status: pe.Status, Code: pe.Code, Message: pe.Error()}
 	case pe.Status != http.StatusConflict:
 		return err
