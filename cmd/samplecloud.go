@@ -38,7 +38,10 @@ With --db FILE the file's schemas are created if it is empty and the nodes go in
 one cell database, mapped to cell "cell1" (more cells need one --cell-db per cell). With
 MySQL/MariaDB databases each cell database gets one cell (--cells defaults to their number); empty databases get the
 schema first. The API database, when configured, gets cell0 and cell mappings (unless it
-has some), host mappings and flavors. A cell database that already has compute nodes is
+has some), host mappings and flavors. Nova always has cell0: it is mapped to Nova's
+"<database>_cell0" beside the first cell database (with --db: the file FILE_cell0), which is
+created empty with the cell schema, as nova-manage cell_v2 map_cell0 and db sync leave it.
+A Placement database given (--placement-db) gets Placement's empty schema. A cell database that already has compute nodes is
 refused unless --force, which deletes the rows of the tables sample-cloud writes first.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {

@@ -1,10 +1,18 @@
 package cmd_test
 
 import (
+	"context"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 func TestSampleCloudAndComputeNodeList(t *testing.T) {
@@ -54,4 +62,81 @@ func TestSampleCloudAndComputeNodeList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || rows[0]["uuid"] != nil || rows[0]["cell"] != "cell1" {
 		t.Errorf("json: %v %v", err, rows[0])
 	}
+}
+
+// TestSampleCloudCoherent (issue 21): sample-cloud maps cell0 as Nova
+// always has it, so cell0's database must exist with the cell schema (as
+// map_cell0 then db sync leave it), reachable through its mapping's URL by
+// Nova's own SQLAlchemy; a Placement database given gets Placement's schema,
+// which the real placement-api then serves; and status runs on the result.
+func TestSampleCloudCoherent(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"sqlite-files", "sqlite-embedded", "mariadb"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			var dbArgs []string
+			var apiURL, placementURL string
+			switch backend {
+			case "sqlite-files":
+				apiURL, placementURL = "sqlite:///"+filepath.Join(dir, "api.db"), "sqlite:///"+filepath.Join(dir, "placement.db")
+				dbArgs = []string{"--cell-db", "sqlite:///" + filepath.Join(dir, "cell1.db"), "--api-db", apiURL, "--placement-db", placementURL}
+			case "sqlite-embedded":
+				apiURL = "sqlite:///" + filepath.Join(dir, "cloud.db")
+				dbArgs = []string{"--db", filepath.Join(dir, "cloud.db")}
+			case "mariadb":
+				cell, api, placement := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+				apiURL, placementURL = api.URL, placement.URL
+				dbArgs = []string{"--cell-db", cell.URL, "--api-db", apiURL, "--placement-db", placementURL}
+			}
+			if _, errOut, code := rpctl(t, append(dbArgs, "sample-cloud", "--nodes", "4")...); code != 0 {
+				t.Fatalf("sample-cloud: exit %d: %s", code, errOut)
+			}
+			ctx := context.Background()
+			api := openURL(t, apiURL, storage.RoleAPI)
+			mappings, err := storage.ListCellMappings(ctx, api)
+			if err != nil || len(mappings) != 2 || mappings[0].UUID != nova.Cell0UUID || mappings[0].Name != "cell0" || mappings[0].DatabaseConnection == mappings[1].DatabaseConnection {
+				t.Fatalf("cell mappings %+v (%v): want cell0 (its own database) and cell1", mappings, err)
+			}
+			cell0 := openURL(t, mappings[0].DatabaseConnection, storage.RoleCell)
+			for _, table := range schema.Tables(schema.PartCell) {
+				if ok, err := cell0.TableExists(ctx, table); !ok || err != nil {
+					t.Errorf("cell0 (%s) has no table %s (%v)", cell0.Label(), table, err)
+				}
+			}
+			// Nova reaches cell0 through the mapping with SQLAlchemy.
+			testdb.RequirePython(t, "sqlalchemy", "pymysql")
+			script := "import sys, sqlalchemy as sa; e = sa.create_engine(sys.argv[1]); print(' '.join(sorted(sa.inspect(e).get_table_names())))"
+			out, err := exec.Command(testdb.Python, "-c", script, mappings[0].DatabaseConnection).CombinedOutput()
+			if err != nil || !strings.Contains(" "+string(out), " instances ") || !strings.Contains(string(out), "compute_nodes") {
+				t.Errorf("SQLAlchemy on cell0's mapping: %v: %s", err, out)
+			}
+			if placementURL != "" {
+				// The real placement-api serves the schema sample-cloud
+				// created: an empty, pre-migration Placement.
+				code, body := testdb.PlacementDo(t, "GET", testdb.PlacementAPI(t, placementURL), "/resource_providers", "1.39", "")
+				if code != 200 || !strings.Contains(string(body), `"resource_providers": []`) {
+					t.Errorf("placement-api on sample-cloud's Placement database: %d %s", code, body)
+				}
+			}
+			if out, errOut, code := rpctl(t, append(dbArgs, "status", "-f", "value")...); code != 1 || !strings.Contains(out, "Compute Node UUIDs Warning") {
+				t.Errorf("status after sample-cloud: exit %d, want 1 (a pre-migration cloud warns)\n%s%s", code, out, errOut)
+			}
+		})
+	}
+}
+
+// openURL opens a database by its SQLAlchemy URL, as a cell mapping holds it.
+func openURL(t *testing.T, u string, role storage.Role) *storage.DB {
+	t.Helper()
+	tg, err := dsn.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(context.Background(), tg, role, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

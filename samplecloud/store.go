@@ -17,8 +17,12 @@ type CellDB interface {
 	// InsertCellRows writes the rows in one transaction, ids as given.
 	InsertCellRows(ctx context.Context, rows nova.CellRows) error
 	// ConnectionURL is the cell_mappings.database_connection that reaches
-	// this database; with cell0, Nova's "<database>_cell0" beside it.
-	ConnectionURL(cell0 bool) (string, error)
+	// this database.
+	ConnectionURL() (string, error)
+	// CreateCell0 creates Nova's cell0 database beside this one ("<database>_cell0",
+	// nova-manage cell_v2 map_cell0's default) with the cell schema, as
+	// map_cell0 then db sync leave it, and returns its connection URL.
+	CreateCell0(ctx context.Context) (string, error)
 }
 
 // APIDB is the Nova API database as sample-cloud fills it.

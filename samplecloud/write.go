@@ -179,7 +179,10 @@ func apiRows(ctx context.Context, dbs Target, groups [][]*Cell, c *Cloud, o Writ
 		nextID = max(nextID, m.ID+1)
 	}
 	if len(existing) == 0 {
-		u, err := dbs.Cells[0].ConnectionURL(true)
+		// Nova always has cell0 (nova-status fails without its mapping,
+		// and nova-manage db sync fans out to its database): mapped, it
+		// must exist. Created before any row is written.
+		u, err := dbs.Cells[0].CreateCell0(ctx)
 		if err != nil {
 			return r, err
 		}
@@ -197,7 +200,7 @@ func apiRows(ctx context.Context, dbs Target, groups [][]*Cell, c *Cloud, o Writ
 			id, ok = byName[name]
 		}
 		if !ok {
-			u, err := db.ConnectionURL(false)
+			u, err := db.ConnectionURL()
 			if err != nil {
 				return r, err
 			}

@@ -266,10 +266,38 @@ func ListCellMappings(ctx context.Context, api *DB) ([]CellMapping, error) {
 	return out, nil
 }
 
+// OpenCell0 creates, when it does not exist, Nova's cell0 database beside
+// cell (the one CellConnectionURL(cell, true) names, with cell's character
+// set on MySQL) and opens it through that URL, as Nova will reach it.
+func OpenCell0(ctx context.Context, cell *DB) (*DB, error) {
+	u, err := CellConnectionURL(cell, true)
+	if err != nil {
+		return nil, err
+	}
+	t, err := dsn.Parse(u)
+	if err != nil {
+		return nil, cell.Errorf("cell0: %v", err)
+	}
+	if cell.IsMySQL() {
+		if len(t.Database) > 64 {
+			return nil, cell.Errorf("cell0's database name %q is longer than MySQL's 64 characters", t.Database)
+		}
+		var charset string
+		if err := cell.GetContext(ctx, &charset, `SELECT DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = DATABASE()`); err != nil {
+			return nil, cell.Errorf("read its character set: %w", CleanError(err))
+		}
+		create := "CREATE DATABASE IF NOT EXISTS `" + strings.ReplaceAll(t.Database, "`", "``") + "` CHARACTER SET " + charset
+		if _, err := cell.ExecContext(ctx, create); err != nil {
+			return nil, cell.Errorf("create cell0's database %s: %w", t.Database, CleanError(err))
+		}
+	}
+	return Open(ctx, t, RoleCell, "cell0")
+}
+
 // CellConnectionURL is the SQLAlchemy URL, password included, that a
 // cell_mappings.database_connection needs for Nova (and rpctl) to reach db.
-// With cell0 it names Nova's conventional "<database>_cell0" beside it, which
-// rpctl neither creates nor uses.
+// With cell0 it names Nova's conventional "<database>_cell0" beside it
+// (nova-manage cell_v2 map_cell0's default), which OpenCell0 creates.
 func CellConnectionURL(db *DB, cell0 bool) (string, error) {
 	suffix := ""
 	if cell0 {

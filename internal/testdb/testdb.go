@@ -144,8 +144,10 @@ func NewMySQL(t testing.TB) *MySQL {
 	var b [4]byte
 	rand.Read(b[:])
 	name := "rpctl_" + sanitize(t.Name()) + "_" + hex.EncodeToString(b[:])
-	if len(name) > 64 {
-		name = name[:55] + "_" + hex.EncodeToString(b[:])
+	// 58, not MySQL's 64: sample-cloud creates Nova's "<name>_cell0" beside
+	// a cell database.
+	if len(name) > 58 {
+		name = name[:49] + "_" + hex.EncodeToString(b[:])
 	}
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb3"); err != nil {
 		admin.Close()
@@ -153,6 +155,7 @@ func NewMySQL(t testing.TB) *MySQL {
 	}
 	t.Cleanup(func() {
 		admin.Exec("DROP DATABASE IF EXISTS `" + name + "`")
+		admin.Exec("DROP DATABASE IF EXISTS `" + name + "_cell0`")
 		admin.Close()
 	})
 	dbCfg := cfg.Clone()

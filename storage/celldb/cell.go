@@ -12,6 +12,7 @@ import (
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/schema"
 )
 
 var (
@@ -81,6 +82,11 @@ func (c *Cell) InsertCellRows(ctx context.Context, rows nova.CellRows) error {
 }
 
 // ConnectionURL implements samplecloud.CellDB.
-func (c *Cell) ConnectionURL(cell0 bool) (string, error) {
-	return storage.CellConnectionURL(c.DB, cell0)
+func (c *Cell) ConnectionURL() (string, error) {
+	return storage.CellConnectionURL(c.DB, false)
+}
+
+// CreateCell0 implements samplecloud.CellDB.
+func (c *Cell) CreateCell0(ctx context.Context) (string, error) {
+	return schema.CreateCell0(ctx, c.DB)
 }

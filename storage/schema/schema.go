@@ -226,3 +226,19 @@ func stampAlembic(ctx context.Context, db *storage.DB) error {
 	}
 	return nil
 }
+
+// CreateCell0 gives cell Nova's cell0 database beside it, with the cell
+// schema, as nova-manage cell_v2 map_cell0 then db sync leave it (a
+// complete schema there is left alone), and returns the URL its
+// cell_mappings row holds.
+func CreateCell0(ctx context.Context, cell *storage.DB) (string, error) {
+	db, err := storage.OpenCell0(ctx, cell)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if _, err := Init(ctx, db, PartCell); err != nil {
+		return "", err
+	}
+	return storage.CellConnectionURL(cell, true)
+}
