@@ -78,6 +78,7 @@ aggregate, and every inventory's used, reserved, total and capacity (see 'rpctl 
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runCapacity(c.Context(), f, o) },
 	}
+	offerFormats(c, output.Prometheus)
 	SetExitCodes(c, append([]ExitCodeRow{
 		{ExitOK, "counted"},
 		{ExitFailed, "invalid input (flag, flavor, mix, aggregate); --plot names an existing file (without --force) or a file rpctl reads"},

@@ -78,13 +78,15 @@ consumer created_at, so the age is the time since its allocations were last writ
 (Last-Modified), which is never older than created_at.
 
 Output: one row per orphan (consumer, consumer_type, provider, resources, age, result);
---verbose prints nova-manage's --verbose messages on standard error. The exit codes are
-nova-manage placement audit's.`,
+--verbose prints nova-manage's --verbose messages on standard error; -f prometheus prints
+the orphans per provider and class as Prometheus metrics (text format 0.0.4), as rpctl
+exporter serves them. The exit codes are nova-manage placement audit's.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return claimsExit(runClaimsAudit(c, f, o))
 		},
 	}
+	offerFormats(c, output.Prometheus)
 	SetExitCodes(c,
 		ExitCodeRow{0, "no orphaned allocation"},
 		ExitCodeRow{1, "a delete failed (the run stops after that provider, as Nova's does)"},

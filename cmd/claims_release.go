@@ -65,6 +65,6 @@ func runClaimsRelease(c *cobra.Command, f *Factory, consumer string) error {
 		fmt.Fprintf(f.IO.ErrOut, "Consumer %s holds no allocation.\n", consumer)
 		return Exit(claims.ExitNoRelease)
 	}
-	fmt.Fprintf(f.IO.Out, "Released the allocations of consumer %s.\n", consumer)
+	fmt.Fprintf(f.noticeOut(), "Released the allocations of consumer %s.\n", consumer)
 	return nil
 }

@@ -73,6 +73,6 @@ func runClaimsSnapshot(c *cobra.Command, f *Factory, out string) error {
 	for _, s := range snap {
 		consumers[s.InstanceUUID] = true
 	}
-	fmt.Fprintf(f.IO.Out, "Wrote %d claims of %d consumers to %s (layout version %d).\n", len(snap), len(consumers), out, claimsnap.Current)
+	fmt.Fprintf(f.noticeOut(), "Wrote %d claims of %d consumers to %s (layout version %d).\n", len(snap), len(consumers), out, claimsnap.Current)
 	return nil
 }

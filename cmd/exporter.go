@@ -40,6 +40,10 @@ type ExporterOptions struct {
 	FlavorOptions
 }
 
+// exporterNoFormat is why the exporter takes no -f, in its help and in the
+// refusal.
+const exporterNoFormat = "the exporter takes no -f: it prints no rows, it serves its metrics over HTTP (GET /metrics, always Prometheus' text format)"
+
 // NewCmdExporter builds `rpctl exporter`.
 func NewCmdExporter(f *Factory) *cobra.Command {
 	o := &ExporterOptions{}
@@ -64,11 +68,14 @@ has been published. SIGTERM or SIGINT stop it cleanly (exit 0).
 
 The databases (or the Placement API, for the audit) are given as for the other commands.
 The server is the rpctl-exporter program, installed beside rpctl: rpctl runs it, so that
-no other command pays for the Prometheus library's start-up.`,
+no other command pays for the Prometheus library's start-up.
+
+` + exporterNoFormat + `.`,
 		Example: `  rpctl --config-file /etc/nova/nova.conf exporter --listen 127.0.0.1:9465 --interval 60s`,
 		Args:    cobra.NoArgs,
 		RunE:    func(c *cobra.Command, _ []string) error { return runExporter(c.Context(), f, o) },
 	}
+	refuseFormats(c, exporterNoFormat)
 	SetExitCodes(c,
 		ExitCodeRow{ExitOK, "served until SIGTERM or SIGINT, then stopped cleanly (a signal before serving gives 130/143)"},
 		ExitCodeRow{ExitFailed, "invalid input (--listen, --interval, a flavor), or the listener failed"},

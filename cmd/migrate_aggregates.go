@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
@@ -32,7 +33,11 @@ first; --dry-run lists them and the additions and writes nothing.
 
 Works on the Placement database (--placement-db, --db, placement.conf) or through the
 Placement API (--os-cloud/--os-endpoint); Nova's side is read from the API and cell
-databases. migrate all runs it after inventory.`,
+databases. migrate all runs it after inventory.
+
+The table format is nova-manage's text; -f json, yaml, csv and value print one row per
+membership removed or added (or, with --dry-run, to remove or add: action, aggregate,
+name, host, provider), nova-manage's messages going to standard error.`,
 		// The API database is opened with the cells when configured; migrate
 		// all without one skips this step (buildAggregates says so).
 		Need:       storage.NeedCells,
@@ -67,7 +72,7 @@ func addAggregateFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 // database) to the sync.
 func aggregateSync(ctx context.Context, f *Factory, dbs *storage.Databases, dryRun bool, aggregateFlags aggregateFlags) (*migrate.AggregateSync, error) {
 	s := &migrate.AggregateSync{API: stores.AggregateAPI(dbs.API), Cells: stores.AggregateCells(dbs.Cells),
-		Out: f.IO.Out, Err: f.IO.ErrOut, Verbose: aggregateFlags.verbose, Prune: aggregateFlags.prune, DryRun: dryRun}
+		Out: f.noticeOut(), Err: f.IO.ErrOut, Verbose: aggregateFlags.verbose, Prune: aggregateFlags.prune, DryRun: dryRun}
 	if f.UsePlacementAPI() {
 		c, err := f.PlacementClient(ctx)
 		if err != nil {
@@ -110,6 +115,19 @@ func runAggregates(ctx context.Context, f *Factory, o *MigrateOptions) error {
 	}
 	if o.DryRun {
 		fmt.Fprintf(f.IO.ErrOut, "%s: %d memberships to add, %d to remove; nothing written (--dry-run)\n", migrate.AggregatesName, len(res.Added), len(res.Removed))
+	}
+	if f.noticeOut() != f.IO.Out {
+		// Nova's messages went to stderr: stdout gets the rows.
+		rows := output.Rows{Headers: []string{"action", "aggregate", "name", "host", "provider"}}
+		for _, m := range res.Removed {
+			rows.Add("remove", m.Aggregate, m.Name, m.Host, m.Provider)
+		}
+		for _, m := range res.Added {
+			rows.Add("add", m.Aggregate, m.Name, m.Host, m.Provider)
+		}
+		if err := f.Write(rows, nil); err != nil {
+			return err
+		}
 	}
 	if res.Exit != migrate.AggExitOK {
 		return Exit(res.Exit)

@@ -1,8 +1,12 @@
 package cmd
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,9 +34,71 @@ func addOutputFlags(root *cobra.Command, f *Factory) {
 	root.MarkFlagsMutuallyExclusive("sort-ascending", "sort-descending")
 }
 
-// validateOutputFlags runs before every command.
-func validateOutputFlags(f *Factory) error {
+// validateOutputFlags runs before every command: a format c does not take
+// is refused before anything is read or written.
+func validateOutputFlags(c *cobra.Command, f *Factory) error {
 	f.Output.Format = f.Format
 	f.Output.TermWidth = f.IO.TerminalWidth()
-	return f.Output.Validate()
+	if err := f.Output.Validate(); err != nil {
+		return err
+	}
+	formats, why := FormatsOf(c)
+	switch {
+	case why != "" && c.Flags().Changed("format"):
+		return fmt.Errorf("-f %s: %s", f.Format, why)
+	case why == "" && !slices.Contains(formats, f.Format):
+		return fmt.Errorf("-f %s: %s prints no metrics; its formats are %s", f.Format, c.CommandPath(), strings.Join(formats, ", "))
+	}
+	return nil
+}
+
+// noticeOut is where a command's sentences for people go (summaries,
+// "Released ...", nova-manage's messages): standard output beside a table,
+// standard error when stdout is for a program (json, yaml, csv, value), so
+// that it stays one well-formed document.
+func (f *Factory) noticeOut() io.Writer {
+	if f.Format == output.Table || f.Format == "" {
+		return f.IO.Out
+	}
+	return f.IO.ErrOut
+}
+
+// The -f values every command takes; offerFormats and refuseFormats
+// declare the exceptions, which TestEveryCommandEveryFormat runs.
+var standardFormats = []string{output.Table, output.JSON, output.YAML, output.CSV, output.Value}
+
+const (
+	formatsAnnotation        = "rpctl/formats"
+	formatsRefusedAnnotation = "rpctl/formats-refused"
+)
+
+// offerFormats declares the formats c prints besides the standard five
+// (-f prometheus); its help says how.
+func offerFormats(c *cobra.Command, extra ...string) {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[formatsAnnotation] = strings.Join(extra, ",")
+}
+
+// refuseFormats declares that c prints no rows, so that any -f given is
+// refused with why, which c's help must say too.
+func refuseFormats(c *cobra.Command, why string) {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[formatsRefusedAnnotation] = why
+}
+
+// FormatsOf is every -f value c takes, or, for a command that prints no
+// rows, why it takes none (then the default, table, is its only format).
+func FormatsOf(c *cobra.Command) (formats []string, refused string) {
+	if why := c.Annotations[formatsRefusedAnnotation]; why != "" {
+		return []string{output.Table}, why
+	}
+	formats = slices.Clone(standardFormats)
+	if extra := c.Annotations[formatsAnnotation]; extra != "" {
+		formats = append(formats, strings.Split(extra, ",")...)
+	}
+	return formats, ""
 }

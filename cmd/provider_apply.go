@@ -195,7 +195,7 @@ func writeProviderPlan(f *Factory, pl *providerconfig.Plan, res *providerconfig.
 			return err
 		}
 	}
-	out := f.IO.Out
+	out := f.noticeOut()
 	if res == nil {
 		fmt.Fprintf(out, "Dry run: %d provider(s); would create %d resource class(es) %v and %d trait(s) %v; nothing written.\n",
 			len(pl.Targets), len(pl.NewClasses), pl.NewClasses, len(pl.NewTraits), pl.NewTraits)

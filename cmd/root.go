@@ -29,7 +29,7 @@ Commands that read or edit Placement can use its REST API instead:
 			if err := setupLogging(cmd, f); err != nil {
 				return err
 			}
-			return validateOutputFlags(f)
+			return validateOutputFlags(cmd, f)
 		},
 	}
 	pf := root.PersistentFlags()

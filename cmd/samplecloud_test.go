@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
@@ -93,12 +92,12 @@ func TestSampleCloudCoherent(t *testing.T) {
 				t.Fatalf("sample-cloud: exit %d: %s", code, errOut)
 			}
 			ctx := context.Background()
-			api := openURL(t, apiURL, storage.RoleAPI)
+			api := testdb.Open(t, apiURL, storage.RoleAPI)
 			mappings, err := storage.ListCellMappings(ctx, api)
 			if err != nil || len(mappings) != 2 || mappings[0].UUID != nova.Cell0UUID || mappings[0].Name != "cell0" || mappings[0].DatabaseConnection == mappings[1].DatabaseConnection {
 				t.Fatalf("cell mappings %+v (%v): want cell0 (its own database) and cell1", mappings, err)
 			}
-			cell0 := openURL(t, mappings[0].DatabaseConnection, storage.RoleCell)
+			cell0 := testdb.Open(t, mappings[0].DatabaseConnection, storage.RoleCell)
 			for _, table := range schema.Tables(schema.PartCell) {
 				if ok, err := cell0.TableExists(ctx, table); !ok || err != nil {
 					t.Errorf("cell0 (%s) has no table %s (%v)", cell0.Label(), table, err)
@@ -124,19 +123,4 @@ func TestSampleCloudCoherent(t *testing.T) {
 			}
 		})
 	}
-}
-
-// openURL opens a database by its SQLAlchemy URL, as a cell mapping holds it.
-func openURL(t *testing.T, u string, role storage.Role) *storage.DB {
-	t.Helper()
-	tg, err := dsn.Parse(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(context.Background(), tg, role, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
 }

@@ -41,7 +41,10 @@ not Synced, and fails when its cluster lost quorum.
 
 A check that crashes, or cannot read its database (not configured, unreachable, a
 table missing), shows as a Failure naming the database; the other checks still run and
-rpctl exits 255, as nova-status does, since no verdict could be reached.`
+rpctl exits 255, as nova-status does, since no verdict could be reached.
+
+-f prometheus prints the checks' results, the drifted inventories and the instances
+without allocations as Prometheus metrics (text format 0.0.4), as rpctl exporter serves them.`
 }
 
 // NewCmdStatus builds `rpctl status`.
@@ -85,6 +88,7 @@ func addStatusFlags(c *cobra.Command, o *StatusOptions) {
 		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
 	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
 	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
+	offerFormats(c, output.Prometheus)
 	SetExitCodes(c,
 		ExitCodeRow{ExitOK, "all checks succeeded"},
 		ExitCodeRow{ExitMore, "at least one check warns"},
