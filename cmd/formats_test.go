@@ -194,7 +194,7 @@ func TestEveryCommandEveryFormat(t *testing.T) {
 				if code != 255 || !strings.Contains(errOut, "-f "+format+": rpctl "+r.path+" prints no metrics; its formats are table, json, yaml, csv, value") || out != "" {
 					t.Errorf("%v: exit %d, stdout %q, stderr %q; want the documented refusal (255)", full, code, out, errOut)
 				}
-				out, errOut, code = rpctl(t, args...)
+				_, errOut, code = rpctl(t, args...)
 				if code != r.run.code {
 					t.Errorf("%v after the refusal: exit %d (want %d): %s", args, code, r.run.code, errOut)
 				}
