@@ -10,10 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 	"gopkg.in/yaml.v3"
 
 	"github.com/rpctl/rpctl/internal/sanitize"
@@ -65,7 +61,7 @@ type Rows struct {
 	// string.
 	Values [][]any
 	// Align applies to the data cells. Headers are always centred, with
-	// tablewriter's rule for an odd excess (the extra space on the right);
+	// the extra space of an odd excess on the right;
 	// prettytable aligns them like the data and centres even-width text
 	// with the extra space on the left.
 	Align Align
@@ -82,62 +78,44 @@ type Rows struct {
 // (TestRenderTableMatchesPrettytable), headers see Rows.Align.
 func RenderTable(w io.Writer, r Rows) error {
 	r.Rows = sanitizeRows(r.Rows)
-	align := map[Align]tw.Align{AlignLeft: tw.AlignLeft, AlignCenter: tw.AlignCenter, AlignRight: tw.AlignRight}[r.Align]
 	cells := r.Rows
-	// prettytable aligns headers like their column.
-	headerAlign := align
-	if r.Align == AlignCenter {
-		// Pre-padded to the column width, the cells print as they are.
-		cells, align, headerAlign = centre(r), tw.AlignLeft, tw.AlignCenter
-	}
-	opts := []tablewriter.Option{
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(headerAlign),
-		tablewriter.WithRowAlignment(align),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithTrimSpace(tw.Off),
-	}
-	if len(r.columnAlign) > 0 {
-		per := make([]tw.Align, len(r.columnAlign))
-		for i, a := range r.columnAlign {
-			per[i] = map[Align]tw.Align{AlignLeft: tw.AlignLeft, AlignCenter: tw.AlignCenter, AlignRight: tw.AlignRight}[a]
-		}
-		opts = append(opts, tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: align, PerColumn: per}),
-			tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{Global: headerAlign, PerColumn: per}))
-	}
-	t := tablewriter.NewTable(w, opts...)
-	headers := make([]any, len(r.Headers))
-	for i, h := range r.Headers {
-		headers[i] = h
-	}
-	t.Header(headers...)
+	n := len(r.Headers)
 	for _, row := range cells {
-		vals := make([]any, len(row))
-		for i, c := range row {
-			vals[i] = c
-		}
-		if err := t.Append(vals...); err != nil {
-			return err
+		n = max(n, len(row))
+	}
+	align := make([]Align, n)
+	headerAlign := make([]Align, n)
+	for i := range align {
+		// prettytable aligns headers like their column.
+		align[i], headerAlign[i] = r.Align, r.Align
+		if i < len(r.columnAlign) {
+			align[i], headerAlign[i] = r.columnAlign[i], r.columnAlign[i]
 		}
 	}
-	return t.Render()
+	if r.Align == AlignCenter {
+		// prettytable centres an odd excess unlike an even split:
+		// pre-padded to the column width, the cells print as they are.
+		cells = centre(r)
+		for i := range align {
+			align[i] = AlignLeft
+		}
+	}
+	return writeASCII(w, r.Headers, cells, headerAlign, align)
 }
 
 // centre pads every data cell to its column's width the way prettytable
 // (str.center) does: an odd excess puts the extra space on the left of
-// even-width text and on the right of odd-width text. tablewriter always
-// puts it on the right.
+// even-width text and on the right of odd-width text. writeASCII's even
+// split (headers) always puts it on the right.
 func centre(r Rows) [][]string {
 	width := make([]int, len(r.Headers))
 	for i, h := range r.Headers {
-		width[i] = twwidth.Width(h)
+		width[i] = displayWidth(h)
 	}
 	for _, row := range r.Rows {
 		for i, c := range row {
 			if i < len(width) {
-				width[i] = max(width[i], twwidth.Width(c))
+				width[i] = max(width[i], displayWidth(c))
 			}
 		}
 	}
@@ -148,7 +126,7 @@ func centre(r Rows) [][]string {
 			if i >= len(width) {
 				break
 			}
-			cw := twwidth.Width(c)
+			cw := displayWidth(c)
 			excess := width[i] - cw
 			left := excess / 2
 			if excess%2 == 1 && cw%2 == 0 {

@@ -4,8 +4,6 @@ import (
 	"io"
 	"strings"
 	"unicode"
-
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
 // writeTable prints a table as cliff's table formatter does: nothing but a
@@ -102,7 +100,7 @@ func fitWidth(r Rows, term int) Rows {
 		want := max(textWidth(r.Headers[i]), min(widths[i], limit[i]))
 		if columnWidth(out, i) < want {
 			lines := strings.Split(out.Rows[0][i], "\n")
-			pad := strings.Repeat(" ", want-twwidth.Width(lines[0]))
+			pad := strings.Repeat(" ", want-displayWidth(lines[0]))
 			if r.Align == AlignRight {
 				lines[0] = pad + lines[0]
 			} else {
@@ -117,7 +115,7 @@ func fitWidth(r Rows, term int) Rows {
 func textWidth(s string) int {
 	w := 0
 	for _, l := range strings.Split(s, "\n") {
-		w = max(w, twwidth.Width(l))
+		w = max(w, displayWidth(l))
 	}
 	return w
 }
@@ -129,7 +127,7 @@ func textWidth(s string) int {
 func wrap(s string, width int) string {
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
-		if twwidth.Width(line) > width {
+		if displayWidth(line) > width {
 			lines[i] = strings.Join(textwrapLines(line, width), "\n")
 		}
 	}
