@@ -19,10 +19,12 @@ LDFLAGS     := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=
 
 # rpctl-exporter is rpctl with the Prometheus server linked in (rpctl
 # exporter runs it from beside rpctl): client_golang's package init stays out
-# of every other command's start-up.
+# of every other command's start-up. rpctl-chart, likewise, is rpctl with
+# gonum/plot linked in (rpctl capacity --plot runs it): its fonts load at init.
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rpctl
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)-exporter ./cmd/rpctl-exporter
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)-chart ./cmd/rpctl-chart
 
 # Unit and integration tests. Integration tests run against a real MariaDB and
 # the real placement-api / Nova tools; under `make test` a missing service is a
@@ -105,6 +107,7 @@ install: build
 	install -d $(BINDIR) $(MAN1DIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
 	install -m 0755 $(BIN) $(BINDIR)/rpctl
 	install -m 0755 $(BIN)-exporter $(BINDIR)/rpctl-exporter
+	install -m 0755 $(BIN)-chart $(BINDIR)/rpctl-chart
 	install -m 0644 docs/man/*.1 $(MAN1DIR)/
 	$(BIN) completion bash > $(BASHCOMPDIR)/rpctl
 	$(BIN) completion zsh > $(ZSHCOMPDIR)/_rpctl

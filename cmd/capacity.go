@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -11,7 +12,6 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/capacity"
-	"github.com/rpctl/rpctl/capacity/chart"
 	"github.com/rpctl/rpctl/flavors"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/output"
@@ -20,6 +20,25 @@ import (
 	"github.com/rpctl/rpctl/storage/apidb"
 	"github.com/rpctl/rpctl/storage/placementdb"
 )
+
+// DrawChart draws capacity --plot's chart (chart.Capacity). The rpctl-chart
+// binary sets it before running the commands; in rpctl itself it is nil and
+// `rpctl capacity --plot` execs rpctl-chart, so that no other command links
+// gonum/plot, whose package init loads its fonts (~180 KB, issue 22).
+var DrawChart func(path string, res, empty *capacity.Result) error
+
+// ChartBinary is the program `rpctl capacity --plot` runs.
+const ChartBinary = "rpctl-chart"
+
+// plotFormat returns the image format --plot's file name asks for.
+func plotFormat(path string) (string, error) {
+	switch ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), ".")); ext {
+	case "png", "svg":
+		return ext, nil
+	default:
+		return "", fmt.Errorf("%q: the chart is written as .png or .svg", path)
+	}
+}
 
 // CapacityOptions are the flags of `rpctl capacity`.
 type CapacityOptions struct {
@@ -61,7 +80,9 @@ request filter forbids them.
 
 --plot FILE.png|FILE.svg draws the counts as small multiples, one panel for all hosts and
 one per aggregate (by its Nova name when known): a bar per flavor, as long as its share of
-what the same hosts would hold empty, labelled with the count.
+what the same hosts would hold empty, labelled with the count. The drawing is done by the
+rpctl-chart program installed beside rpctl (rpctl runs it), so that no other command pays
+for the plotting library's start-up.
 
 -f json|yaml give the whole result (mode, totals, aggregates, hosts, notes) as one document;
 -f csv|value give the table's rows, one column per flavor: every aggregate and the total,
@@ -118,11 +139,15 @@ func parseMix(s string) ([]string, map[string]int, error) {
 
 func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 	if o.Plot != "" {
-		if _, err := chart.FormatOf(o.Plot); err != nil {
+		if _, err := plotFormat(o.Plot); err != nil {
 			return usageError("--plot: %v", err)
 		}
 		if err := f.OutputPolicy(nil).Check("--plot", o.Plot); err != nil {
 			return fileSafetyExit(err)
+		}
+		if DrawChart == nil {
+			// rpctl-chart counts and draws; nothing is read twice.
+			return execHelper(ChartBinary, "rpctl capacity --plot")
 		}
 	}
 	in, err := prepareCapacity(ctx, f, o, f.Format == output.Prometheus)
@@ -159,7 +184,7 @@ func runCapacity(ctx context.Context, f *Factory, o *CapacityOptions) error {
 		if err != nil {
 			return searchError(err, capacityHint)
 		}
-		err = f.OutputPolicy(nil).Write("--plot", o.Plot, func(tmp string) error { return chart.Capacity(tmp, res, empty) })
+		err = f.OutputPolicy(nil).Write("--plot", o.Plot, func(tmp string) error { return DrawChart(tmp, res, empty) })
 		if err != nil {
 			return fileSafetyExit(err)
 		}

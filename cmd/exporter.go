@@ -131,19 +131,25 @@ func (o *ExporterOptions) capacityOptions(mode capacity.Mode) *CapacityOptions {
 	return co
 }
 
-// execExporter replaces this process with rpctl-exporter, same arguments:
-// found beside this executable, else on PATH.
+// execExporter replaces this process with rpctl-exporter, same arguments.
 func execExporter() error {
+	return execHelper(ExporterBinary, "rpctl exporter")
+}
+
+// execHelper replaces this process with the helper program name (rpctl
+// with a heavy library linked in), same arguments: found beside this
+// executable, else on PATH. what names the command for the error.
+func execHelper(name, what string) error {
 	path := ""
 	if self, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(self), ExporterBinary); isExecutable(p) {
+		if p := filepath.Join(filepath.Dir(self), name); isExecutable(p) {
 			path = p
 		}
 	}
 	if path == "" {
-		p, err := exec.LookPath(ExporterBinary)
+		p, err := exec.LookPath(name)
 		if err != nil {
-			return fmt.Errorf("rpctl exporter runs %s, which is neither beside rpctl nor on PATH (make build puts it in bin/)", ExporterBinary)
+			return fmt.Errorf("%s runs %s, which is neither beside rpctl nor on PATH (make build puts it in bin/)", what, name)
 		}
 		path = p
 	}

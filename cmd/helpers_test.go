@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rpctl/rpctl/capacity/chart"
 	"github.com/rpctl/rpctl/cmd"
 	"github.com/rpctl/rpctl/internal/iostreams"
 )
@@ -20,8 +21,10 @@ func rpctl(t *testing.T, args ...string) (string, string, int) {
 
 // TestMain keeps the machine's /etc/nova/nova.conf and
 // /etc/placement/placement.conf out of the tests; tests that want default
-// files set RPCTL_DEFAULT_CONFIG_FILES themselves.
+// files set RPCTL_DEFAULT_CONFIG_FILES themselves. The commands run here
+// as in rpctl-chart (capacity --plot draws in-process).
 func TestMain(m *testing.M) {
 	os.Setenv("RPCTL_DEFAULT_CONFIG_FILES", "")
+	cmd.DrawChart = chart.Capacity
 	os.Exit(m.Run())
 }

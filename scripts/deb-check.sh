@@ -90,9 +90,10 @@ esac
 echo "== rpctl exporter"
 [ -x /usr/bin/rpctl-exporter ] || fail "/usr/bin/rpctl-exporter is missing"
 rpctl exporter --help >/dev/null || fail "rpctl exporter --help failed"
+[ -x /usr/bin/rpctl-chart ] || fail "/usr/bin/rpctl-chart is missing"
 
 echo "== dpkg -P"
 dpkg -P rpctl
 installed=
-[ ! -e /usr/bin/rpctl ] && [ ! -e /usr/bin/rpctl-exporter ] && [ ! -e /usr/share/man/man1/rpctl.1.gz ] || fail "files left after dpkg -P rpctl"
+[ ! -e /usr/bin/rpctl ] && [ ! -e /usr/bin/rpctl-exporter ] && [ ! -e /usr/bin/rpctl-chart ] && [ ! -e /usr/share/man/man1/rpctl.1.gz ] || fail "files left after dpkg -P rpctl"
 echo "deb-check: ok"

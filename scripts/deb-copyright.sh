@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Print the Debian copyright file (machine-readable format 1.0) for the
-# rpctl binary BIN: rpctl itself, the Go runtime and standard library, and
-# every module `go version -m BIN` says is linked in, each with its license
+# rpctl binaries BIN...: rpctl itself, the Go runtime and standard library, and
+# every module `go version -m BIN` says is linked into any of them, each with its license
 # as its LICENSE file states it (full text, or the /usr/share/common-licenses
 # file Debian ships for Apache-2.0 and MPL-2.0).
 set -euo pipefail
-bin=$1
+bins=("$@")
 GO=${GO:-go}
 
 # indent turns a license file into a DEP-5 text block.
@@ -43,7 +43,7 @@ stanza() {
 	echo "Files: $files"
 	echo "Copyright:"
 	printf '%s\n' "$holders" | sed 's/^/ /'
-	echo "Comment: $comment, statically linked into /usr/bin/rpctl and /usr/bin/rpctl-exporter"
+	echo "Comment: $comment, statically linked into /usr/bin/rpctl, rpctl-exporter and rpctl-chart"
 	case "$name" in
 	Apache-2.0 | MPL-2.0)
 		echo "License: $name"
@@ -72,7 +72,7 @@ HEAD
 # The Files patterns name where each part's sources sit in a build tree
 # (Go's own under go/, modules as `go mod vendor` places them).
 stanza "go/*" "$($GO env GOROOT)" "the Go runtime and standard library ($($GO env GOVERSION))"
-$GO version -m "$bin" | awk '$1 == "dep" { print $2, $3 }' | while read -r path version; do
+for bin in "${bins[@]}"; do $GO version -m "$bin"; done | awk '$1 == "dep" { print $2, $3 }' | sort -u | while read -r path version; do
 	dir=$($GO mod download -json "$path@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
 	stanza "vendor/$path/*" "$dir" "Go module $path $version"
 done

@@ -61,12 +61,13 @@ install -d "$doc" "$root/usr/share/lintian/overrides"
 	echo
 	echo " -- $maintainer  $(LC_ALL=C date -u -R -d "@$epoch")"
 } | gzip -9n >"$doc/changelog.Debian.gz"
-# rpctl-exporter links every module rpctl does, plus the Prometheus client.
-scripts/deb-copyright.sh "$root/usr/bin/rpctl-exporter" >"$doc/copyright"
+# rpctl-exporter links every module rpctl does, plus the Prometheus client;
+# rpctl-chart adds gonum/plot and its fonts.
+scripts/deb-copyright.sh "$root/usr/bin/rpctl-exporter" "$root/usr/bin/rpctl-chart" >"$doc/copyright"
 # rpctl is one static binary on purpose (CGO_ENABLED=0: it runs on any
 # machine without a C library of the right version); lintian only exempts
 # Go binaries it sees built from a golang source package.
-printf '%s\n' "rpctl: statically-linked-binary [usr/bin/rpctl]" "rpctl: statically-linked-binary [usr/bin/rpctl-exporter]" >"$root/usr/share/lintian/overrides/rpctl"
+printf '%s\n' "rpctl: statically-linked-binary [usr/bin/rpctl]" "rpctl: statically-linked-binary [usr/bin/rpctl-exporter]" "rpctl: statically-linked-binary [usr/bin/rpctl-chart]" >"$root/usr/share/lintian/overrides/rpctl"
 
 install -d "$root/DEBIAN"
 cat >"$root/DEBIAN/control" <<CONTROL
@@ -93,7 +94,7 @@ CONTROL
 (cd "$root" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
 find "$root" -type d -exec chmod 0755 {} +
 find "$root" -type f -exec chmod 0644 {} +
-chmod 0755 "$root/usr/bin/rpctl" "$root/usr/bin/rpctl-exporter"
+chmod 0755 "$root/usr/bin/rpctl" "$root/usr/bin/rpctl-exporter" "$root/usr/bin/rpctl-chart"
 
 mkdir -p dist
 out=dist/rpctl_${version}_${arch}.deb
