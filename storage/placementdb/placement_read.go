@@ -26,9 +26,6 @@ import (
 // plus a double zero (SQLRatio), which the server prints exactly
 // (RatioMySQLFloat). SQLite's REAL column is one double for both.
 func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelInput, error) {
-	if err := placementTablesPresent(ctx, db); err != nil {
-		return nil, err
-	}
 	var in *candidates.ModelInput
 	err := db.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
@@ -36,7 +33,7 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, schemaHint(ctx, db, err)
 	}
 	return in, nil
 }
@@ -190,4 +187,18 @@ func placementTablesPresent(ctx context.Context, db *storage.DB) error {
 		}
 	}
 	return nil
+}
+
+// schemaHint turns a read that failed for want of the Placement schema into
+// placementTablesPresent's error. The tables are looked up only once a read
+// has failed: eight lookups before every read were eight round trips of
+// every `rpctl candidates` (issue 22).
+func schemaHint(ctx context.Context, db *storage.DB, err error) error {
+	if err == nil {
+		return nil
+	}
+	if perr := placementTablesPresent(ctx, db); perr != nil && ctx.Err() == nil {
+		return perr
+	}
+	return err
 }
