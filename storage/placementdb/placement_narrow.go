@@ -29,6 +29,29 @@ import (
 // switch to the binary one.
 type providerScope struct {
 	roots []int64 // nil: every provider
+	// providers, when narrowing read them, are every provider row: the
+	// scope's are taken from them instead of read again.
+	providers []treeRow
+}
+
+// treeRow is a provider row with its root (hasRoot false: NULL).
+type treeRow struct {
+	candidates.ProviderRow
+	root    int64
+	hasRoot bool
+}
+
+// inScope returns the rows of s.providers in the scope's trees.
+func (s providerScope) inScope() []candidates.ProviderRow {
+	out := make([]candidates.ProviderRow, 0, len(s.providers))
+	for _, p := range s.providers {
+		if s.roots == nil {
+			out = append(out, p.ProviderRow)
+		} else if _, ok := slices.BinarySearch(s.roots, p.root); ok && p.hasRoot {
+			out = append(out, p.ProviderRow)
+		}
+	}
+	return out
 }
 
 func (s providerScope) list() string {
@@ -274,23 +297,31 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 	if len(conds) == 0 {
 		return nestedOnly()
 	}
-	// Every provider's root, which also tells whether there are trees and
-	// how many there are.
+	// Every provider, with its root: the map from the conditions'
+	// providers to their trees, whether there are trees and how many; the
+	// rows are the model's own unless some tree is left out (then they
+	// are filtered here rather than read again).
 	rootOf := map[int64]int64{}
 	hasTrees := false
 	allRoots := map[int64]bool{}
-	err = q("resource_providers", `SELECT id, root_provider_id, parent_provider_id FROM resource_providers`, nil, func(r *sql.Rows) error {
-		var id int64
-		var root, parent sql.NullInt64
-		if err := r.Scan(&id, &root, &parent); err != nil {
+	raw := newRawRow(6)
+	var tree []treeRow
+	err = q("resource_providers", `SELECT id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`, nil, func(r *sql.Rows) error {
+		if err := raw.scan(r); err != nil {
 			return err
 		}
-		hasTrees = hasTrees || parent.Valid
-		if root.Valid {
-			rootOf[id] = root.Int64
-			allRoots[root.Int64] = true
+		p := candidates.ProviderRow{ID: raw.int(0), UUID: raw.str(1), Name: raw.str(2)}
+		p.Generation, _ = raw.nullInt(3)
+		var parent bool
+		p.ParentID, parent = raw.nullInt(4)
+		root, ok := raw.nullInt(5)
+		hasTrees = hasTrees || parent
+		if ok {
+			rootOf[p.ID] = root
+			allRoots[root] = true
 		}
-		return nil
+		tree = append(tree, treeRow{p, root, ok})
+		return raw.err
 	})
 	if err != nil {
 		return providerScope{}, false, err
@@ -322,7 +353,7 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 		}
 	}
 	if len(keep) == len(allRoots) {
-		return providerScope{}, hasTrees, nil // nothing to leave out: read without the filter
+		return providerScope{providers: tree}, hasTrees, nil // nothing to leave out
 	}
 	if len(inTrees) > 0 {
 		// By name too: the command resolves an in_tree value that is no
@@ -336,7 +367,7 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 	}
 	keep = append(keep, rootsOf(sharingProviders)...)
 	slices.Sort(keep)
-	return providerScope{roots: slices.Compact(keep)}, hasTrees, nil
+	return providerScope{roots: slices.Compact(keep), providers: tree}, hasTrees, nil
 }
 
 func anys(s []string) []any {

@@ -48,43 +48,44 @@ func readPlacementRows(ctx context.Context, db *storage.DB, tx *sqlx.Tx, scope p
 		in.Ratios = candidates.RatioMySQLFloat
 		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio + 0E0 FROM inventories` + scope.where("resource_provider_id")
 	}
+	raw2, raw3, raw5, raw9 := newRawRow(2), newRawRow(3), newRawRow(5), newRawRow(9)
 	err := func() error {
-		if err := scanPlacementRows(ctx, db, tx, "resource_providers",
+		if scope.providers != nil {
+			in.Providers = scope.inScope()
+		} else if err := scanPlacementRows(ctx, db, tx, "resource_providers",
 			`SELECT id, uuid, name, generation, parent_provider_id FROM resource_providers`+scope.whereRoot(),
 			func(rows *sql.Rows) error {
-				var r candidates.ProviderRow
-				var name sql.NullString
-				var gen, parent sql.NullInt64
-				if err := rows.Scan(&r.ID, &r.UUID, &name, &gen, &parent); err != nil {
+				if err := raw5.scan(rows); err != nil {
 					return err
 				}
-				r.Name, r.Generation, r.ParentID = name.String, gen.Int64, parent.Int64
+				r := candidates.ProviderRow{ID: raw5.int(0), UUID: raw5.str(1), Name: raw5.str(2)}
+				r.Generation, _ = raw5.nullInt(3)
+				r.ParentID, _ = raw5.nullInt(4)
 				in.Providers = append(in.Providers, r)
-				return nil
+				return raw5.err
 			}); err != nil {
 			return err
 		}
 		if err := scanPlacementRows(ctx, db, tx, "inventories", invQuery,
 			func(rows *sql.Rows) error {
-				var r candidates.InventoryRow
-				if err := rows.Scan(&r.ProviderID, &r.ResourceClassID, &r.Total, &r.Reserved,
-					&r.MinUnit, &r.MaxUnit, &r.StepSize, &r.AllocationRatio, &r.SQLRatio); err != nil {
+				if err := raw9.scan(rows); err != nil {
 					return err
 				}
-				in.Inventories = append(in.Inventories, r)
-				return nil
+				in.Inventories = append(in.Inventories, candidates.InventoryRow{ProviderID: raw9.int(0), ResourceClassID: raw9.int(1),
+					Total: raw9.int(2), Reserved: raw9.int(3), MinUnit: raw9.int(4), MaxUnit: raw9.int(5), StepSize: raw9.int(6),
+					AllocationRatio: raw9.float(7), SQLRatio: raw9.float(8)})
+				return raw9.err
 			}); err != nil {
 			return err
 		}
 		if err := scanPlacementRows(ctx, db, tx, "allocations",
 			`SELECT resource_provider_id, resource_class_id, SUM(used) FROM allocations`+scope.where("resource_provider_id")+` GROUP BY resource_provider_id, resource_class_id`,
 			func(rows *sql.Rows) error {
-				var r candidates.UsageRow
-				if err := rows.Scan(&r.ProviderID, &r.ResourceClassID, &r.Used); err != nil {
+				if err := raw3.scan(rows); err != nil {
 					return err
 				}
-				in.Usages = append(in.Usages, r)
-				return nil
+				in.Usages = append(in.Usages, candidates.UsageRow{ProviderID: raw3.int(0), ResourceClassID: raw3.int(1), Used: raw3.int(2)})
+				return raw3.err
 			}); err != nil {
 			return err
 		}
@@ -111,12 +112,11 @@ func readPlacementRows(ctx context.Context, db *storage.DB, tx *sqlx.Tx, scope p
 		}
 		link := func(table, q string, dst *[]candidates.LinkRow) error {
 			return scanPlacementRows(ctx, db, tx, table, q, func(rows *sql.Rows) error {
-				var r candidates.LinkRow
-				if err := rows.Scan(&r.ProviderID, &r.OtherID); err != nil {
+				if err := raw2.scan(rows); err != nil {
 					return err
 				}
-				*dst = append(*dst, r)
-				return nil
+				*dst = append(*dst, candidates.LinkRow{ProviderID: raw2.int(0), OtherID: raw2.int(1)})
+				return raw2.err
 			})
 		}
 		if err := link("resource_provider_traits", `SELECT resource_provider_id, trait_id FROM resource_provider_traits`+scope.where("resource_provider_id"), &in.ProviderTraits); err != nil {
