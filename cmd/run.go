@@ -4,11 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/internal/logging"
 	"github.com/rpctl/rpctl/internal/sanitize"
 )
+
+// Main runs the commands as a program (os.Args, standard streams, SIGINT
+// and SIGTERM cancel) and exits with their code: the main of rpctl and of
+// the helper programs, which set their hook (DrawChart, ServeMetrics) first.
+func Main(version, commit, date string) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	Build = BuildInfo{Version: version, Commit: commit, Date: date}
+	code := Run(ctx, iostreams.System(), version, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
 
 // Run executes rpctl with args on ios and returns the process exit code.
 // Errors are printed once, as one line on standard error; an ExitError

@@ -24,16 +24,6 @@ import (
 	"github.com/rpctl/rpctl/capacity"
 )
 
-// FormatOf returns the image format a file name asks for: png or svg.
-func FormatOf(path string) (string, error) {
-	switch ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), ".")); ext {
-	case "png", "svg":
-		return ext, nil
-	default:
-		return "", fmt.Errorf("%q: the chart is written as .png or .svg", path)
-	}
-}
-
 // maxAggregates panels are drawn besides "all hosts"; beyond, the smallest
 // aggregates are summed into one panel.
 const maxAggregates = 8
@@ -42,14 +32,14 @@ const maxAggregates = 8
 // without allocations (same flavors, mode and hosts): each bar is res's
 // count as a share of empty's.
 func Capacity(path string, res, empty *capacity.Result) error {
-	format, err := FormatOf(path)
-	if err != nil {
-		return err
+	svg := strings.EqualFold(filepath.Ext(path), ".svg")
+	if !svg && !strings.EqualFold(filepath.Ext(path), ".png") {
+		return fmt.Errorf("%q: the chart is written as .png or .svg", path)
 	}
 	l := Layout(res, empty, fontMetrics{})
 	var c vg.CanvasWriterTo
 	w, h := vg.Length(l.Width), vg.Length(l.Height)
-	if format == "svg" {
+	if svg {
 		c = vgsvg.New(w, h)
 	} else {
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))}

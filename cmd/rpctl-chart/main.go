@@ -5,28 +5,14 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
 	"github.com/rpctl/rpctl/capacity/chart"
 	"github.com/rpctl/rpctl/cmd"
-	"github.com/rpctl/rpctl/internal/iostreams"
 )
 
 // Set by `make build` (-ldflags -X), as for rpctl.
-var (
-	version = "dev"
-	commit  string
-	date    string
-)
+var version, commit, date = "dev", "", ""
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	cmd.Build = cmd.BuildInfo{Version: version, Commit: commit, Date: date}
 	cmd.DrawChart = chart.Capacity
-	code := cmd.Run(ctx, iostreams.System(), version, os.Args[1:])
-	stop()
-	os.Exit(code)
+	cmd.Main(version, commit, date)
 }

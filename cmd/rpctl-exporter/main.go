@@ -5,14 +5,8 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
 	"github.com/rpctl/rpctl/cmd"
 	"github.com/rpctl/rpctl/internal/exporter"
-	"github.com/rpctl/rpctl/internal/iostreams"
 )
 
 // Set by `make build` (-ldflags -X), as for rpctl.
@@ -23,10 +17,6 @@ var (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	cmd.Build = cmd.BuildInfo{Version: version, Commit: commit, Date: date}
 	cmd.ServeMetrics = exporter.Serve
-	code := cmd.Run(ctx, iostreams.System(), version, os.Args[1:])
-	stop()
-	os.Exit(code)
+	cmd.Main(version, commit, date)
 }
