@@ -3,21 +3,35 @@ package placementdb
 import (
 	"database/sql"
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 )
 
-// rawRow reads a row's columns as the driver's bytes and converts them
-// here. database/sql's own conversion into typed destinations (reflection
-// and a string allocated per number) was the largest part of loading a
-// model: 15% of `rpctl candidates`' CPU on placement-perfload.
+// rawRow takes a row's columns as the driver hands them (int64 and float32
+// for the MySQL driver's integer and FLOAT columns, []byte for its decimals
+// and text, SQLite's own types) and converts them here, as database/sql's Scan would
+// into typed destinations but without its reflection and the strings it
+// allocates per number: that conversion was the largest part of loading a
+// model (15% of `rpctl candidates`' CPU on placement-perfload).
 type rawRow struct {
-	cols []sql.RawBytes
+	cols []rawCol
 	dest []any
 	err  error
 }
 
+// rawCol is one column's driver value, valid until the next row.
+type rawCol struct{ v any }
+
+// Scan implements sql.Scanner: database/sql hands it the driver's value
+// unconverted.
+func (c *rawCol) Scan(src any) error {
+	c.v = src
+	return nil
+}
+
 func newRawRow(n int) *rawRow {
-	r := &rawRow{cols: make([]sql.RawBytes, n), dest: make([]any, n)}
+	r := &rawRow{cols: make([]rawCol, n), dest: make([]any, n)}
 	for i := range r.cols {
 		r.dest[i] = &r.cols[i]
 	}
@@ -33,41 +47,99 @@ func (r *rawRow) scan(rows *sql.Rows) error {
 
 var errNullNumber = errors.New("NULL where a number is required")
 
+func (r *rawRow) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
 func (r *rawRow) int(i int) int64 {
 	v, ok := r.nullInt(i)
-	if !ok && r.err == nil {
-		r.err = errNullNumber
+	if !ok {
+		r.fail(errNullNumber)
 	}
 	return v
 }
 
 // nullInt returns the column as an integer, ok false for NULL.
 func (r *rawRow) nullInt(i int) (int64, bool) {
-	b := r.cols[i]
-	if b == nil {
+	var v int64
+	var err error
+	switch x := r.cols[i].v.(type) {
+	case nil:
 		return 0, false
+	case int64:
+		return x, true
+	case []byte:
+		v, err = strconv.ParseInt(string(x), 10, 64)
+	case string:
+		v, err = strconv.ParseInt(x, 10, 64)
+	case uint64:
+		v = int64(x)
+		if v < 0 {
+			err = fmt.Errorf("%d is out of range", x)
+		}
+	case float64, float32:
+		f := toFloat64(x)
+		v = int64(f)
+		if float64(v) != f || math.IsInf(f, 0) {
+			err = fmt.Errorf("%v is not an integer", x)
+		}
+	default:
+		err = fmt.Errorf("unexpected %T where an integer is required", x)
 	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil && r.err == nil {
-		r.err = err
+	if err != nil {
+		r.fail(err)
 	}
 	return v, true
 }
 
 func (r *rawRow) float(i int) float64 {
-	b := r.cols[i]
-	if b == nil {
-		if r.err == nil {
-			r.err = errNullNumber
-		}
-		return 0
+	var v float64
+	var err error
+	switch x := r.cols[i].v.(type) {
+	case nil:
+		err = errNullNumber
+	case float64:
+		return x
+	case float32:
+		// A FLOAT column (allocation_ratio): the shortest decimal that
+		// reads back as the float32, as database/sql converts it and as
+		// MariaDB prints it ("1.1", not 1.100000023841858).
+		var buf [32]byte
+		v, err = strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], float64(x), 'g', -1, 32)), 64)
+	case int64:
+		return float64(x)
+	case []byte:
+		v, err = strconv.ParseFloat(string(x), 64)
+	case string:
+		v, err = strconv.ParseFloat(x, 64)
+	default:
+		err = fmt.Errorf("unexpected %T where a number is required", x)
 	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil && r.err == nil {
-		r.err = err
+	if err != nil {
+		r.fail(err)
 	}
 	return v
 }
 
 // str returns the column as a string, "" for NULL.
-func (r *rawRow) str(i int) string { return string(r.cols[i]) }
+func (r *rawRow) str(i int) string {
+	switch x := r.cols[i].v.(type) {
+	case []byte:
+		return string(x)
+	case string:
+		return x
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func toFloat64(x any) float64 {
+	if f, ok := x.(float32); ok {
+		return float64(f)
+	}
+	return x.(float64)
+}
