@@ -141,7 +141,8 @@ func execExporter() error {
 // executable, else on PATH. what names the command for the error.
 func execHelper(name, what string) error {
 	path := ""
-	if self, err := os.Executable(); err == nil {
+	self, selfErr := os.Executable()
+	if selfErr == nil {
 		if p := filepath.Join(filepath.Dir(self), name); isExecutable(p) {
 			path = p
 		}
@@ -152,6 +153,10 @@ func execHelper(name, what string) error {
 			return fmt.Errorf("%s runs %s, which is neither beside rpctl nor on PATH (make build puts it in bin/)", what, name)
 		}
 		path = p
+	}
+	if selfErr == nil && path == self {
+		// A helper built without its hook would exec itself for ever.
+		return fmt.Errorf("%s: %s is this program, built without what it should run", what, path)
 	}
 	err := syscall.Exec(path, append([]string{path}, os.Args[1:]...), os.Environ())
 	return fmt.Errorf("run %s: %w", path, err)
