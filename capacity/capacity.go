@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"sync"
@@ -100,13 +101,33 @@ type Result struct {
 	Notes []string
 }
 
-// plan is one flavor's candidates, per host in the core's order.
+// plan is one flavor's candidates. The core answers depth-first, anchors
+// ascending, so each host's candidates are one run of its answer: spans
+// index them by provider, without a map or a pointer per candidate.
 type plan struct {
-	primary  map[int32][]*candidates.Candidate
-	fallback map[int32][]*candidates.Candidate
-	// order is every candidate, primary before fallback, in the core's
-	// order (anchors ascending): what Pack walks.
-	order []*candidates.Candidate
+	primary, fallback []candidates.Candidate
+	// primarySpan[p] and fallbackSpan[p] are host p's runs (empty when p
+	// anchors none).
+	primarySpan, fallbackSpan []span
+	// alone[p]: host p's candidates use its own tree only, and no other
+	// host's candidate uses that tree. Such a host's share of a fill over
+	// any set of hosts is its count on its own (it takes nothing from the
+	// others and they take nothing from it), so a set's count is the sum
+	// of those shares plus a fill over the other hosts alone.
+	alone []bool
+}
+
+type span struct{ lo, hi int32 }
+
+// size is the candidates pack walks: primary, then fallback.
+func (p *plan) size() int { return len(p.primary) + len(p.fallback) }
+
+// at is pack's k-th candidate.
+func (p *plan) at(k int) *candidates.Candidate {
+	if k < len(p.primary) {
+		return &p.primary[k]
+	}
+	return &p.fallback[k-len(p.primary)]
 }
 
 // search answers req unlimited. A request Placement refuses on this cloud
@@ -127,7 +148,6 @@ func search(ctx context.Context, m *candidates.Model, req *candidates.Request, l
 }
 
 func makePlan(ctx context.Context, m *candidates.Model, f *Flavor, lim candidates.Options, notes *[]string) (*plan, error) {
-	p := &plan{primary: map[int32][]*candidates.Candidate{}, fallback: map[int32][]*candidates.Candidate{}}
 	prim, note, err := search(ctx, m, f.Request, lim)
 	if err != nil {
 		return nil, fmt.Errorf("flavor %s: %w", f.Name, err)
@@ -142,17 +162,37 @@ func makePlan(ctx context.Context, m *candidates.Model, f *Flavor, lim candidate
 	if note != "" {
 		*notes = append(*notes, fmt.Sprintf("flavor %s (VCPU fallback query): %s", f.Name, note))
 	}
-	for i := range prim {
-		c := &prim[i]
-		p.primary[c.Anchor] = append(p.primary[c.Anchor], c)
-		p.order = append(p.order, c)
+	n := m.NumProviders()
+	p := &plan{primary: prim, fallback: fb, primarySpan: spans(prim, n), fallbackSpan: spans(fb, n), alone: make([]bool, n)}
+	for i := range p.alone {
+		p.alone[i] = true
 	}
-	for i := range fb {
-		c := &fb[i]
-		p.fallback[c.Anchor] = append(p.fallback[c.Anchor], c)
-		p.order = append(p.order, c)
+	for _, cs := range [][]candidates.Candidate{prim, fb} {
+		for i := range cs {
+			c := &cs[i]
+			for _, a := range c.Resources {
+				if r := m.Provider(a.Provider).Root; r != c.Anchor {
+					p.alone[c.Anchor] = false
+					p.alone[r] = false
+				}
+			}
+		}
 	}
 	return p, nil
+}
+
+// spans are each anchor's run of cs, by provider index.
+func spans(cs []candidates.Candidate, n int) []span {
+	out := make([]span, n)
+	for i := 0; i < len(cs); {
+		j := i + 1
+		for j < len(cs) && cs[j].Anchor == cs[i].Anchor {
+			j++
+		}
+		out[cs[i].Anchor] = span{int32(i), int32(j)}
+		i = j
+	}
+	return out
 }
 
 // claim is one Claim made, to undo.
@@ -163,9 +203,10 @@ type claim struct {
 
 // fill claims every candidate of list to exhaustion, in order, and returns
 // how many instances that made.
-func fill(m *candidates.Model, list []*candidates.Candidate, log *[]claim) int64 {
+func fill(m *candidates.Model, list []candidates.Candidate, log *[]claim) int64 {
 	var n int64
-	for _, c := range list {
+	for i := range list {
+		c := &list[i]
 		if k := m.Room(c); k > 0 {
 			m.Claim(c, k)
 			*log = append(*log, claim{c, k})
@@ -183,84 +224,147 @@ func undo(m *candidates.Model, log []claim) {
 
 // fillHosts is the greedy scheduler over a set of hosts: every primary
 // candidate first (hosts in the core's order), then the fallback ones, as
-// Nova merges the two answers. perHost, when not nil, gets each host's
-// share.
-func fillHosts(m *candidates.Model, p *plan, hosts []int32, perHost map[int32]int64, log *[]claim) int64 {
+// Nova merges the two answers.
+func fillHosts(m *candidates.Model, p *plan, hosts []int32, log *[]claim) int64 {
 	var total int64
-	for _, lists := range []map[int32][]*candidates.Candidate{p.primary, p.fallback} {
+	for _, run := range []struct {
+		cs    []candidates.Candidate
+		spans []span
+	}{{p.primary, p.primarySpan}, {p.fallback, p.fallbackSpan}} {
 		for _, h := range hosts {
-			n := fill(m, lists[h], log)
-			total += n
-			if perHost != nil {
-				perHost[h] += n
-			}
+			sp := run.spans[h]
+			total += fill(m, run.cs[sp.lo:sp.hi], log)
 		}
 	}
 	return total
 }
 
-// Count answers for every flavor on a copy of m (m itself is not changed).
-func Count(ctx context.Context, m *candidates.Model, fl []Flavor, o Options) (*Result, error) {
-	if o.Mode == "" {
-		o.Mode = Independent
-	}
-	if o.Mode != Independent && o.Mode != Pack {
-		return nil, fmt.Errorf("unknown mode %q: choose independent or pack", o.Mode)
-	}
-	res := &Result{Mode: o.Mode}
-	hosts, aggHosts := selectHosts(m, o.Aggregate)
-	for _, f := range fl {
-		res.Flavors = append(res.Flavors, f.Name)
-	}
-	res.Hosts = make([]Host, len(hosts))
-	for i, h := range hosts {
-		p := m.Provider(h)
-		res.Hosts[i] = Host{UUID: p.UUID, Name: p.Name, Free: make([]int64, len(fl))}
-		for _, a := range p.Aggregates {
-			res.Hosts[i].Aggregates = append(res.Hosts[i].Aggregates, m.AggregateUUID(a))
-		}
-	}
-	aggUUIDs := make([]string, 0, len(aggHosts))
-	for u := range aggHosts {
-		aggUUIDs = append(aggUUIDs, u)
-	}
-	slices.Sort(aggUUIDs)
-	for _, u := range aggUUIDs {
-		res.Aggregates = append(res.Aggregates, Aggregate{UUID: u, Hosts: len(aggHosts[u]), Free: make([]int64, len(fl))})
-	}
-	res.Total = make([]int64, len(fl))
+// Plans are the flavors' searches on one model, made once: every count of
+// them (either mode, any mix, any aggregate) walks the same answers.
+type Plans struct {
+	m       *candidates.Model
+	flavors []Flavor
+	plans   []*plan
+	notes   []string
+}
 
-	// The searches only read the model, and in independent mode every
-	// flavor claims on its own copy: both spread over the CPUs.
-	plans := make([]*plan, len(fl))
+// Search runs every flavor's searches on m within bounds (zero values: the
+// core's defaults; all the answers count against one CeilingBytes).
+func Search(ctx context.Context, m *candidates.Model, fl []Flavor, bounds candidates.Options) (*Plans, error) {
+	ps := &Plans{m: m, flavors: fl, plans: make([]*plan, len(fl))}
 	notes := make([][]string, len(fl))
-	lim := o.perSearch()
-	if err := parallel(len(fl), func(i int) error {
+	lim := Options{Bounds: bounds}.perSearch()
+	// The searches only read the model: they spread over the CPUs.
+	if err := parallel(len(fl), func(_, i int) error {
 		var err error
-		plans[i], err = makePlan(ctx, m, &fl[i], lim, &notes[i])
+		ps.plans[i], err = makePlan(ctx, m, &fl[i], lim, &notes[i])
 		return err
 	}); err != nil {
 		return nil, err
 	}
 	for _, n := range notes {
-		res.Notes = append(res.Notes, n...)
+		ps.notes = append(ps.notes, n...)
 	}
+	return ps, nil
+}
+
+// Count answers for every flavor on a copy of m (m itself is not changed).
+func Count(ctx context.Context, m *candidates.Model, fl []Flavor, o Options) (*Result, error) {
+	if err := o.check(len(fl)); err != nil {
+		return nil, err
+	}
+	ps, err := Search(ctx, m, fl, o.Bounds)
+	if err != nil {
+		return nil, err
+	}
+	return ps.Count(o)
+}
+
+func (o *Options) check(flavors int) error {
+	if o.Mode == "" {
+		o.Mode = Independent
+	}
+	if o.Mode != Independent && o.Mode != Pack {
+		return fmt.Errorf("unknown mode %q: choose independent or pack", o.Mode)
+	}
+	if o.Mode == Pack && o.Mix != nil && len(o.Mix) != flavors {
+		return fmt.Errorf("the mix names %d flavors, %d given", len(o.Mix), flavors)
+	}
+	return nil
+}
+
+// Count answers o (its Bounds are the searches' own, made already) on a
+// copy of the model.
+func (ps *Plans) Count(o Options) (*Result, error) {
+	fl, m := ps.flavors, ps.m
+	if err := o.check(len(fl)); err != nil {
+		return nil, err
+	}
+	res := &Result{Mode: o.Mode, Notes: slices.Clone(ps.notes)}
+	hosts, aggHosts := selectHosts(m, o.Aggregate)
+	for _, f := range fl {
+		res.Flavors = append(res.Flavors, f.Name)
+	}
+	res.Hosts = make([]Host, len(hosts))
+	free := make([]int64, len(hosts)*len(fl))
+	for i, h := range hosts {
+		p := m.Provider(h)
+		res.Hosts[i] = Host{UUID: p.UUID, Name: p.Name, Free: free[i*len(fl) : (i+1)*len(fl) : (i+1)*len(fl)]}
+		if len(p.Aggregates) > 0 {
+			res.Hosts[i].Aggregates = make([]string, len(p.Aggregates))
+			for k, a := range p.Aggregates {
+				res.Hosts[i].Aggregates[k] = m.AggregateUUID(a)
+			}
+		}
+	}
+	aggUUIDs := slices.Sorted(maps.Keys(aggHosts))
+	for _, u := range aggUUIDs {
+		res.Aggregates = append(res.Aggregates, Aggregate{UUID: u, Hosts: len(aggHosts[u]), Free: make([]int64, len(fl))})
+	}
+	res.Total = make([]int64, len(fl))
+	plans := ps.plans
 	if o.Mode == Independent {
-		err := parallel(len(fl), func(i int) error {
-			work := m.Clone()
-			p := plans[i]
+		// Every flavor claims on a copy of its own worker's, undoing each
+		// count: one copy per CPU, not one per flavor.
+		work := make([]*candidates.Model, runtime.GOMAXPROCS(0))
+		hostIndex := make(map[int32]int, len(hosts))
+		for hi, h := range hosts {
+			hostIndex[h] = hi
+		}
+		err := parallel(len(fl), func(w, i int) error {
+			if work[w] == nil {
+				work[w] = m.Clone()
+			}
+			m, p := work[w], plans[i]
 			var log []claim
+			one := make([]int32, 1)
 			for hi, h := range hosts {
 				log = log[:0]
-				res.Hosts[hi].Free[i] = fillHosts(work, p, []int32{h}, nil, &log)
-				undo(work, log)
+				one[0] = h
+				res.Hosts[hi].Free[i] = fillHosts(m, p, one, &log)
+				undo(m, log)
+			}
+			// A set's count: the hosts alone add their own, the others
+			// are filled together.
+			set := func(members []int32) int64 {
+				var n int64
+				var rest []int32
+				for _, h := range members {
+					if p.alone[h] {
+						n += res.Hosts[hostIndex[h]].Free[i]
+					} else {
+						rest = append(rest, h)
+					}
+				}
+				log = log[:0]
+				n += fillHosts(m, p, rest, &log)
+				undo(m, log)
+				return n
 			}
 			for ai, u := range aggUUIDs {
-				log = log[:0]
-				res.Aggregates[ai].Free[i] = fillHosts(work, p, aggHosts[u], nil, &log)
-				undo(work, log)
+				res.Aggregates[ai].Free[i] = set(aggHosts[u])
 			}
-			res.Total[i] = fillHosts(work, p, hosts, nil, &log)
+			res.Total[i] = set(hosts)
 			return nil
 		})
 		return res, err
@@ -273,10 +377,7 @@ func Count(ctx context.Context, m *candidates.Model, fl []Flavor, o Options) (*R
 			mix[i] = 1
 		}
 	}
-	if len(mix) != len(fl) {
-		return nil, fmt.Errorf("the mix names %d flavors, %d given", len(mix), len(fl))
-	}
-	index := map[int32]int{}
+	index := make(map[int32]int, len(hosts))
 	for i, h := range hosts {
 		index[h] = i
 	}
@@ -296,17 +397,17 @@ func Count(ctx context.Context, m *candidates.Model, fl []Flavor, o Options) (*R
 	return res, nil
 }
 
-// parallel runs f(0..n-1) on GOMAXPROCS goroutines and returns the first
-// error.
-func parallel(n int, f func(i int) error) error {
+// parallel runs f(worker, 0..n-1) on GOMAXPROCS goroutines (worker is the
+// goroutine's number) and returns the first error.
+func parallel(n int, f func(worker, i int) error) error {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	errs := make([]error, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				errs[i] = f(i)
+				errs[i] = f(w, i)
 			}
 		})
 	}
@@ -342,15 +443,15 @@ func pack(m *candidates.Model, plans []*plan, mix []int, allowed map[int32]bool,
 		for i, w := range mix {
 			for k := 0; k < w && live[i]; k++ {
 				p := plans[i]
-				for next[i] < len(p.order) && (!allowed[p.order[next[i]].Anchor] || m.Room(p.order[next[i]]) == 0) {
+				for next[i] < p.size() && (!allowed[p.at(next[i]).Anchor] || m.Room(p.at(next[i])) == 0) {
 					next[i]++
 				}
-				if next[i] == len(p.order) {
+				if next[i] == p.size() {
 					live[i] = false
 					alive--
 					break
 				}
-				c := p.order[next[i]]
+				c := p.at(next[i])
 				m.Claim(c, 1)
 				*log = append(*log, claim{c, 1})
 				placed[i]++

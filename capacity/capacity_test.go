@@ -88,10 +88,19 @@ func bruteForce(t testing.TB, m *candidates.Model, f *Flavor, allowed map[int32]
 	return n
 }
 
+// TestIndependentEqualsBruteForce: per host, per aggregate and in total.
+// An aggregate's or the total's count adds up the hosts whose candidates
+// stay in their own tree and fills the others together: both kinds of
+// host hold instances in these clouds.
 func TestIndependentEqualsBruteForce(t *testing.T) {
 	fl := testFlavors(t)
+	var alone, shared int64
 	for name, m := range testClouds(t) {
 		res, err := Count(context.Background(), m, fl, Options{Mode: Independent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := Search(context.Background(), m, fl, candidates.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,6 +113,11 @@ func TestIndependentEqualsBruteForce(t *testing.T) {
 					t.Errorf("%s: host %s, %s: %d, brute force %d", name, res.Hosts[hi].Name, fl[fi].Name, got, want)
 				}
 				nonzero += want
+				if ps.plans[fi].alone[h] {
+					alone += want
+				} else {
+					shared += want
+				}
 			}
 			for ai, a := range res.Aggregates {
 				if want := bruteForce(t, m, &fl[fi], hostSet(aggs[a.UUID])); a.Free[fi] != want {
@@ -117,6 +131,9 @@ func TestIndependentEqualsBruteForce(t *testing.T) {
 		if nonzero == 0 {
 			t.Errorf("%s: nothing fits anywhere; the test proves nothing", name)
 		}
+	}
+	if alone == 0 || shared == 0 {
+		t.Errorf("instances on hosts alone %d, on hosts sharing %d: the sums are not tested", alone, shared)
 	}
 }
 
@@ -189,6 +206,20 @@ func TestCountLeavesModelAlone(t *testing.T) {
 	after, _ := Count(context.Background(), m, fl, Options{})
 	if !reflect.DeepEqual(before, after) {
 		t.Error("Count changed the model's usage")
+	}
+	// One search, counted in both modes and again: the same answers.
+	ps, err := Search(context.Background(), m, fl, candidates.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Options{{Mode: Independent}, {Mode: Pack, Mix: []int{1, 2, 0, 1, 1, 1, 1, 1}}, {Mode: Independent}} {
+		want, err := Count(context.Background(), m, fl, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ps.Count(o); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Plans.Count %+v (%v), Count %+v", o.Mode, got, err, want)
+		}
 	}
 }
 
