@@ -326,7 +326,7 @@ func (ps *Plans) Count(o Options) (*Result, error) {
 	if o.Mode == Independent {
 		// Every flavor claims on a copy of its own worker's, undoing each
 		// count: one copy per CPU, not one per flavor.
-		work := make([]*candidates.Model, runtime.GOMAXPROCS(0))
+		work := make([]*candidates.Model, runtime.NumCPU())
 		hostIndex := make(map[int32]int, len(hosts))
 		for hi, h := range hosts {
 			hostIndex[h] = hi
@@ -382,7 +382,7 @@ func (ps *Plans) Count(o Options) (*Result, error) {
 		index[h] = i
 	}
 	var log []claim
-	placed := pack(work, plans, mix, hostSet(hosts), &log, func(fi int, anchor int32) {
+	placed := pack(work, plans, mix, hostMask(m.NumProviders(), hosts), &log, func(fi int, anchor int32) {
 		if hi, ok := index[anchor]; ok {
 			res.Hosts[hi].Free[fi]++
 		}
@@ -391,16 +391,18 @@ func (ps *Plans) Count(o Options) (*Result, error) {
 	undo(work, log)
 	for ai, u := range aggUUIDs {
 		log = log[:0]
-		res.Aggregates[ai].Free = pack(work, plans, mix, hostSet(aggHosts[u]), &log, nil)
+		res.Aggregates[ai].Free = pack(work, plans, mix, hostMask(m.NumProviders(), aggHosts[u]), &log, nil)
 		undo(work, log)
 	}
 	return res, nil
 }
 
-// parallel runs f(worker, 0..n-1) on GOMAXPROCS goroutines (worker is the
-// goroutine's number) and returns the first error.
+// parallel runs f(worker, 0..n-1) on one goroutine per CPU (worker is the
+// goroutine's number; no more than GOMAXPROCS, which a server may set
+// above the CPUs to keep a P free for its requests) and returns the first
+// error.
 func parallel(n int, f func(worker, i int) error) error {
-	workers := min(runtime.GOMAXPROCS(0), n)
+	workers := min(runtime.GOMAXPROCS(0), runtime.NumCPU(), n)
 	errs := make([]error, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -415,8 +417,9 @@ func parallel(n int, f func(worker, i int) error) error {
 	return errors.Join(errs...)
 }
 
-func hostSet(hosts []int32) map[int32]bool {
-	s := make(map[int32]bool, len(hosts))
+// hostMask is hosts as a mask by provider index, for pack's inner loop.
+func hostMask(n int, hosts []int32) []bool {
+	s := make([]bool, n)
 	for _, h := range hosts {
 		s[h] = true
 	}
@@ -428,7 +431,7 @@ func hostSet(hosts []int32) map[int32]bool {
 // core would return among the allowed hosts, until no flavor of the mix
 // fits any more. A flavor that no longer fits leaves the mix; the others
 // go on.
-func pack(m *candidates.Model, plans []*plan, mix []int, allowed map[int32]bool, log *[]claim, placedOn func(fi int, anchor int32)) []int64 {
+func pack(m *candidates.Model, plans []*plan, mix []int, allowed []bool, log *[]claim, placedOn func(fi int, anchor int32)) []int64 {
 	placed := make([]int64, len(plans))
 	next := make([]int, len(plans)) // first candidate not yet known full
 	alive := 0
@@ -443,7 +446,10 @@ func pack(m *candidates.Model, plans []*plan, mix []int, allowed map[int32]bool,
 		for i, w := range mix {
 			for k := 0; k < w && live[i]; k++ {
 				p := plans[i]
-				for next[i] < p.size() && (!allowed[p.at(next[i]).Anchor] || m.Room(p.at(next[i])) == 0) {
+				for next[i] < p.size() {
+					if c := p.at(next[i]); allowed[c.Anchor] && m.Room(c) > 0 {
+						break
+					}
 					next[i]++
 				}
 				if next[i] == p.size() {

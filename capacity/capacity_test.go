@@ -76,6 +76,14 @@ func firstOf(t testing.TB, m *candidates.Model, f *Flavor, allowed map[int32]boo
 	return nil
 }
 
+func hostSet(hosts []int32) map[int32]bool {
+	s := make(map[int32]bool, len(hosts))
+	for _, h := range hosts {
+		s[h] = true
+	}
+	return s
+}
+
 // bruteForce claims one instance at a time through the core until none
 // fits on the allowed hosts.
 func bruteForce(t testing.TB, m *candidates.Model, f *Flavor, allowed map[int32]bool) int64 {

@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/capacity"
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/metrics"
@@ -169,46 +171,67 @@ func isExecutable(p string) bool {
 
 // collectMetrics is one collection: capacity (both modes), the upgrade
 // checks and the claims audit, each on its own so that one failing leaves
-// the others' metrics.
+// the others' metrics. They run side by side: capacity mostly computes
+// while the other two mostly wait on their databases.
 func collectMetrics(ctx context.Context, f *Factory, o *ExporterOptions) metrics.Run {
 	run := metrics.Run{Durations: map[string]time.Duration{}}
-	part := func(name string, collect func() ([]*metrics.Family, error)) {
-		start := time.Now()
-		fams, err := collect()
-		run.Durations[name] = time.Since(start)
-		if err != nil {
-			run.Errors = append(run.Errors, metrics.PartError{Part: name, Err: err})
-			return
-		}
-		run.Families = append(run.Families, fams...)
+	names := []string{"capacity", "status", "audit"}
+	collect := []func() ([]*metrics.Family, error){
+		func() ([]*metrics.Family, error) { return collectCapacity(ctx, f, o) },
+		func() ([]*metrics.Family, error) { return collectStatus(ctx, f) },
+		func() ([]*metrics.Family, error) {
+			opts := claims.AuditOptions{Expiry: o.Expiry, Now: time.Now()}
+			var res *claims.AuditResult
+			err := withClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
+				res, err = claims.Audit(ctx, ledger, cells, opts)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			return metrics.Audit(res), nil
+		},
 	}
-	part("capacity", func() ([]*metrics.Family, error) { return collectCapacity(ctx, f, o) })
-	part("status", func() ([]*metrics.Family, error) { return collectStatus(ctx, f) })
-	part("audit", func() ([]*metrics.Family, error) {
-		opts := claims.AuditOptions{Expiry: o.Expiry, Now: time.Now()}
-		var res *claims.AuditResult
-		err := withClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
-			res, err = claims.Audit(ctx, ledger, cells, opts)
-			return err
+	fams := make([][]*metrics.Family, len(names))
+	errs := make([]error, len(names))
+	took := make([]time.Duration, len(names))
+	var wg sync.WaitGroup
+	for i := range names {
+		wg.Go(func() {
+			start := time.Now()
+			fams[i], errs[i] = collect[i]()
+			took[i] = time.Since(start)
 		})
-		if err != nil {
-			return nil, err
+	}
+	wg.Wait()
+	// The page keeps the parts' order, whichever ended first.
+	for i, name := range names {
+		run.Durations[name] = took[i]
+		if errs[i] != nil {
+			run.Errors = append(run.Errors, metrics.PartError{Part: name, Err: errs[i]})
+			continue
 		}
-		return metrics.Audit(res), nil
-	})
+		run.Families = append(run.Families, fams[i]...)
+	}
 	return run
 }
 
+// collectCapacity counts both modes on one load of the model and one
+// search per flavor.
 func collectCapacity(ctx context.Context, f *Factory, o *ExporterOptions) ([]*metrics.Family, error) {
 	in, err := prepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), true)
 	if err != nil {
 		return nil, err
 	}
-	ind, err := capacity.Count(ctx, in.model, in.reqs, capacity.Options{Mode: capacity.Independent})
+	plans, err := capacity.Search(ctx, in.model, in.reqs, candidates.Options{})
 	if err != nil {
 		return nil, err
 	}
-	pack, err := capacity.Count(ctx, in.model, in.reqs, capacity.Options{Mode: capacity.Pack, Mix: in.mix})
+	ind, err := plans.Count(capacity.Options{Mode: capacity.Independent})
+	if err != nil {
+		return nil, err
+	}
+	pack, err := plans.Count(capacity.Options{Mode: capacity.Pack, Mix: in.mix})
 	if err != nil {
 		return nil, err
 	}

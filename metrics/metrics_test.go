@@ -137,3 +137,53 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
 }
+
+// TestUsageFamilies: per inventory, used and Placement's capacity under
+// os-capacity's names, reserved under rpctl's; nothing else per inventory.
+func TestUsageFamilies(t *testing.T) {
+	m, err := candidates.NewModel(candidates.CapacityInput(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := Usage(m)
+	if len(fams) != 3 {
+		t.Fatalf("%d families, want 3", len(fams))
+	}
+	var invs int
+	for i := range m.NumProviders() {
+		invs += len(m.Provider(int32(i)).Inventories)
+	}
+	for _, f := range fams {
+		if len(f.Samples) != invs {
+			t.Errorf("%s: %d samples, want one per inventory (%d)", f.Name, len(f.Samples), invs)
+		}
+	}
+	// compute-00001 (candidates.CapacityInput): 32 VCPU at ratio 16, 7 used;
+	// 512 MB of memory reserved.
+	want := map[string]struct {
+		values []string
+		v      float64
+	}{
+		"openstack_hypervisor_placement_allocated":            {[]string{"compute-00001", "VCPU"}, 7},
+		"openstack_hypervisor_placement_allocatable_capacity": {[]string{"compute-00001", "VCPU"}, 32 * 16},
+		"rpctl_placement_reserved":                            {[]string{"compute-00001", candidates.SyntheticUUID(10, 1), "MEMORY_MB"}, 512},
+	}
+	for name, w := range want {
+		f := find(fams, name)
+		if f == nil {
+			t.Fatalf("no family %s", name)
+		}
+		found := false
+		for _, s := range f.Samples {
+			if strings.Join(s.Values, ",") == strings.Join(w.values, ",") {
+				found = true
+				if s.Value != w.v {
+					t.Errorf("%s%v = %v, want %v", name, w.values, s.Value, w.v)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no sample %v", name, w.values)
+		}
+	}
+}

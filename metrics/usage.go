@@ -2,32 +2,35 @@ package metrics
 
 import "github.com/rpctl/rpctl/candidates"
 
-// Usage is the families of every provider's inventories: used, reserved,
-// total and Placement's capacity ((total - reserved) * allocation_ratio),
-// and os-capacity's per-hypervisor usage and allocatable capacity.
+// Usage is the families of every provider's inventories: what is used and
+// Placement's capacity under os-capacity's names (the names its exporter
+// and dashboards use), and the reserved amount under rpctl's. Three series
+// per inventory and no more: at 10,000 hosts these are most of the page,
+// and the total is the capacity's inputs, not a measure of its own.
 func Usage(m *candidates.Model) []*Family {
-	osUsed := gauge("openstack_hypervisor_usage", "Currently allocated resource for each provider in placement (os-capacity's metric).",
+	osUsed := gauge("openstack_hypervisor_placement_allocated", "Currently allocated resource for each provider in placement (os-capacity's metric).",
 		"hypervisor", "resource")
-	osAlloc := gauge("openstack_hypervisor_allocatable_capacity", "The total allocatable resource in the placement inventory: total - reserved (os-capacity's metric).",
+	osCap := gauge("openstack_hypervisor_placement_allocatable_capacity",
+		"The total allocatable resource in the placement inventory (os-capacity's metric, with Placement's exact capacity: (total - reserved) * allocation_ratio, truncated as Placement does).",
 		"hypervisor", "resource")
-	labels := []string{"provider", "provider_uuid", "resource_class"}
-	used := gauge("rpctl_placement_used", "What the allocations against the inventory use.", labels...)
-	reserved := gauge("rpctl_placement_reserved", "The inventory's reserved amount.", labels...)
-	tot := gauge("rpctl_placement_inventory", "The inventory's total.", labels...)
-	capa := gauge("rpctl_placement_capacity", "Placement's capacity of the inventory: (total - reserved) * allocation_ratio, truncated as Placement does.", labels...)
+	reserved := gauge("rpctl_placement_reserved", "The inventory's reserved amount.", "provider", "provider_uuid", "resource_class")
+	n := 0
+	for i := range m.NumProviders() {
+		n += len(m.Provider(int32(i)).Inventories)
+	}
+	for _, f := range []*Family{osUsed, osCap, reserved} {
+		f.Samples = make([]Sample, 0, n)
+	}
 	for i := range m.NumProviders() {
 		p := m.Provider(int32(i))
 		for _, inv := range p.Inventories {
 			rc := m.ClassName(inv.Class)
 			osUsed.Add(float64(inv.Used), p.Name, rc)
-			osAlloc.Add(float64(inv.Total-inv.Reserved), p.Name, rc)
-			used.Add(float64(inv.Used), p.Name, p.UUID, rc)
+			osCap.Add(float64(inv.Capacity), p.Name, rc)
 			reserved.Add(float64(inv.Reserved), p.Name, p.UUID, rc)
-			tot.Add(float64(inv.Total), p.Name, p.UUID, rc)
-			capa.Add(float64(inv.Capacity), p.Name, p.UUID, rc)
 		}
 	}
-	return []*Family{osUsed, osAlloc, used, reserved, tot, capa}
+	return []*Family{osUsed, osCap, reserved}
 }
 
 // ProjectUsage is what one project's consumers hold of one class.

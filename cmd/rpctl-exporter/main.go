@@ -5,6 +5,9 @@
 package main
 
 import (
+	"os"
+	"runtime"
+
 	"github.com/rpctl/rpctl/cmd"
 	"github.com/rpctl/rpctl/internal/exporter"
 )
@@ -17,6 +20,16 @@ var (
 )
 
 func main() {
+	// Two Ps more than the CPUs, unless GOMAXPROCS is set: a collection
+	// keeps one goroutine per CPU busy (capacity's workers; the audit and
+	// the checks reading their databases beside them), and with no P
+	// left idle a scrape's goroutine waits for the scheduler's next
+	// preemption at each step (accept, read, write), some 10 ms each. The
+	// collection's own parallelism stays at the CPUs (capacity counts on
+	// runtime.NumCPU() workers at most).
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.NumCPU() + 2)
+	}
 	cmd.ServeMetrics = exporter.Serve
 	cmd.Main(version, commit, date)
 }

@@ -172,14 +172,20 @@ func (s *Server) logf(format string, args ...any) {
 
 // publish renders the page in the text format 0.0.4, and its gzip: the
 // exporter's own metrics from client_golang's registry, then the last
-// collection.
+// collection. The buffers start at the last page's sizes: growing a
+// buffer of tens of megabytes by doubling allocates and clears twice the
+// page, work that competes with the scrapes.
 func (s *Server) publish() error {
 	own, err := s.self.Gather()
 	if err != nil {
 		return err
 	}
-	var text bytes.Buffer
-	enc := expfmt.NewEncoder(&text, expfmt.NewFormat(expfmt.TypeTextPlain))
+	var textCap, gzCap int
+	if last := s.last.Load(); last != nil {
+		textCap, gzCap = len(last.text)+len(last.text)/8, len(last.gz)+len(last.gz)/8
+	}
+	text := bytes.NewBuffer(make([]byte, 0, textCap))
+	enc := expfmt.NewEncoder(text, expfmt.NewFormat(expfmt.TypeTextPlain))
 	for _, f := range own {
 		if err := enc.Encode(f); err != nil {
 			return err
@@ -188,21 +194,20 @@ func (s *Server) publish() error {
 	// The collection is written by rpctl's own text writer: converting
 	// hundreds of thousands of series to client_golang's protobuf
 	// families first took a third of a 10,000-host collection.
-	if err := promtext.WriteText(&text, s.families); err != nil {
-		return err
-	}
-	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	p := &page{text: promtext.AppendText(text.Bytes(), s.families)}
+	gz := bytes.NewBuffer(make([]byte, 0, gzCap))
+	zw, err := gzip.NewWriterLevel(gz, gzip.BestSpeed)
 	if err != nil {
 		return err
 	}
-	if _, err := zw.Write(text.Bytes()); err != nil {
+	if _, err := zw.Write(p.text); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {
 		return err
 	}
-	s.last.Store(&page{text: text.Bytes(), gz: gz.Bytes()})
+	p.gz = gz.Bytes()
+	s.last.Store(p)
 	return nil
 }
 

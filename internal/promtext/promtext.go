@@ -5,7 +5,6 @@
 package promtext
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"math"
@@ -54,71 +53,100 @@ func (f *Family) Add(v float64, values ...string) {
 // reader can tell "nothing found" (an empty orphan list) from "not
 // measured".
 func WriteText(w io.Writer, fams []*Family) error {
-	b := bufio.NewWriter(w)
+	var buf []byte
 	for _, f := range fams {
-		b.WriteString("# HELP ")
-		b.WriteString(f.Name)
-		b.WriteByte(' ')
-		b.WriteString(escapeHelp(f.Help))
-		b.WriteString("\n# TYPE ")
-		b.WriteString(f.Name)
-		b.WriteByte(' ')
-		b.WriteString(string(f.Type))
-		b.WriteByte('\n')
-		for _, s := range f.Samples {
-			b.WriteString(f.Name)
-			if len(f.Labels) > 0 {
-				b.WriteByte('{')
-				for i, l := range f.Labels {
-					if i > 0 {
-						b.WriteByte(',')
-					}
-					b.WriteString(l)
-					b.WriteString(`="`)
-					b.WriteString(escapeLabel(s.Values[i]))
-					b.WriteByte('"')
-				}
-				b.WriteByte('}')
-			}
-			b.WriteByte(' ')
-			b.WriteString(formatValue(s.Value))
-			b.WriteByte('\n')
+		// A family at a time: the page of a large cloud is tens of
+		// megabytes, which a writer to a file or pipe need not hold.
+		buf = AppendFamily(buf[:0], f)
+		if _, err := w.Write(buf); err != nil {
+			return err
 		}
 	}
-	return b.Flush()
+	return nil
 }
 
-// escapeHelp escapes what 0.0.4 requires in a HELP text: backslash and
-// line feed.
-func escapeHelp(s string) string {
-	if !strings.ContainsAny(s, "\\\n") {
-		return s
+// AppendText appends the families in the text exposition format 0.0.4, as
+// WriteText writes them.
+func AppendText(dst []byte, fams []*Family) []byte {
+	for _, f := range fams {
+		dst = AppendFamily(dst, f)
 	}
-	return strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(s)
+	return dst
 }
 
-// escapeLabel escapes a label value: backslash, double quote, line feed.
-func escapeLabel(s string) string {
-	if !strings.ContainsAny(s, "\\\"\n") {
-		return s
+// AppendFamily appends one family: its HELP and TYPE lines, then its
+// samples.
+func AppendFamily(b []byte, f *Family) []byte {
+	b = append(b, "# HELP "...)
+	b = append(b, f.Name...)
+	b = append(b, ' ')
+	b = appendEscaped(b, f.Help, false)
+	b = append(b, "\n# TYPE "...)
+	b = append(b, f.Name...)
+	b = append(b, ' ')
+	b = append(b, f.Type...)
+	b = append(b, '\n')
+	for _, s := range f.Samples {
+		b = append(b, f.Name...)
+		if len(f.Labels) > 0 {
+			b = append(b, '{')
+			for i, l := range f.Labels {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, l...)
+				b = append(b, `="`...)
+				b = appendEscaped(b, s.Values[i], true)
+				b = append(b, '"')
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ' ')
+		b = appendValue(b, s.Value)
+		b = append(b, '\n')
 	}
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+	return b
 }
 
-// formatValue prints integers whole (counts of instances up to 2^53) and
+// appendEscaped escapes what 0.0.4 requires: backslash and line feed in a
+// HELP text, and double quotes too in a label value.
+func appendEscaped(b []byte, s string, label bool) []byte {
+	special := "\\\n"
+	if label {
+		special = "\\\n\""
+	}
+	for {
+		i := strings.IndexAny(s, special)
+		if i < 0 {
+			return append(b, s...)
+		}
+		b = append(b, s[:i]...)
+		switch s[i] {
+		case '\\':
+			b = append(b, `\\`...)
+		case '\n':
+			b = append(b, `\n`...)
+		default:
+			b = append(b, `\"`...)
+		}
+		s = s[i+1:]
+	}
+}
+
+// appendValue prints integers whole (counts of instances up to 2^53) and
 // anything else in Go's shortest form, which Prometheus parses.
-func formatValue(v float64) string {
+func appendValue(b []byte, v float64) []byte {
 	switch {
 	case math.IsInf(v, 1):
-		return "+Inf"
+		return append(b, "+Inf"...)
 	case math.IsInf(v, -1):
-		return "-Inf"
+		return append(b, "-Inf"...)
 	case math.IsNaN(v):
-		return "NaN"
+		return append(b, "NaN"...)
 	case v == math.Trunc(v) && math.Abs(v) < 1<<53:
-		return strconv.FormatInt(int64(v), 10)
+		return strconv.AppendInt(b, int64(v), 10)
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
 // PartError is one part of a collection (capacity, status, audit) that
