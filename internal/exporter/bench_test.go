@@ -62,20 +62,72 @@ func percentile(v []float64, p float64) float64 {
 // BenchmarkExporter10kHosts20Flavors: rpctl exporter on a 10,000-host
 // sample cloud on MariaDB, 20 flavors, collections back to back
 // (--interval 1ms), while a client scrapes /metrics (gzip, as Prometheus
-// asks) in a loop. One op is one collection. Reported: the collection's
-// own duration (rpctl_exporter_collect_duration_seconds) and each part's,
-// and the median and 90th percentile of the scrapes made meanwhile: every
-// one of them answered during a collection.
+// asks) in a loop. One op is 5 collections (RPCTL_BENCH_COLLECTIONS).
+// Reported: the median collection (rpctl_exporter_collect_duration_seconds)
+// and each part's, the median and 90th percentile of the scrapes made
+// meanwhile (every one answered during a collection), the exporter's CPU
+// per collection, and the load average at the end.
+//
+// With RPCTL_BENCH_BASE=REV (a git revision, e.g. main) the same cloud is
+// measured with that revision's build too, alternating base, head, base,
+// head: side by side on the same machine at the same load.
 func BenchmarkExporter10kHosts20Flavors(b *testing.B) {
 	if os.Getenv("RPCTL_BENCH") == "" {
 		b.Skip("make bench runs it (RPCTL_BENCH=1): it builds a 10,000-host cloud first")
 	}
-	rpctl := buildRpctl(b)
-	dbs := sampleCloud(b, rpctl, 10000, 3)
-	with := func(args ...string) []string { return append(append([]string{}, dbs...), args...) }
+	head := buildRpctl(b)
+	dbs := sampleCloud(b, head, 10000, 3)
+	flavors := benchFlavorFiles(b)
+	n := 5
+	if v, err := strconv.Atoi(os.Getenv("RPCTL_BENCH_COLLECTIONS")); err == nil && v > 0 {
+		n = v
+	}
+	rev := os.Getenv("RPCTL_BENCH_BASE")
+	if rev == "" {
+		b.Run("head", func(b *testing.B) { benchExporter(b, head, dbs, flavors, n) })
+		return
+	}
+	base := buildRpctlAt(b, rev)
+	for range 2 {
+		b.Run("base="+rev, func(b *testing.B) { benchExporter(b, base, dbs, flavors, n) })
+		b.Run("head", func(b *testing.B) { benchExporter(b, head, dbs, flavors, n) })
+	}
+}
 
+// buildRpctlAt builds rpctl and rpctl-exporter as they are at git
+// revision rev, in a copy of that tree.
+func buildRpctlAt(b *testing.B, rev string) string {
+	dir := b.TempDir()
+	archive := exec.Command("sh", "-c", `git archive "$1" | tar -x -C "$2"`, "sh", rev, dir)
+	archive.Dir = testdb.RepoRoot()
+	if out, err := archive.CombinedOutput(); err != nil {
+		b.Fatalf("git archive %s: %v\n%s", rev, err, out)
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin")+"/", "./cmd/rpctl", "./cmd/rpctl-exporter")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build at %s: %v\n%s", rev, err, out)
+	}
+	return filepath.Join(dir, "bin", "rpctl")
+}
+
+// processCPU is a process's user + system CPU time so far, in seconds.
+func processCPU(pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(raw)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	user, _ := strconv.ParseFloat(f[11], 64)
+	sys, _ := strconv.ParseFloat(f[12], 64)
+	return (user + sys) / 100 // clock ticks (USER_HZ)
+}
+
+func benchExporter(b *testing.B, rpctl string, dbs, flavors []string, n int) {
 	addr := fmt.Sprintf("127.0.0.1:%d", testdb.FreePort(b))
-	ex := exec.Command(rpctl, with(append([]string{"exporter", "--listen", addr, "--interval", "1ms"}, benchFlavorFiles(b)...)...)...)
+	args := append(append(append([]string{}, dbs...), "exporter", "--listen", addr, "--interval", "1ms"), flavors...)
+	ex := exec.Command(rpctl, args...)
 	var exLog strings.Builder
 	ex.Stderr = &exLog
 	if err := ex.Start(); err != nil {
@@ -114,7 +166,8 @@ func BenchmarkExporter10kHosts20Flavors(b *testing.B) {
 		}
 		return value(text, "rpctl_exporter_collections_total")
 	}
-	// Up, with a first collection published.
+	// Up, with a first collection published (rpctl exec's rpctl-exporter:
+	// the same process).
 	for collections() < 1 {
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -141,28 +194,33 @@ func BenchmarkExporter10kHosts20Flavors(b *testing.B) {
 	})
 	var durations []float64
 	parts := map[string][]float64{}
+	var cpu float64
 	for b.Loop() {
 		b.StopTimer()
-		n := collections()
+		first := collections()
+		cpu0 := processCPU(ex.Process.Pid)
 		b.StartTimer()
-		for collections() < n+1 {
-			time.Sleep(20 * time.Millisecond)
-		}
-		text, _, _, err := fetch()
-		if err != nil {
-			b.Fatal(err)
-		}
-		durations = append(durations, value(text, "rpctl_exporter_collect_duration_seconds"))
-		for _, l := range strings.Split(text, "\n") {
-			if rest, ok := strings.CutPrefix(l, `rpctl_exporter_collect_part_duration_seconds{part="`); ok {
-				name, v, _ := strings.Cut(rest, `"} `)
-				f, _ := strconv.ParseFloat(v, 64)
-				parts[name] = append(parts[name], f)
+		for k := 1; k <= n; k++ {
+			for collections() < first+float64(k) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			text, _, _, err := fetch()
+			if err != nil {
+				b.Fatal(err)
+			}
+			durations = append(durations, value(text, "rpctl_exporter_collect_duration_seconds"))
+			for _, l := range strings.Split(text, "\n") {
+				if rest, ok := strings.CutPrefix(l, `rpctl_exporter_collect_part_duration_seconds{part="`); ok {
+					name, v, _ := strings.Cut(rest, `"} `)
+					f, _ := strconv.ParseFloat(v, 64)
+					parts[name] = append(parts[name], f)
+				}
+			}
+			if strings.Contains(text, `rpctl_exporter_collect_errors{part="capacity"} 1`) {
+				b.Fatalf("the collection failed:\n%s", exLog.String())
 			}
 		}
-		if strings.Contains(text, `rpctl_exporter_collect_errors{part="capacity"} 1`) {
-			b.Fatalf("the collection failed:\n%s", exLog.String())
-		}
+		cpu += processCPU(ex.Process.Pid) - cpu0
 	}
 	close(stop)
 	wg.Wait()
@@ -174,6 +232,7 @@ func BenchmarkExporter10kHosts20Flavors(b *testing.B) {
 	for name, v := range parts {
 		b.ReportMetric(median(v), name+"-s")
 	}
+	b.ReportMetric(cpu/float64(len(durations)), "cpu-s/collect")
 	if len(scrapes) > 0 {
 		b.ReportMetric(median(scrapes), "scrape-ms-median")
 		b.ReportMetric(percentile(scrapes, 0.9), "scrape-ms-p90")
@@ -181,4 +240,15 @@ func BenchmarkExporter10kHosts20Flavors(b *testing.B) {
 	}
 	b.ReportMetric(float64(gzBytes)/1e6, "page-gz-MB")
 	b.ReportMetric(float64(len(text))/1e6, "page-MB")
+	var series int
+	for _, l := range strings.Split(text, "\n") {
+		if l != "" && l[0] != '#' {
+			series++
+		}
+	}
+	b.ReportMetric(float64(series), "series")
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		l1, _ := strconv.ParseFloat(strings.Fields(string(load))[0], 64)
+		b.ReportMetric(l1, "loadavg-1m")
+	}
 }
