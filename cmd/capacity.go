@@ -91,7 +91,9 @@ or with --hosts every host (the table prints both).
 -f prometheus prints the counts as Prometheus metrics (text format 0.0.4, for node_exporter's
 textfile collector): os-capacity's openstack_free_capacity_by_flavor_total and
 openstack_free_capacity_hypervisor_by_flavor with rpctl's exact counts, rpctl_capacity_* per
-aggregate, and every inventory's used, reserved, total and capacity (see 'rpctl exporter').`,
+aggregate, and every inventory's used and capacity (os-capacity's
+openstack_hypervisor_placement_allocated and _allocatable_capacity) and reserved
+(rpctl_placement_reserved); see 'rpctl exporter'.`,
 		Example: `  rpctl --db cloud.db capacity
   rpctl --db cloud.db capacity --flavor m1.small --flavor m1.large --hosts
   rpctl --db cloud.db capacity --mode pack --mix m1.small=3,m1.large=1 -f json

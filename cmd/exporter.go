@@ -57,13 +57,14 @@ func NewCmdExporter(f *Factory) *cobra.Command {
 
   capacity       every public flavor (or --flavor), mode independent and mode pack (--mix),
                  with os-capacity's metric names and rpctl's exact counts, and every
-                 inventory's used, reserved, total and capacity
+                 inventory's used, reserved and capacity
   status         every upgrade check's result, the drifted inventories and the instances
                  without allocations
   claims audit   orphaned allocations per provider and class (never deletes)
 
-A scrape never computes: it gets the last collection at once. A part that fails (its
-database unreachable, say) is left out of that collection, counted in
+The three run side by side. A scrape never computes: it gets the last collection's page,
+rendered and gzipped once when the collection ended. A part that fails (its database
+unreachable, say) is left out of that collection, counted in
 rpctl_exporter_collect_errors{part} and logged; rpctl_exporter_last_success_timestamp_seconds
 is when the last collection without an error ended. /healthz answers 200 once a collection
 has been published. SIGTERM or SIGINT stop it cleanly (exit 0).
