@@ -176,6 +176,14 @@ func isExecutable(p string) bool {
 // while the other two mostly wait on their databases.
 func collectMetrics(ctx context.Context, f *Factory, o *ExporterOptions) metrics.Run {
 	run := metrics.Run{Durations: map[string]time.Duration{}}
+	// The Factory reads its config files once, unguarded: read them here,
+	// before the parts share it (runExporter has already, normally).
+	if _, err := f.Options(); err != nil {
+		for _, name := range []string{"capacity", "status", "audit"} {
+			run.Errors = append(run.Errors, metrics.PartError{Part: name, Err: err})
+		}
+		return run
+	}
 	names := []string{"capacity", "status", "audit"}
 	collect := []func() ([]*metrics.Family, error){
 		func() ([]*metrics.Family, error) { return collectCapacity(ctx, f, o) },
