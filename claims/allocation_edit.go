@@ -67,3 +67,20 @@ func Unset(cur Allocations, providers, classes []string) (Allocations, error) {
 	}
 	return out, nil
 }
+
+// DefaultConsumerType is the type rpctl's allocation set gives a consumer
+// that has none and is named none (Nova's instances are INSTANCE).
+const DefaultConsumerType = "INSTANCE"
+
+// CheckConsumerType refuses a type PUT /allocations would refuse at 1.38
+// (placement/schemas/allocation.py: ^[A-Z0-9_]+$, 1 to 255 characters).
+func CheckConsumerType(t string) error {
+	ok := len(t) > 0 && len(t) <= 255
+	for _, r := range t {
+		ok = ok && (r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
+	}
+	if !ok {
+		return fmt.Errorf("%w: --consumer-type %q: must match ^[A-Z0-9_]+$ (at most 255 characters)", ErrBadInput, t)
+	}
+	return nil
+}

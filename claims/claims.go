@@ -67,7 +67,17 @@ type Allocations struct {
 	UserID      string                        `json:"user_id"`
 	// ConsumerGeneration is nil for a consumer Placement does not know.
 	ConsumerGeneration *int64 `json:"consumer_generation"`
+	// ConsumerType is Placement's consumer type (1.38: INSTANCE,
+	// MIGRATION, any upper-case name, or UnknownConsumerType for a consumer
+	// written without one). Empty when read below 1.38; a write without
+	// one leaves the backend's default.
+	ConsumerType string `json:"consumer_type,omitempty"`
 }
+
+// UnknownConsumerType is how Placement shows a consumer that has no type
+// (placement/objects/consumer_type.py, NULL_CONSUMER_TYPE_ALIAS). It is
+// never written: Placement refuses it as a type.
+const UnknownConsumerType = "unknown"
 
 // Write is one consumer's PUT /allocations/{consumer}.
 type Write struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,9 @@ import (
 type consumerPlacement struct {
 	claims.Placement
 	release func(ctx context.Context, consumer string) (bool, error)
+	// consumerType: the consumer_type column is shown, as osc shows it
+	// from microversion 1.38 (the database backend always has it).
+	consumerType bool
 }
 
 func withConsumerPlacement(c *cobra.Command, f *Factory, fn func(ctx context.Context, p consumerPlacement) error) error {
@@ -32,8 +36,8 @@ func withConsumerPlacement(c *cobra.Command, f *Factory, fn func(ctx context.Con
 		if err != nil {
 			return storeError(err)
 		}
-		cl := placementclient.Claims{C: client, ConsumerType: "INSTANCE"}
-		return allocationError(fn(ctx, consumerPlacement{Placement: cl, release: cl.Release}))
+		cl := placementclient.Claims{C: client, ConsumerType: claims.DefaultConsumerType}
+		return allocationError(fn(ctx, consumerPlacement{Placement: cl, release: cl.Release, consumerType: client.Microversion().AtLeast(38)}))
 	}
 	dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
 	if err != nil {
@@ -41,8 +45,9 @@ func withConsumerPlacement(c *cobra.Command, f *Factory, fn func(ctx context.Con
 	}
 	defer dbs.Close()
 	return allocationError(fn(ctx, consumerPlacement{
-		Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement},
-		release:   placementdb.ClaimsLedger{DB: dbs.Placement}.Release,
+		Placement:    &placementdb.ClaimsPlacement{DB: dbs.Placement},
+		release:      placementdb.ClaimsLedger{DB: dbs.Placement}.Release,
+		consumerType: true,
 	}))
 }
 
@@ -79,14 +84,24 @@ func checkConsumer(consumer string) error {
 	return nil
 }
 
-func allocationRows(a *claims.Allocations) output.Rows {
+// allocationRows are osc's: one row per provider, with consumer_type from
+// microversion 1.38.
+func allocationRows(a *claims.Allocations, consumerType bool) output.Rows {
 	rows := output.Rows{Headers: []string{"resource_provider", "generation", "resources", "project_id", "user_id"}}
+	if consumerType {
+		rows.Headers = append(rows.Headers, "consumer_type")
+	}
 	if a == nil {
 		return rows
 	}
 	for _, rp := range slices.Sorted(maps.Keys(a.Allocations)) {
 		pa := a.Allocations[rp]
-		rows.Add(rp, pa.Generation, output.Cell{Text: formatResources(pa.Resources), Value: pa.Resources}, a.ProjectID, a.UserID)
+		res := pyResources(pa.Resources)
+		cells := []any{rp, pa.Generation, output.Cell{Text: res.String(), Value: res}, a.ProjectID, a.UserID}
+		if consumerType {
+			cells = append(cells, a.ConsumerType)
+		}
+		rows.Add(cells...)
 	}
 	return rows
 }
@@ -95,8 +110,12 @@ func newCmdAllocationShow(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show CONSUMER",
 		Short: "Show a consumer's allocations, one row per provider (GET /allocations/{consumer})",
-		Long:  "Show a consumer's allocations: provider, its generation, the resources, project and user.\n\n" + storeExitCodes,
-		Args:  cobra.ExactArgs(1),
+		Long: `Show a consumer's allocations: provider, its generation, the resources, project and user,
+and (from Placement microversion 1.38, and always from the database) the consumer type,
+"unknown" for a consumer written without one.
+
+` + storeExitCodes,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := checkConsumer(args[0]); err != nil {
 				return allocationError(err)
@@ -106,7 +125,7 @@ func newCmdAllocationShow(f *Factory) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return f.Write(allocationRows(got[args[0]]), nil)
+				return f.Write(allocationRows(got[args[0]], p.consumerType), nil)
 			})
 		},
 	}
@@ -114,14 +133,16 @@ func newCmdAllocationShow(f *Factory) *cobra.Command {
 
 func newCmdAllocationSet(f *Factory) *cobra.Command {
 	var allocs []string
-	var project, user string
+	var project, user, ctype string
 	c := &cobra.Command{
-		Use:   "set CONSUMER --allocation rp=UUID,CLASS=N,... [--project-id P --user-id U]",
+		Use:   "set CONSUMER --allocation rp=UUID,CLASS=N,... [--project-id P --user-id U] [--consumer-type T]",
 		Short: "Replace a consumer's allocations (PUT /allocations/{consumer}), as osc's resource provider allocation set",
 		Long: `Replace every allocation of CONSUMER with the --allocation parts (repeatable, one per
 provider), consumer-generation checked: read, then written with the generation read
 (Placement's rules: capacity, min/max unit, step size). --project-id and --user-id are
-required for a new consumer and default to the existing consumer's.
+required for a new consumer and default to the existing consumer's. --consumer-type
+(Placement 1.38) defaults to the existing consumer's type, else INSTANCE; below
+microversion 1.38 the API keeps the consumer's type and takes none.
 
 ` + storeExitCodes,
 		Args: cobra.ExactArgs(1),
@@ -144,15 +165,24 @@ required for a new consumer and default to the existing consumer's.
 			if len(want) == 0 {
 				return allocationError(fmt.Errorf("%w: give at least one --allocation rp=UUID,CLASS=N", claims.ErrBadInput))
 			}
+			if c.Flags().Changed("consumer-type") {
+				if err := claims.CheckConsumerType(ctype); err != nil {
+					return allocationError(err)
+				}
+			}
 			return withConsumerPlacement(c, f, func(ctx context.Context, p consumerPlacement) error {
 				got, err := p.ConsumerAllocations(ctx, []string{consumer})
 				if err != nil {
 					return err
 				}
-				a := claims.Allocations{ProjectID: project, UserID: user}
+				a := claims.Allocations{ProjectID: project, UserID: user, ConsumerType: ctype}
 				if cur := got[consumer]; cur != nil {
 					a.ConsumerGeneration = cur.ConsumerGeneration
 					a.ProjectID, a.UserID = orCurrent(project, cur.ProjectID), orCurrent(user, cur.UserID)
+					a.ConsumerType = orCurrent(ctype, cur.ConsumerType)
+				}
+				if a.ConsumerType == "" || a.ConsumerType == claims.UnknownConsumerType {
+					a.ConsumerType = claims.DefaultConsumerType
 				}
 				if a.ProjectID == "" || a.UserID == "" {
 					return fmt.Errorf("%w: a new consumer needs --project-id and --user-id", claims.ErrBadInput)
@@ -165,6 +195,7 @@ required for a new consumer and default to the existing consumer's.
 	c.Flags().StringArrayVar(&allocs, "allocation", nil, "rp=UUID,CLASS=N,… (repeatable: one per provider)")
 	c.Flags().StringVar(&project, "project-id", "", "the consumer's project (required for a new consumer)")
 	c.Flags().StringVar(&user, "user-id", "", "the consumer's user (required for a new consumer)")
+	c.Flags().StringVar(&ctype, "consumer-type", "", "the consumer's type, e.g. INSTANCE or MIGRATION (Placement 1.38; default: the consumer's, else INSTANCE)")
 	return c
 }
 
@@ -178,7 +209,7 @@ func putAndShow(ctx context.Context, f *Factory, p consumerPlacement, consumer s
 	if err != nil {
 		return err
 	}
-	return f.Write(allocationRows(got[consumer]), nil)
+	return f.Write(allocationRows(got[consumer], p.consumerType), nil)
 }
 
 // orCurrent is the flag's value when given, else the current one.
@@ -223,7 +254,7 @@ checked; what remains is written back (PUT), or the consumer goes when nothing r
 					if _, err := p.release(ctx, consumer); err != nil {
 						return err
 					}
-					return f.Write(allocationRows(nil), nil)
+					return f.Write(allocationRows(nil, p.consumerType), nil)
 				}
 				return putAndShow(ctx, f, p, consumer, rest)
 			})
@@ -232,4 +263,23 @@ checked; what remains is written back (PUT), or the consumer goes when nothing r
 	c.Flags().StringArrayVar(&providers, "provider", nil, "a provider uuid to remove the allocations from (repeatable)")
 	c.Flags().StringArrayVar(&classes, "resource-class", nil, "a class to remove (repeatable)")
 	return c
+}
+
+// pyResources prints as osc prints a provider's resources (Python's str of
+// the dict: {'MEMORY_MB': 2048, 'VCPU': 4}) in table, value and csv, and is
+// an object in json and yaml. Classes come in name order: Placement's own
+// order (the order the allocation was written in) is not kept.
+type pyResources map[string]int64
+
+func (r pyResources) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, rc := range claims.SortedClasses(r) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "'%s': %d", rc, r[rc])
+	}
+	b.WriteByte('}')
+	return b.String()
 }

@@ -89,6 +89,9 @@ written with that generation; on a conflict it is re-read and the edit re-applie
 					if err != nil {
 						return err
 					}
+					if op.use == "set" {
+						return nameRows(f, header, setOrder(kind, names, args[1:]))
+					}
 					return nameRows(f, header, nameOrder(kind, names))
 				})
 			},
@@ -191,6 +194,30 @@ func NewCmdTrait(f *Factory) *cobra.Command {
 		},
 	)
 	return c
+}
+
+// setOrder orders the names `set` leaves as the answer to Placement's PUT,
+// which osc's trait set and aggregate set print, lists them: traits as
+// the traits table is read by name (placement/objects/trait.py, name_in),
+// aggregates in the order the request gave them.
+func setOrder(kind string, names, given []string) []string {
+	if kind == "trait" {
+		slices.Sort(names)
+		return names
+	}
+	out := make([]string, 0, len(names))
+	for _, g := range given {
+		if slices.Contains(names, g) && !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	// Names spelled otherwise than given (a store normalizing them) follow.
+	for _, n := range nameOrder(kind, names) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // nameOrder sorts the names an edit leaves (set, add, remove) as Placement

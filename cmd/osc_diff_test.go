@@ -1,10 +1,16 @@
 package cmd_test
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/placementtest"
@@ -14,17 +20,172 @@ import (
 // oscCase is one osc-placement command and rpctl's spelling of it.
 type oscCase struct {
 	osc, rpctl []string
-	version    string // osc's --os-placement-api-version
-	list       bool   // a Lister: --sort-column applies
+	version    string // osc's --os-placement-api-version (rpctl is given the same)
+	list       bool   // a Lister: csv and --sort-column apply
 	sortBy     string // a numeric or text column to sort on (lists)
+	// extra are the columns rpctl adds to osc's, in rpctl's order: the
+	// one documented difference (docs/usage.md). rpctl's plain variants
+	// are then given -c with osc's columns; without extra they are given
+	// nothing, so rpctl's default columns are compared too.
+	extra []string
+	// known names a difference not fixed yet (reported, issue 21): the
+	// case is still run and compared, its mismatches are logged rather
+	// than failed, and the test fails once it matches, so that the mark
+	// goes.
+	known string
 }
 
-// TestDifferentialOSC (issue 21) runs every osc-placement command rpctl
-// mirrors against the same real placement-api, in table, json, yaml, csv
-// and value, plain, with -c and (lists) --sort-column/--sort-descending,
-// and requires byte-equal output. rpctl is given -c with osc's columns, so
-// the columns rpctl adds (inventory list's capacity and free, say) are the
-// only documented difference and never reach the comparison.
+// oscWrite is a command that changes Placement and prints the state it
+// leaves. Each tool's write is compared with the other tool's show of the
+// same state (Placement's generations move with every write, so two
+// writes never print the same generation): osc's write against rpctl's
+// show, then rpctl's write against osc's show. reset (rpctl commands)
+// restores the state before each write.
+type oscWrite struct {
+	oscCase
+	oscShow, rpctlShow []string
+	reset              [][]string
+	// direct: the write prints no generation, so osc's write and rpctl's
+	// are compared with each other too, each from the reset state (Placement
+	// may answer a write in another order than a read: trait set).
+	direct bool
+	// genOf is the provider whose generation replaces {gen} in osc's
+	// arguments (osc's --generation).
+	genOf string
+}
+
+const (
+	oscCN1  = "11111111-1111-4111-8111-111111111111"
+	oscCN2  = "22222222-2222-4222-8222-222222222222"
+	oscNUMA = "33333333-3333-4333-8333-333333333333"
+	oscSS   = "44444444-4444-4444-8444-444444444444"
+	oscCN3  = "55555555-5555-4555-8555-555555555555"
+	oscAgg  = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+	oscAgg2 = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
+	oscInst = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+	oscIns2 = "c2c2c2c2-cccc-4ccc-8ccc-cccccccccccc"
+	oscIns3 = "c3c3c3c3-cccc-4ccc-8ccc-cccccccccccc"
+	oscIns4 = "c4c4c4c4-cccc-4ccc-8ccc-cccccccccccc"
+	oscProj = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
+	oscPrj2 = "d2d2d2d2-dddd-4ddd-8ddd-dddddddddddd"
+	oscUser = "eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee"
+	oscUsr2 = "e2e2e2e2-eeee-4eee-8eee-eeeeeeeeeeee"
+)
+
+// oscSetIns4 names the providers out of uuid order and the classes out of
+// name order: rows and resources come in Placement's order, not sorted.
+var oscSetIns4 = []string{"allocation", "set", oscIns4, "--allocation", "rp=" + oscNUMA + ",PCPU=1", "--allocation", "rp=" + oscCN1 + ",VCPU=2,MEMORY_MB=1024", "--project-id", oscPrj2, "--user-id", oscUser, "--consumer-type", "MIGRATION"}
+
+// oscReads are the read-only commands compared.
+func oscReads() []oscCase {
+	res := func(args ...string) []string { return append([]string{"resource", "provider"}, args...) }
+	return []oscCase{
+		{osc: res("list"), rpctl: []string{"provider", "list"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: res("list"), rpctl: []string{"provider", "list"}, version: "1.1", list: true, sortBy: "generation", known: "below 1.14 rpctl still prints root_provider_uuid and parent_provider_uuid"},
+		{osc: res("list", "--in-tree", oscCN1), rpctl: []string{"provider", "list", "--in-tree", oscCN1}, version: "1.39", list: true, sortBy: "generation"},
+		{osc: res("list", "--name", "cmp-a"), rpctl: []string{"provider", "list", "--name", "cmp-a"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: res("list", "--uuid", oscCN2), rpctl: []string{"provider", "list", "--uuid", oscCN2}, version: "1.39", list: true, sortBy: "uuid"},
+		{osc: res("list", "--resource", "VCPU=8", "--resource", "MEMORY_MB=1024"), rpctl: []string{"provider", "list", "--resource", "VCPU=8", "--resource", "MEMORY_MB=1024"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: res("list", "--required", "CUSTOM_FAST"), rpctl: []string{"provider", "list", "--required", "CUSTOM_FAST"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: res("list", "--forbidden", "CUSTOM_FAST"), rpctl: []string{"provider", "list", "--forbidden", "CUSTOM_FAST"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: res("list", "--member-of", oscAgg), rpctl: []string{"provider", "list", "--member-of", oscAgg}, version: "1.39", list: true, sortBy: "generation"},
+		{osc: res("list", "--member-of", oscAgg+","+oscAgg2), rpctl: []string{"provider", "list", "--member-of", oscAgg + "," + oscAgg2}, version: "1.39", list: true, sortBy: "name"},
+		{osc: res("list", "--required", "HW_CPU_X86_AVX2,HW_CPU_X86_SSE", "--forbidden", "CUSTOM_FAST"), rpctl: []string{"provider", "list", "--required", "HW_CPU_X86_AVX2,HW_CPU_X86_SSE", "--forbidden", "CUSTOM_FAST"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: res("show", oscCN1), rpctl: []string{"provider", "show", oscCN1}, version: "1.39"},
+		{osc: res("show", oscNUMA), rpctl: []string{"provider", "show", oscNUMA}, version: "1.39"},
+		{osc: res("show", oscSS), rpctl: []string{"provider", "show", oscSS}, version: "1.1", known: "below 1.14 rpctl still prints root_provider_uuid and parent_provider_uuid"},
+		{osc: res("show", "--allocations", oscCN2), rpctl: []string{"provider", "show", "--allocations", oscCN2}, version: "1.39", known: "osc prints the allocations field as a Python dict; rpctl as consumer: CLASS=N"},
+		{osc: res("inventory", "list", oscCN1), rpctl: []string{"inventory", "list", oscCN1}, version: "1.39", list: true, sortBy: "max_unit", extra: []string{"capacity", "free"}},
+		{osc: res("inventory", "list", oscCN2), rpctl: []string{"inventory", "list", oscCN2}, version: "1.39", list: true, sortBy: "used", extra: []string{"capacity", "free"}, known: "rows in Placement's order (osc) against rpctl's"},
+		{osc: res("inventory", "list", oscNUMA), rpctl: []string{"inventory", "list", oscNUMA}, version: "1.39", list: true, sortBy: "total", extra: []string{"capacity", "free"}},
+		{osc: res("inventory", "list", oscSS), rpctl: []string{"inventory", "list", oscSS}, version: "1.39", list: true, sortBy: "allocation_ratio", extra: []string{"capacity", "free"}},
+		{osc: res("inventory", "show", oscCN1, "DISK_GB"), rpctl: []string{"inventory", "show", oscCN1, "DISK_GB"}, version: "1.39", extra: []string{"resource_class", "capacity", "free"}},
+		{osc: res("inventory", "show", oscCN1, "VCPU"), rpctl: []string{"inventory", "show", oscCN1, "VCPU"}, version: "1.39", extra: []string{"resource_class", "capacity", "free"}},
+		{osc: res("inventory", "show", oscCN2, "CUSTOM_GPU"), rpctl: []string{"inventory", "show", oscCN2, "CUSTOM_GPU"}, version: "1.39", extra: []string{"resource_class", "capacity", "free"}},
+		{osc: res("trait", "list", oscCN1), rpctl: []string{"provider", "trait", "list", oscCN1}, version: "1.39", list: true, sortBy: "name"},
+		{osc: res("trait", "list", oscCN2), rpctl: []string{"provider", "trait", "list", oscCN2}, version: "1.6", list: true, sortBy: "name"},
+		{osc: res("trait", "list", oscSS), rpctl: []string{"provider", "trait", "list", oscSS}, version: "1.39", list: true, sortBy: "name"},
+		{osc: res("aggregate", "list", oscCN1), rpctl: []string{"provider", "aggregate", "list", oscCN1}, version: "1.19", list: true, sortBy: "uuid"},
+		{osc: res("aggregate", "list", oscCN1), rpctl: []string{"provider", "aggregate", "list", oscCN1}, version: "1.1", list: true, sortBy: "uuid", known: "rpctl refuses aggregate list below 1.19"},
+		{osc: res("aggregate", "list", oscSS), rpctl: []string{"provider", "aggregate", "list", oscSS}, version: "1.39", list: true, sortBy: "uuid"},
+		{osc: res("usage", "show", oscCN1), rpctl: []string{"usage", "show", oscCN1}, version: "1.39", list: true, sortBy: "usage"},
+		{osc: res("usage", "show", oscCN2), rpctl: []string{"usage", "show", oscCN2}, version: "1.39", list: true, sortBy: "resource_class"},
+		{osc: res("usage", "show", oscNUMA), rpctl: []string{"usage", "show", oscNUMA}, version: "1.1", list: true, sortBy: "usage"},
+		{osc: []string{"resource", "usage", "show", oscProj}, rpctl: []string{"usage", "project", oscProj}, version: "1.9", list: true, sortBy: "usage"},
+		{osc: []string{"resource", "usage", "show", oscProj, "--user-id", oscUsr2}, rpctl: []string{"usage", "project", oscProj, "--user-id", oscUsr2}, version: "1.39", list: true, sortBy: "usage", known: "from 1.38 Placement and osc group project usages by consumer type"},
+		{osc: []string{"resource", "usage", "show", oscPrj2}, rpctl: []string{"usage", "project", oscPrj2}, version: "1.39", list: true, sortBy: "resource_class", known: "from 1.38 Placement and osc group project usages by consumer type"},
+		{osc: res("allocation", "show", oscInst), rpctl: []string{"allocation", "show", oscInst}, version: "1.39", list: true, sortBy: "generation"},
+		{osc: res("allocation", "show", oscInst), rpctl: []string{"allocation", "show", oscInst}, version: "1.12", list: true, sortBy: "resource_provider"},
+		{osc: res("allocation", "show", oscIns2), rpctl: []string{"allocation", "show", oscIns2}, version: "1.38", list: true, sortBy: "resource_provider"},
+		{osc: res("allocation", "show", oscIns3), rpctl: []string{"allocation", "show", oscIns3}, version: "1.39", list: true, sortBy: "resource_provider"},
+		{osc: res("allocation", "show", oscIns4), rpctl: []string{"allocation", "show", oscIns4}, version: "1.39", list: true, sortBy: "generation"},
+		{osc: []string{"resource", "class", "list"}, rpctl: []string{"resource-class", "list"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: []string{"trait", "list"}, rpctl: []string{"trait", "list"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: []string{"trait", "list", "--name", "startswith:CUSTOM"}, rpctl: []string{"trait", "list", "--name", "startswith:CUSTOM"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: []string{"trait", "list", "--associated"}, rpctl: []string{"trait", "list", "--associated", "true"}, version: "1.39", list: true, sortBy: "name"},
+	}
+}
+
+// oscWrites are the commands compared that change Placement.
+func oscWrites() []oscWrite {
+	res := func(args ...string) []string { return append([]string{"resource", "provider"}, args...) }
+	alloc := func(c string) ([]string, []string) {
+		return res("allocation", "show", c), []string{"allocation", "show", c}
+	}
+	w := func(c oscCase, show func(string) ([]string, []string), consumer string, reset ...[]string) oscWrite {
+		o, r := show(consumer)
+		return oscWrite{oscCase: c, oscShow: o, rpctlShow: r, reset: reset}
+	}
+	setInst := oscSetIns4
+	traits := func(p string) ([]string, []string) {
+		return res("trait", "list", p), []string{"provider", "trait", "list", p}
+	}
+	aggregates := func(p string) ([]string, []string) {
+		return res("aggregate", "list", p), []string{"provider", "aggregate", "list", p}
+	}
+	direct := func(w oscWrite) oscWrite {
+		w.direct, w.genOf = true, w.rpctlShow[len(w.rpctlShow)-1]
+		return w
+	}
+	return []oscWrite{
+		w(oscCase{
+			osc:     res("allocation", "set", oscIns4, "--allocation", "rp="+oscNUMA+",PCPU=1", "--allocation", "rp="+oscCN1+",VCPU=2,MEMORY_MB=1024", "--project-id", oscPrj2, "--user-id", oscUser, "--consumer-type", "MIGRATION"),
+			rpctl:   setInst,
+			version: "1.39", list: true, sortBy: "generation", known: "rows and resources in Placement's order (osc) against rpctl's sorted ones",
+		}, alloc, oscIns4),
+		w(oscCase{
+			osc:     res("allocation", "set", oscIns4, "--allocation", "rp="+oscCN2+",MEMORY_MB=512,VCPU=1", "--project-id", oscProj, "--user-id", oscUsr2),
+			rpctl:   []string{"allocation", "set", oscIns4, "--allocation", "rp=" + oscCN2 + ",MEMORY_MB=512,VCPU=1", "--project-id", oscProj, "--user-id", oscUsr2},
+			version: "1.28", list: true, sortBy: "resource_provider", known: "resources in Placement's order (osc) against rpctl's sorted ones",
+		}, alloc, oscIns4),
+		w(oscCase{
+			osc:     res("allocation", "unset", oscIns4, "--provider", oscNUMA),
+			rpctl:   []string{"allocation", "unset", oscIns4, "--provider", oscNUMA},
+			version: "1.39", list: true, sortBy: "resource_provider", known: "resources in Placement's order (osc) against rpctl's sorted ones",
+		}, alloc, oscIns4, setInst),
+		w(oscCase{
+			osc:     res("allocation", "unset", oscIns4, "--resource-class", "MEMORY_MB"),
+			rpctl:   []string{"allocation", "unset", oscIns4, "--resource-class", "MEMORY_MB"},
+			version: "1.38", list: true, sortBy: "generation",
+		}, alloc, oscIns4, setInst),
+		direct(w(oscCase{
+			osc:     res("trait", "set", oscCN2, "--trait", "HW_CPU_X86_SSE", "--trait", "CUSTOM_FAST"),
+			rpctl:   []string{"provider", "trait", "set", oscCN2, "HW_CPU_X86_SSE", "CUSTOM_FAST"},
+			version: "1.39", list: true, sortBy: "name",
+		}, traits, oscCN2, []string{"provider", "trait", "set", oscCN2, "HW_CPU_X86_SSE"})),
+		direct(w(oscCase{
+			osc:     res("aggregate", "set", oscSS, "--aggregate", oscAgg2, "--aggregate", oscAgg, "--generation", "{gen}"),
+			rpctl:   []string{"provider", "aggregate", "set", oscSS, oscAgg2, oscAgg},
+			version: "1.19", list: true, sortBy: "uuid",
+		}, aggregates, oscSS, []string{"provider", "aggregate", "set", oscSS, oscAgg})),
+	}
+}
+
+// TestDifferentialOSC (issue 21) runs osc-placement's commands and
+// rpctl's against the same real placement-api, in table, json, yaml, csv
+// and value, plain and with -c and (lists) --sort-column and
+// --sort-descending, and requires byte-equal output: the same rows in the
+// same order, printed the same way.
 func TestDifferentialOSC(t *testing.T) {
 	osc, err := exec.LookPath("/usr/bin/openstack")
 	if err != nil {
@@ -35,45 +196,33 @@ func TestDifferentialOSC(t *testing.T) {
 	}
 	p := placementtest.New(t)
 	api := []string{"--os-endpoint", p.Base, "--os-token", "admin"}
-	const (
-		cn1  = "11111111-1111-4111-8111-111111111111"
-		cn2  = "22222222-2222-4222-8222-222222222222"
-		numa = "33333333-3333-4333-8333-333333333333"
-		agg  = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
-		agg2 = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
-		inst = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
-		proj = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
-	)
 	for _, line := range [][]string{
-		{"provider", "create", "cmp-b", "--uuid", cn1},
-		{"provider", "create", "cmp-a", "--uuid", cn2},
-		{"provider", "create", "cmp-b_numa0", "--uuid", numa, "--parent-provider", cn1},
-		{"inventory", "set", cn1, "VCPU=96", "VCPU:allocation_ratio=4.0", "MEMORY_MB=523271", "MEMORY_MB:reserved=512", "SRIOV_NET_VF=8", "DISK_GB=1000", "DISK_GB:max_unit=500"},
-		{"inventory", "set", cn2, "VCPU=16", "MEMORY_MB=65536"},
-		{"inventory", "set", numa, "PCPU=12"},
-		{"trait", "create", "CUSTOM_FAST"},
-		{"provider", "trait", "set", cn1, "HW_CPU_X86_AVX2", "CUSTOM_FAST", "COMPUTE_VOLUME_MULTI_ATTACH"},
-		{"provider", "aggregate", "set", cn1, agg2, agg},
+		{"provider", "create", "cmp-b", "--uuid", oscCN1},
+		{"provider", "create", "cmp-a", "--uuid", oscCN2},
+		{"provider", "create", "cmp-b_numa0", "--uuid", oscNUMA, "--parent-provider", oscCN1},
+		{"provider", "create", "shared-disk", "--uuid", oscSS},
+		{"provider", "create", "cmp-c", "--uuid", oscCN3},
+		{"inventory", "set", oscCN1, "VCPU=96", "VCPU:allocation_ratio=4.0", "MEMORY_MB=523271", "MEMORY_MB:reserved=512", "SRIOV_NET_VF=8", "DISK_GB=1000", "DISK_GB:max_unit=500"},
 		{"resource-class", "create", "CUSTOM_GPU"},
-		{"allocation", "set", inst, "--allocation", "rp=" + cn1 + ",VCPU=4,MEMORY_MB=2048", "--allocation", "rp=" + numa + ",PCPU=2", "--project-id", proj, "--user-id", proj},
+		{"inventory", "set", oscCN2, "VCPU=16", "MEMORY_MB=65536", "CUSTOM_GPU=2", "CUSTOM_GPU:step_size=1"},
+		{"inventory", "set", oscNUMA, "PCPU=12"},
+		{"inventory", "set", oscSS, "DISK_GB=20000", "DISK_GB:allocation_ratio=1.5", "DISK_GB:min_unit=10"},
+		{"trait", "create", "CUSTOM_FAST"},
+		{"trait", "create", "CUSTOM_SLOW"},
+		{"provider", "trait", "set", oscCN1, "HW_CPU_X86_AVX2", "CUSTOM_FAST", "COMPUTE_VOLUME_MULTI_ATTACH"},
+		{"provider", "trait", "set", oscCN2, "HW_CPU_X86_SSE"},
+		{"provider", "trait", "set", oscSS, "MISC_SHARES_VIA_AGGREGATE"},
+		{"provider", "aggregate", "set", oscCN1, oscAgg2, oscAgg},
+		{"provider", "aggregate", "set", oscCN2, oscAgg2},
+		{"provider", "aggregate", "set", oscSS, oscAgg},
+		{"allocation", "set", oscInst, "--allocation", "rp=" + oscCN1 + ",VCPU=4,MEMORY_MB=2048", "--allocation", "rp=" + oscNUMA + ",PCPU=2", "--project-id", oscProj, "--user-id", oscUser},
+		{"allocation", "set", oscIns2, "--allocation", "rp=" + oscCN2 + ",VCPU=2,MEMORY_MB=4096,CUSTOM_GPU=1", "--project-id", oscProj, "--user-id", oscUsr2},
+		append([]string{}, oscSetIns4...),
+		{"allocation", "set", oscIns3, "--allocation", "rp=" + oscCN1 + ",VCPU=1,MEMORY_MB=512", "--allocation", "rp=" + oscSS + ",DISK_GB=40", "--project-id", oscPrj2, "--user-id", oscUser},
 	} {
 		if _, errOut, code := rpctl(t, append(api, line...)...); code != 0 {
 			t.Fatalf("fixture %v: exit %d: %s", line, code, errOut)
 		}
-	}
-	cases := []oscCase{
-		{osc: []string{"resource", "provider", "list"}, rpctl: []string{"provider", "list"}, version: "1.39", list: true, sortBy: "name"},
-		{osc: []string{"resource", "provider", "list", "--in-tree", cn1}, rpctl: []string{"provider", "list", "--in-tree", cn1}, version: "1.39", list: true, sortBy: "generation"},
-		{osc: []string{"resource", "provider", "show", cn1}, rpctl: []string{"provider", "show", cn1}, version: "1.39"},
-		{osc: []string{"resource", "provider", "show", numa}, rpctl: []string{"provider", "show", numa}, version: "1.39"},
-		{osc: []string{"resource", "provider", "inventory", "list", cn1}, rpctl: []string{"inventory", "list", cn1}, version: "1.39", list: true, sortBy: "max_unit"},
-		{osc: []string{"resource", "provider", "inventory", "show", cn1, "DISK_GB"}, rpctl: []string{"inventory", "show", cn1, "DISK_GB"}, version: "1.39"},
-		{osc: []string{"resource", "provider", "trait", "list", cn1}, rpctl: []string{"provider", "trait", "list", cn1}, version: "1.39", list: true, sortBy: "name"},
-		{osc: []string{"resource", "provider", "aggregate", "list", cn1}, rpctl: []string{"provider", "aggregate", "list", cn1}, version: "1.19", list: true, sortBy: "uuid"},
-		{osc: []string{"resource", "provider", "usage", "show", cn1}, rpctl: []string{"usage", "show", cn1}, version: "1.39", list: true, sortBy: "usage"},
-		{osc: []string{"resource", "usage", "show", proj}, rpctl: []string{"usage", "project", proj}, version: "1.9", list: true, sortBy: "usage"},
-		{osc: []string{"resource", "class", "list"}, rpctl: []string{"resource-class", "list"}, version: "1.39", list: true, sortBy: "name"},
-		{osc: []string{"trait", "list"}, rpctl: []string{"trait", "list"}, version: "1.39", list: true, sortBy: "name"},
 	}
 	env := []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
 	for _, kv := range os.Environ() {
@@ -81,96 +230,311 @@ func TestDifferentialOSC(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	runOSC := func(args []string) (string, error) {
-		c := exec.Command(osc, args...)
-		c.Env = env
-		out, err := c.Output()
-		return string(out), err
+	oscArgs := func(version string, args []string) []string {
+		return append([]string{"--os-endpoint", p.Base, "--os-token", "admin", "--os-placement-api-version", version}, args...)
 	}
+	// Two osc processes answer the read-only commands side by side; the
+	// first also answers the writes.
+	shells := []*oscShell{startOSCShell(t, env), startOSCShell(t, env)}
+
+	// The batch runs each command as /usr/bin/openstack does; this pins
+	// it: commands at two microversions (a state kept from one command to
+	// the next would show), each both ways, byte for byte.
+	for _, probe := range [][]string{
+		oscArgs("1.39", []string{"resource", "provider", "list", "-f", "table", "--sort-column", "name"}),
+		oscArgs("1.1", []string{"resource", "provider", "list", "-f", "table", "--sort-column", "name"}),
+	} {
+		c := exec.Command(osc, probe...)
+		c.Env = env
+		alone, err := c.Output()
+		if err != nil {
+			t.Fatalf("openstack %v: %v", probe, err)
+		}
+		if batched, code := shells[0].run(t, probe); code != 0 || batched != string(alone) {
+			t.Fatalf("osc in a batch differs from osc alone (exit %d):\n%s\nalone:\n%s", code, batched, alone)
+		}
+	}
+
+	commands, compared := 0, 0
 	type job struct {
-		tc        oscCase
-		opts, sel []string
-		want      string
-		err       error
+		tc       oscCase
+		v        oscVariant
+		want     string
+		wantCode int
 	}
 	var jobs []*job
-	for _, tc := range cases {
-		base := append([]string{"--os-endpoint", p.Base, "--os-token", "admin", "--os-placement-api-version", tc.version}, tc.osc...)
-		js, err := runOSC(append(base, "-f", "json"))
-		if err != nil {
-			t.Fatalf("openstack %v: %v\n%s", tc.osc, err, js)
+	reads := oscReads()
+	readCols := make([][]string, len(reads))
+	for i, tc := range reads {
+		js, code := shells[0].run(t, oscArgs(tc.version, append(slices.Clip(tc.osc), "-f", "json")))
+		if code != 0 {
+			t.Fatalf("openstack %v: exit %d", tc.osc, code)
 		}
-		columns := oscColumns(t, js, tc.list)
-		// Every format plain (rpctl given osc's columns), and with -c and
-		// (lists) --sort-column/--sort-descending.
-		variants := [][]string{nil, {"-c", columns[0]}}
-		if tc.list {
-			variants[1] = []string{"-c", columns[0], "-c", columns[len(columns)-1], "--sort-column", tc.sortBy, "--sort-descending"}
+		readCols[i] = oscColumns(t, js, tc.list)
+		for _, v := range oscVariants(t, tc, readCols[i]) {
+			jobs = append(jobs, &job{tc: tc, v: v})
 		}
-		for _, format := range []string{"table", "json", "yaml", "csv", "value"} {
-			if format == "csv" && !tc.list {
-				continue // cliff's ShowOne has no csv
+	}
+	var wg sync.WaitGroup
+	for i, sh := range shells {
+		wg.Go(func() {
+			for k := i; k < len(jobs); k += len(shells) {
+				j := jobs[k]
+				j.want, j.wantCode = sh.run(t, oscArgs(j.tc.version, append(slices.Clip(j.tc.osc), j.v.osc...)))
 			}
-			for _, v := range variants {
-				sel := v
-				if len(v) == 0 {
-					for _, c := range columns {
-						sel = append(sel, "-c", c)
-					}
+		})
+	}
+	wg.Wait()
+	differs := map[string]int{} // by known difference
+	report := func(tc oscCase, format string, args ...any) {
+		t.Helper()
+		if tc.known == "" {
+			t.Errorf(format, args...)
+			return
+		}
+		differs[tc.known]++
+		t.Logf("known difference (%s): "+format, append([]any{tc.known}, args...)...)
+	}
+	knownCases := map[string]bool{}
+	for i, tc := range reads {
+		if !rpctlColumns(t, api, tc, readCols[i]) {
+			report(tc, "rpctl %v: columns differ from osc's %v", tc.rpctl, readCols[i])
+		}
+		commands++
+		if tc.known != "" {
+			knownCases[tc.known] = true
+		}
+	}
+	for _, j := range jobs {
+		got, errOut, code := rpctl(t, slices.Concat(api, []string{"--os-placement-api-version", j.tc.version}, j.tc.rpctl, j.v.rpctl)...)
+		compared++
+		if j.wantCode != 0 || code != 0 || got != j.want {
+			report(j.tc, "rpctl %v %v (exit %d) vs openstack %v %v (exit %d): %s\nrpctl:\n%s\nosc:\n%s", j.tc.rpctl, j.v.rpctl, code, j.tc.osc, j.v.osc, j.wantCode, errOut, got, j.want)
+		}
+	}
+
+	// The writes, one at a time on the first shell.
+	sh := shells[0]
+	do := func(tc oscWrite) {
+		for _, r := range tc.reset {
+			if _, errOut, code := rpctl(t, append(slices.Clip(api), r...)...); code != 0 {
+				t.Fatalf("reset %v: exit %d: %s", r, code, errOut)
+			}
+		}
+	}
+	// writeArgs are osc's arguments with {gen} the provider's generation.
+	writeArgs := func(tc oscWrite, opts []string) []string {
+		args := slices.Concat(tc.osc, opts)
+		if tc.genOf == "" {
+			return oscArgs(tc.version, args)
+		}
+		gen, errOut, code := rpctl(t, append(slices.Clip(api), "provider", "show", tc.genOf, "-f", "value", "-c", "generation")...)
+		if code != 0 {
+			t.Fatalf("generation of %s: exit %d: %s", tc.genOf, code, errOut)
+		}
+		for i, a := range args {
+			args[i] = strings.ReplaceAll(a, "{gen}", strings.TrimSpace(gen))
+		}
+		return oscArgs(tc.version, args)
+	}
+	for _, tc := range oscWrites() {
+		do(tc)
+		js, code := sh.run(t, writeArgs(tc, []string{"-f", "json"}))
+		if code != 0 {
+			t.Fatalf("openstack %v: exit %d", tc.osc, code)
+		}
+		cols := oscColumns(t, js, tc.list)
+		if !rpctlColumns(t, api, oscCase{rpctl: tc.rpctlShow, version: tc.version, list: tc.list, extra: tc.extra}, cols) {
+			report(tc.oscCase, "rpctl %v: columns differ from osc's %v", tc.rpctlShow, cols)
+		}
+		commands++
+		if tc.known != "" {
+			knownCases[tc.known] = true
+		}
+		for _, v := range oscVariants(t, tc.oscCase, cols) {
+			rv := slices.Concat(api, []string{"--os-placement-api-version", tc.version})
+			if tc.direct {
+				do(tc)
+				want, wcode := sh.run(t, writeArgs(tc, v.osc))
+				do(tc)
+				got, errOut, code := rpctl(t, slices.Concat(rv, tc.rpctl, v.rpctl)...)
+				if wcode != 0 || code != 0 || got != want {
+					report(tc.oscCase, "rpctl %v %v (exit %d) vs openstack %v %v (exit %d): %s\nrpctl:\n%s\nosc:\n%s", tc.rpctl, v.rpctl, code, tc.osc, v.osc, wcode, errOut, got, want)
 				}
-				jobs = append(jobs, &job{tc: tc, opts: append(append(append([]string{}, base...), "-f", format), v...), sel: append([]string{"-f", format}, sel...)})
+				compared++
+				continue
 			}
-		}
-	}
-	// osc's start-up dominates: run three at a time.
-	next := make(chan *job)
-	done := make(chan struct{})
-	for range 3 {
-		go func() {
-			for j := range next {
-				j.want, j.err = runOSC(j.opts)
+			do(tc)
+			wrote, wcode := sh.run(t, writeArgs(tc, v.osc))
+			shown, errOut, code := rpctl(t, slices.Concat(rv, tc.rpctlShow, v.rpctl)...)
+			if wcode != 0 || code != 0 || wrote != shown {
+				report(tc.oscCase, "openstack %v %v (exit %d) vs rpctl %v %v after it (exit %d): %s\nosc:\n%s\nrpctl:\n%s", tc.osc, v.osc, wcode, tc.rpctlShow, v.rpctl, code, errOut, wrote, shown)
 			}
-			done <- struct{}{}
-		}()
-	}
-	for _, j := range jobs {
-		next <- j
-	}
-	close(next)
-	for range 3 {
-		<-done
-	}
-	for _, j := range jobs {
-		if j.err != nil {
-			t.Errorf("openstack %v: %v", j.opts, j.err)
-			continue
-		}
-		args := append(append(append([]string{}, api...), "--os-placement-api-version", j.tc.version), j.tc.rpctl...)
-		got, errOut, code := rpctl(t, append(args, j.sel...)...)
-		if code != 0 || got != j.want {
-			t.Errorf("rpctl %v %v vs openstack %v: exit %d %s\nrpctl:\n%s\nosc:\n%s", j.tc.rpctl, j.sel, j.opts[6:], code, errOut, got, j.want)
+			do(tc)
+			wrote, errOut, code = rpctl(t, slices.Concat(rv, tc.rpctl, v.rpctl)...)
+			shown, scode := sh.run(t, oscArgs(tc.version, append(slices.Clip(tc.oscShow), v.osc...)))
+			if scode != 0 || code != 0 || wrote != shown {
+				report(tc.oscCase, "rpctl %v %v (exit %d) vs openstack %v %v after it (exit %d): %s\nrpctl:\n%s\nosc:\n%s", tc.rpctl, v.rpctl, code, tc.oscShow, v.osc, scode, errOut, wrote, shown)
+			}
+			compared += 2
 		}
 	}
-	if len(jobs) < 40 {
-		t.Errorf("only %d comparisons", len(jobs))
+	for k := range knownCases {
+		if differs[k] == 0 {
+			t.Errorf("known difference %q no longer shows: remove its mark", k)
+		}
 	}
-	t.Logf("%d commands x formats x options compared byte for byte", len(jobs))
+	if commands < 40 {
+		t.Errorf("only %d commands compared", commands)
+	}
+	t.Logf("%d commands, %d outputs compared byte for byte, %d of them known to differ (%d differences)", commands, compared, sum(differs), len(knownCases))
 }
 
-// oscColumns are the columns of osc's json answer, in its order.
+// oscVariant is one way of running a command: osc's options and rpctl's.
+type oscVariant struct{ osc, rpctl []string }
+
+// oscVariants are every format, plain (rpctl given osc's columns when it
+// adds some) and with -c and (lists) --sort-column/--sort-descending.
+func oscVariants(t *testing.T, tc oscCase, columns []string) []oscVariant {
+	t.Helper()
+	if tc.list && !slices.Contains(columns, tc.sortBy) {
+		t.Fatalf("%v: osc has no column %q (%v)", tc.osc, tc.sortBy, columns)
+	}
+	var plain []string
+	if len(tc.extra) > 0 {
+		for _, c := range columns {
+			plain = append(plain, "-c", c)
+		}
+	}
+	opts := [][2][]string{{nil, plain}, {{"-c", columns[0]}, {"-c", columns[0]}}}
+	if tc.list {
+		sel := []string{"-c", columns[0], "-c", columns[len(columns)-1], "--sort-column", tc.sortBy, "--sort-descending"}
+		opts[1] = [2][]string{sel, sel}
+	}
+	var out []oscVariant
+	for _, format := range []string{"table", "json", "yaml", "csv", "value"} {
+		if format == "csv" && !tc.list {
+			continue // cliff's ShowOne has no csv
+		}
+		for _, o := range opts {
+			out = append(out, oscVariant{osc: append([]string{"-f", format}, o[0]...), rpctl: append([]string{"-f", format}, o[1]...)})
+		}
+	}
+	return out
+}
+
+// rpctlColumns checks that rpctl's columns are osc's and tc.extra, the
+// documented difference.
+func rpctlColumns(t *testing.T, api []string, tc oscCase, oscCols []string) bool {
+	t.Helper()
+	out, errOut, code := rpctl(t, slices.Concat(api, []string{"--os-placement-api-version", tc.version}, tc.rpctl, []string{"-f", "json"})...)
+	if code != 0 {
+		t.Logf("rpctl %v -f json: exit %d: %s", tc.rpctl, code, errOut)
+		return false
+	}
+	cols := oscColumns(t, out, tc.list)
+	var extra, same []string
+	for _, c := range cols {
+		if slices.Contains(tc.extra, c) {
+			extra = append(extra, c)
+		} else {
+			same = append(same, c)
+		}
+	}
+	if !slices.Equal(extra, tc.extra) || !slices.Equal(same, oscCols) {
+		t.Logf("rpctl %v: columns %v, want osc's %v and the documented extra columns %v", tc.rpctl, cols, oscCols, tc.extra)
+		return false
+	}
+	return true
+}
+
+// oscShell is one python process running openstack commands
+// (testdata/osc_batch.py): openstackclient's start-up (imports, plugin
+// loading) is paid once instead of once per command.
+type oscShell struct {
+	mu     sync.Mutex
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *bytes.Buffer
+}
+
+func startOSCShell(t *testing.T, env []string) *oscShell {
+	t.Helper()
+	c := exec.Command("/usr/bin/python3", "testdata/osc_batch.py") // /usr/bin/openstack's interpreter
+	c.Env = env
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := &oscShell{in: in, out: bufio.NewReader(out), stderr: &bytes.Buffer{}}
+	c.Stderr = sh.stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		if err := c.Wait(); err != nil {
+			t.Errorf("osc_batch.py: %v\n%s", err, sh.stderr)
+		}
+	})
+	return sh
+}
+
+// run is one openstack command: its standard output and exit code (-1
+// when the batch itself failed, reported with t.Error: run is called from
+// goroutines too).
+func (sh *oscShell) run(t *testing.T, args []string) (string, int) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	out, code, err := sh.exchange(args)
+	if err != nil {
+		t.Errorf("osc_batch.py %v: %v\n%s", args, err, sh.stderr)
+		return "", -1
+	}
+	return out, code
+}
+
+func (sh *oscShell) exchange(args []string) (string, int, error) {
+	line, err := json.Marshal(args)
+	if err != nil {
+		return "", 0, err
+	}
+	if _, err := sh.in.Write(append(line, '\n')); err != nil {
+		return "", 0, err
+	}
+	head, err := sh.out.ReadString('\n')
+	if err != nil {
+		return "", 0, err
+	}
+	var code, n int
+	if _, err := fmt.Sscanf(head, "%d %d\n", &code, &n); err != nil {
+		return "", 0, fmt.Errorf("answered %q", head)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(sh.out, body); err != nil {
+		return "", 0, err
+	}
+	return string(body), code, nil
+}
+
+// oscColumns are the columns of a json answer, in its order.
 func oscColumns(t *testing.T, js string, list bool) []string {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(js))
 	if list {
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-			t.Fatalf("osc json is not a list: %s", js)
+			t.Fatalf("json is not a list: %s", js)
 		}
 		if !dec.More() {
-			t.Fatalf("osc listed nothing: %s", js)
+			t.Fatalf("empty list: %s", js)
 		}
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("osc json: %s", js)
+		t.Fatalf("json: %s", js)
 	}
 	var cols []string
 	for dec.More() {
@@ -185,4 +549,12 @@ func oscColumns(t *testing.T, js string, list bool) []string {
 		}
 	}
 	return cols
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }

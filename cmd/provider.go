@@ -84,12 +84,16 @@ func toJSON(p inventory.Provider) providerJSON {
 func newCmdProviderList(f *Factory) *cobra.Command {
 	var fl inventory.ProviderFilter
 	var inTree string
+	var resource, forbidden []string
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List resource providers (GET /resource_providers)",
 		Long: `List resource providers, filtered as GET /resource_providers filters them:
   --name N  --uuid U  --in-tree P (uuid or name)  --member-of A|in:A,B|!A (repeatable, ANDed)
   --resources VCPU:2,MEMORY_MB:512  --required T,!U|in:T,U (repeatable)
+osc's spellings are taken too: --resource VCPU=2 (repeatable), --forbidden T (repeatable),
+and, as in osc, a comma list without in: or ! is any of them: --member-of A,B is in:A,B and
+--required T,U is in:T,U (--required T,!U stays all of them).
 
 ` + storeExitCodes,
 		Args: cobra.NoArgs,
@@ -101,6 +105,11 @@ func newCmdProviderList(f *Factory) *cobra.Command {
 						return err
 					}
 					fl.InTree = p.UUID
+				}
+				fl.Resources = oscResources(fl.Resources, resource)
+				fl.MemberOf, fl.Required = oscAnyOf(fl.MemberOf), oscAnyOf(fl.Required)
+				for _, t := range forbidden {
+					fl.Required = append(fl.Required, "!"+t)
 				}
 				ps, err := st.ListProviders(ctx, fl)
 				if err != nil {
@@ -120,7 +129,36 @@ func newCmdProviderList(f *Factory) *cobra.Command {
 	c.Flags().StringArrayVar(&fl.MemberOf, "member-of", nil, "aggregate uuid, in:A,B or !A (repeatable; ANDed)")
 	c.Flags().StringVar(&fl.Resources, "resources", "", "only providers with room for these, e.g. VCPU:2,MEMORY_MB:512")
 	c.Flags().StringArrayVar(&fl.Required, "required", nil, "traits: T,!U or in:T,U (repeatable)")
+	c.Flags().StringArrayVar(&resource, "resource", nil, "CLASS=N, as osc's --resource (repeatable; added to --resources)")
+	c.Flags().StringArrayVar(&forbidden, "forbidden", nil, "a trait the providers must not have, as osc's --forbidden (repeatable)")
 	return c
+}
+
+// oscAnyOf reads a comma list as osc-placement does (it prefixes in: to
+// every --member-of and to every --required holding a comma): any of them.
+// A list already in Placement's syntax (in:, or a forbidden !T) is kept.
+func oscAnyOf(vals []string) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		if strings.Contains(v, ",") && !strings.HasPrefix(v, "in:") && !strings.Contains(v, "!") {
+			v = "in:" + v
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// oscResources joins osc's --resource CLASS=N flags to Placement's
+// resources=CLASS:N,... form, as osc-placement does.
+func oscResources(resources string, osc []string) string {
+	parts := []string{}
+	if resources != "" {
+		parts = append(parts, resources)
+	}
+	for _, r := range osc {
+		parts = append(parts, strings.Replace(r, "=", ":", 1))
+	}
+	return strings.Join(parts, ",")
 }
 
 func newCmdProviderShow(f *Factory) *cobra.Command {

@@ -19,7 +19,8 @@ import (
 // GET /allocation_candidates, GET, PUT and DELETE /allocations/{consumer}.
 type Claims struct {
 	C *Client
-	// ConsumerType is sent from microversion 1.38, where PUT requires it.
+	// ConsumerType is sent from microversion 1.38, where PUT requires it,
+	// for the writes that name none of their own.
 	ConsumerType string
 	// Microversion, when set, is the version of GET and PUT
 	// /allocations/{consumer} instead of the client's: heal uses 1.28, as
@@ -58,7 +59,7 @@ func (a Claims) ConsumerAllocations(ctx context.Context, consumers []string) (ma
 			continue
 		}
 		al := &claims.Allocations{Allocations: map[string]claims.ProviderAllocation{}, ProjectID: got.ProjectID, UserID: got.UserID,
-			ConsumerGeneration: got.ConsumerGeneration}
+			ConsumerGeneration: got.ConsumerGeneration, ConsumerType: got.ConsumerType}
 		for rp, pa := range got.Allocations {
 			var gen int64
 			if pa.Generation != nil {
@@ -82,8 +83,12 @@ const putTries = 4
 // *claims.WriteError (Conflict for a consumer generation conflict).
 func (a Claims) PutAllocations(ctx context.Context, ws []claims.Write) (int, error) {
 	for i, w := range ws {
+		ct := w.Alloc.ConsumerType
+		if ct == "" || ct == claims.UnknownConsumerType {
+			ct = a.ConsumerType
+		}
 		body := Allocations{Allocations: map[string]ProviderAllocations{}, ProjectID: w.Alloc.ProjectID, UserID: w.Alloc.UserID,
-			ConsumerGeneration: w.Alloc.ConsumerGeneration, ConsumerType: a.ConsumerType}
+			ConsumerGeneration: w.Alloc.ConsumerGeneration, ConsumerType: ct}
 		for rp, pa := range w.Alloc.Allocations {
 			body.Allocations[rp] = ProviderAllocations{Resources: pa.Resources}
 		}

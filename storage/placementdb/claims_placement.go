@@ -61,12 +61,13 @@ func (p *ClaimsPlacement) ConsumerAllocations(ctx context.Context, consumers []s
 		for i, c := range chunk {
 			args[i] = c
 		}
-		rows, err := db.QueryContext(ctx, db.Rebind(`SELECT a.consumer_id, rp.uuid, rp.generation, a.resource_class_id, a.used, c.generation, pr.external_id, us.external_id
+		rows, err := db.QueryContext(ctx, db.Rebind(`SELECT a.consumer_id, rp.uuid, rp.generation, a.resource_class_id, a.used, c.generation, pr.external_id, us.external_id, ct.name
 FROM allocations a
 JOIN resource_providers rp ON a.resource_provider_id = rp.id
 JOIN consumers c ON a.consumer_id = c.uuid
 JOIN projects pr ON c.project_id = pr.id
 JOIN users us ON c.user_id = us.id
+LEFT JOIN consumer_types ct ON c.consumer_type_id = ct.id
 WHERE a.consumer_id IN (`+sqlutil.InList(len(chunk))+`)`), args...)
 		if err != nil {
 			return nil, db.Errorf("read allocations: %w", storage.CleanError(err))
@@ -74,14 +75,19 @@ WHERE a.consumer_id IN (`+sqlutil.InList(len(chunk))+`)`), args...)
 		for rows.Next() {
 			var consumer, rp, project, user string
 			var rpGen, rcID, used, cGen int64
-			if err := rows.Scan(&consumer, &rp, &rpGen, &rcID, &used, &cGen, &project, &user); err != nil {
+			var ctype sql.NullString
+			if err := rows.Scan(&consumer, &rp, &rpGen, &rcID, &used, &cGen, &project, &user, &ctype); err != nil {
 				rows.Close()
 				return nil, db.Errorf("read allocations: %w", storage.CleanError(err))
 			}
 			a := out[consumer]
 			if a == nil {
 				g := cGen
-				a = &claims.Allocations{Allocations: map[string]claims.ProviderAllocation{}, ProjectID: project, UserID: user, ConsumerGeneration: &g}
+				a = &claims.Allocations{Allocations: map[string]claims.ProviderAllocation{}, ProjectID: project, UserID: user, ConsumerGeneration: &g,
+					ConsumerType: claims.UnknownConsumerType}
+				if ctype.Valid {
+					a.ConsumerType = ctype.String
+				}
 				out[consumer] = a
 			}
 			pa, ok := a.Allocations[rp]
@@ -217,18 +223,35 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 	if err != nil {
 		return err
 	}
-	// Consumers: check generations, create the new ones, update project
-	// and user of the existing ones.
-	type consumerRow struct{ id, generation, project, user int64 }
+	// A write naming a consumer type sets it, creating the type as
+	// Placement's get_or_create_consumer_type_id does; one naming none
+	// keeps the consumer's (a new consumer then has none).
+	typed := slices.DeleteFunc(slices.Clone(ws), func(w claims.Write) bool { return !namesConsumerType(w.Alloc) })
+	types, err := ensureNames(ctx, db, tx, "consumer_types", "name", typed, func(w claims.Write) string { return w.Alloc.ConsumerType })
+	if err != nil {
+		return err
+	}
+	typeOf := func(w claims.Write) sql.NullInt64 {
+		if !namesConsumerType(w.Alloc) {
+			return sql.NullInt64{}
+		}
+		return sql.NullInt64{Int64: types[w.Alloc.ConsumerType], Valid: true}
+	}
+	// Consumers: check generations, create the new ones, update project,
+	// user and type of the existing ones.
+	type consumerRow struct {
+		id, generation, project, user int64
+		ctype                         sql.NullInt64
+	}
 	existing := map[string]*consumerRow{}
 	var cuuids []string
 	for _, w := range ws {
 		cuuids = append(cuuids, w.Consumer)
 	}
-	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT uuid, id, generation, project_id, user_id FROM consumers WHERE uuid IN (%s)`, cuuids, func(r *sql.Rows) error {
+	if err := sqlutil.SelectIn(ctx, db, tx, `SELECT uuid, id, generation, project_id, user_id, consumer_type_id FROM consumers WHERE uuid IN (%s)`, cuuids, func(r *sql.Rows) error {
 		var u string
 		c := &consumerRow{}
-		if err := r.Scan(&u, &c.id, &c.generation, &c.project, &c.user); err != nil {
+		if err := r.Scan(&u, &c.id, &c.generation, &c.project, &c.user, &c.ctype); err != nil {
 			return err
 		}
 		existing[u] = c
@@ -253,18 +276,21 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 		case c == nil:
 			created = append(created, w)
 		default:
-			pid, uid := projects[w.Alloc.ProjectID], users[w.Alloc.UserID]
-			if pid != c.project || uid != c.user {
-				if _, err := tx.ExecContext(ctx, db.Rebind(`UPDATE consumers SET project_id = ?, user_id = ?, updated_at = ? WHERE id = ?`), pid, uid, now, c.id); err != nil {
+			pid, uid, ctype := projects[w.Alloc.ProjectID], users[w.Alloc.UserID], c.ctype
+			if t := typeOf(w); t.Valid {
+				ctype = t
+			}
+			if pid != c.project || uid != c.user || ctype != c.ctype {
+				if _, err := tx.ExecContext(ctx, db.Rebind(`UPDATE consumers SET project_id = ?, user_id = ?, consumer_type_id = ?, updated_at = ? WHERE id = ?`), pid, uid, ctype, now, c.id); err != nil {
 					return db.Errorf("update consumer %s: %w", w.Consumer, storage.CleanError(err))
 				}
 			}
 		}
 	}
 	if len(created) > 0 {
-		ins := sqlutil.NewInserter(db, tx, "consumers", "created_at", "uuid", "project_id", "user_id", "generation")
+		ins := sqlutil.NewInserter(db, tx, "consumers", "created_at", "uuid", "project_id", "user_id", "consumer_type_id", "generation")
 		for _, w := range created {
-			if err := ins.Add(ctx, now, w.Consumer, projects[w.Alloc.ProjectID], users[w.Alloc.UserID], 0); err != nil {
+			if err := ins.Add(ctx, now, w.Consumer, projects[w.Alloc.ProjectID], users[w.Alloc.UserID], typeOf(w), 0); err != nil {
 				return err
 			}
 		}
@@ -394,9 +420,20 @@ func execInCount(ctx context.Context, db *storage.DB, tx *sqlx.Tx, q string, lea
 	return total, nil
 }
 
+// namesConsumerType: the write sets the consumer's type.
+func namesConsumerType(a claims.Allocations) bool {
+	return a.ConsumerType != "" && a.ConsumerType != claims.UnknownConsumerType
+}
+
 // ensureExternalIDs returns the internal ids of the projects (or users)
 // the writes name, creating the missing records as Placement does.
 func ensureExternalIDs(ctx context.Context, db *storage.DB, tx *sqlx.Tx, table string, ws []claims.Write, ext func(claims.Write) string) (map[string]int64, error) {
+	return ensureNames(ctx, db, tx, table, "external_id", ws, ext)
+}
+
+// ensureNames returns the ids of the rows of table whose column holds the
+// names the writes give, creating the missing rows.
+func ensureNames(ctx context.Context, db *storage.DB, tx *sqlx.Tx, table, column string, ws []claims.Write, ext func(claims.Write) string) (map[string]int64, error) {
 	want := map[string]bool{}
 	for _, w := range ws {
 		want[ext(w)] = true
@@ -404,7 +441,7 @@ func ensureExternalIDs(ctx context.Context, db *storage.DB, tx *sqlx.Tx, table s
 	names := slices.Sorted(maps.Keys(want))
 	ids := map[string]int64{}
 	read := func() error {
-		return sqlutil.SelectIn(ctx, db, tx, `SELECT external_id, id FROM `+table+` WHERE external_id IN (%s)`, names, func(r *sql.Rows) error {
+		return sqlutil.SelectIn(ctx, db, tx, `SELECT `+column+`, id FROM `+table+` WHERE `+column+` IN (%s)`, names, func(r *sql.Rows) error {
 			var e string
 			var id int64
 			if err := r.Scan(&e, &id); err != nil {
@@ -426,7 +463,7 @@ func ensureExternalIDs(ctx context.Context, db *storage.DB, tx *sqlx.Tx, table s
 	if len(missing) == 0 {
 		return ids, nil
 	}
-	ins := sqlutil.NewInserter(db, tx, table, "created_at", "external_id")
+	ins := sqlutil.NewInserter(db, tx, table, "created_at", column)
 	now := db.Now()
 	for _, n := range missing {
 		if err := ins.Add(ctx, now, n); err != nil {
