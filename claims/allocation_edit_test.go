@@ -3,6 +3,7 @@ package claims
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +44,21 @@ func TestUnset(t *testing.T) {
 	}
 	if p, r, err := ParseAllocation("rp=x,VCPU=2,MEMORY_MB=512"); err != nil || p != "x" || r["VCPU"] != 2 || r["MEMORY_MB"] != 512 {
 		t.Errorf("parse: %q %v %v", p, r, err)
+	}
+}
+
+func TestCheckConsumerType(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"INSTANCE", true}, {"MIGRATION", true}, {"CUSTOM_2", true},
+		{"", false}, {"migration", false}, {"unknown", false}, {"A-B", false}, {"Ü", false},
+		{strings.Repeat("A", 255), true}, {strings.Repeat("A", 256), false},
+	} {
+		err := CheckConsumerType(tc.in)
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrBadInput)) {
+			t.Errorf("CheckConsumerType(%q) = %v, want ok=%v", tc.in, err, tc.ok)
+		}
 	}
 }
