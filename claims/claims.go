@@ -57,6 +57,9 @@ var ErrComputeHostNotFound = errors.New("compute host not found")
 type ProviderAllocation struct {
 	Generation int64            `json:"generation,omitempty"`
 	Resources  map[string]int64 `json:"resources"`
+	// Classes, when read from Placement, are Resources' classes in the
+	// order Placement answered them (osc prints that order).
+	Classes []string `json:"-"`
 }
 
 // Allocations is a consumer's allocation as GET /allocations/{consumer}
@@ -72,6 +75,9 @@ type Allocations struct {
 	// written without one). Empty when read below 1.38; a write without
 	// one leaves the backend's default.
 	ConsumerType string `json:"consumer_type,omitempty"`
+	// Providers, when read from Placement, are Allocations' providers in
+	// the order Placement answered them.
+	Providers []string `json:"-"`
 }
 
 // UnknownConsumerType is how Placement shows a consumer that has no type

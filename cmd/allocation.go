@@ -2,10 +2,12 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -94,9 +96,9 @@ func allocationRows(a *claims.Allocations, consumerType bool) output.Rows {
 	if a == nil {
 		return rows
 	}
-	for _, rp := range slices.Sorted(maps.Keys(a.Allocations)) {
+	for _, rp := range inOrder(a.Providers, a.Allocations) {
 		pa := a.Allocations[rp]
-		res := pyResources(pa.Resources)
+		res := pyResources{res: pa.Resources, order: inOrder(pa.Classes, pa.Resources)}
 		cells := []any{rp, pa.Generation, output.Cell{Text: res.String(), Value: res}, a.ProjectID, a.UserID}
 		if consumerType {
 			cells = append(cells, a.ConsumerType)
@@ -265,21 +267,48 @@ checked; what remains is written back (PUT), or the consumer goes when nothing r
 	return c
 }
 
-// pyResources prints as osc prints a provider's resources (Python's str of
-// the dict: {'MEMORY_MB': 2048, 'VCPU': 4}) in table, value and csv, and is
-// an object in json and yaml. Classes come in name order: Placement's own
-// order (the order the allocation was written in) is not kept.
-type pyResources map[string]int64
+// inOrder are m's keys in the order Placement answered them (order, when
+// it names every key), else sorted.
+func inOrder[V any](order []string, m map[string]V) []string {
+	if len(order) == len(m) && !slices.ContainsFunc(order, func(k string) bool { _, ok := m[k]; return !ok }) {
+		return order
+	}
+	return slices.Sorted(maps.Keys(m))
+}
+
+// pyResources prints as osc prints a provider's resources, in Placement's
+// order: Python's str of the dict ({'VCPU': 4, 'MEMORY_MB': 2048}) in
+// table, value and csv, and an object in json and yaml.
+type pyResources struct {
+	res   map[string]int64
+	order []string
+}
 
 func (r pyResources) String() string {
 	var b strings.Builder
 	b.WriteByte('{')
-	for i, rc := range claims.SortedClasses(r) {
+	for i, rc := range r.order {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "'%s': %d", rc, r[rc])
+		fmt.Fprintf(&b, "'%s': %d", rc, r.res[rc])
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// MarshalJSON is the object in Placement's order, as osc's json keeps it.
+func (r pyResources) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, rc := range r.order {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(rc)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), strconv.FormatInt(r.res[rc], 10)...)
+	}
+	return append(b, '}'), nil
 }

@@ -72,9 +72,17 @@ const (
 	oscUsr2 = "e2e2e2e2-eeee-4eee-8eee-eeeeeeeeeeee"
 )
 
-// oscSetIns4 names the providers out of uuid order and the classes out of
-// name order: rows and resources come in Placement's order, not sorted.
-var oscSetIns4 = []string{"allocation", "set", oscIns4, "--allocation", "rp=" + oscNUMA + ",PCPU=1", "--allocation", "rp=" + oscCN1 + ",VCPU=2,MEMORY_MB=1024", "--project-id", oscPrj2, "--user-id", oscUser, "--consumer-type", "MIGRATION"}
+// oscSetIns4 writes a consumer on two providers, one with two classes.
+//
+// Placement reads a consumer's allocations with no ORDER BY, and MariaDB
+// answers them either in the order they were written (through the consumer
+// index) or by provider id and class id (from the providers' side), as its
+// plan goes: two reads of the same state may differ. The fixture's
+// allocations are therefore written in an order both plans agree on:
+// providers in uuid order (= their ids here), classes whose name order is
+// their id order (VCPU, id 0, goes alone: every other class sorts before
+// it by name).
+var oscSetIns4 = []string{"allocation", "set", oscIns4, "--allocation", "rp=" + oscCN1 + ",MEMORY_MB=1024,SRIOV_NET_VF=1", "--allocation", "rp=" + oscNUMA + ",PCPU=1", "--project-id", oscPrj2, "--user-id", oscUser, "--consumer-type", "MIGRATION"}
 
 // oscReads are the read-only commands compared.
 func oscReads() []oscCase {
@@ -149,19 +157,19 @@ func oscWrites() []oscWrite {
 	}
 	return []oscWrite{
 		w(oscCase{
-			osc:     res("allocation", "set", oscIns4, "--allocation", "rp="+oscNUMA+",PCPU=1", "--allocation", "rp="+oscCN1+",VCPU=2,MEMORY_MB=1024", "--project-id", oscPrj2, "--user-id", oscUser, "--consumer-type", "MIGRATION"),
+			osc:     res("allocation", "set", oscIns4, "--allocation", "rp="+oscCN1+",MEMORY_MB=1024,SRIOV_NET_VF=1", "--allocation", "rp="+oscNUMA+",PCPU=1", "--project-id", oscPrj2, "--user-id", oscUser, "--consumer-type", "MIGRATION"),
 			rpctl:   setInst,
-			version: "1.39", list: true, sortBy: "generation", known: "rows and resources in Placement's order (osc) against rpctl's sorted ones",
+			version: "1.39", list: true, sortBy: "generation",
 		}, alloc, oscIns4),
 		w(oscCase{
-			osc:     res("allocation", "set", oscIns4, "--allocation", "rp="+oscCN2+",MEMORY_MB=512,VCPU=1", "--project-id", oscProj, "--user-id", oscUsr2),
-			rpctl:   []string{"allocation", "set", oscIns4, "--allocation", "rp=" + oscCN2 + ",MEMORY_MB=512,VCPU=1", "--project-id", oscProj, "--user-id", oscUsr2},
-			version: "1.28", list: true, sortBy: "resource_provider", known: "resources in Placement's order (osc) against rpctl's sorted ones",
+			osc:     res("allocation", "set", oscIns4, "--allocation", "rp="+oscCN2+",MEMORY_MB=512", "--allocation", "rp="+oscSS+",DISK_GB=10", "--project-id", oscProj, "--user-id", oscUsr2),
+			rpctl:   []string{"allocation", "set", oscIns4, "--allocation", "rp=" + oscCN2 + ",MEMORY_MB=512", "--allocation", "rp=" + oscSS + ",DISK_GB=10", "--project-id", oscProj, "--user-id", oscUsr2},
+			version: "1.28", list: true, sortBy: "resource_provider",
 		}, alloc, oscIns4),
 		w(oscCase{
 			osc:     res("allocation", "unset", oscIns4, "--provider", oscNUMA),
 			rpctl:   []string{"allocation", "unset", oscIns4, "--provider", oscNUMA},
-			version: "1.39", list: true, sortBy: "resource_provider", known: "resources in Placement's order (osc) against rpctl's sorted ones",
+			version: "1.39", list: true, sortBy: "resource_provider",
 		}, alloc, oscIns4, setInst),
 		w(oscCase{
 			osc:     res("allocation", "unset", oscIns4, "--resource-class", "MEMORY_MB"),
@@ -215,10 +223,13 @@ func TestDifferentialOSC(t *testing.T) {
 		{"provider", "aggregate", "set", oscCN1, oscAgg2, oscAgg},
 		{"provider", "aggregate", "set", oscCN2, oscAgg2},
 		{"provider", "aggregate", "set", oscSS, oscAgg},
-		{"allocation", "set", oscInst, "--allocation", "rp=" + oscCN1 + ",VCPU=4,MEMORY_MB=2048", "--allocation", "rp=" + oscNUMA + ",PCPU=2", "--project-id", oscProj, "--user-id", oscUser},
-		{"allocation", "set", oscIns2, "--allocation", "rp=" + oscCN2 + ",VCPU=2,MEMORY_MB=4096,CUSTOM_GPU=1", "--project-id", oscProj, "--user-id", oscUsr2},
+		// Written in an order every plan of Placement's read agrees on
+		// (oscSetIns4).
+		{"allocation", "set", oscInst, "--allocation", "rp=" + oscCN1 + ",MEMORY_MB=2048,SRIOV_NET_VF=2", "--allocation", "rp=" + oscNUMA + ",PCPU=2", "--project-id", oscProj, "--user-id", oscUser},
+		{"allocation", "set", oscIns2, "--allocation", "rp=" + oscCN2 + ",VCPU=2", "--project-id", oscProj, "--user-id", oscUsr2},
 		append([]string{}, oscSetIns4...),
-		{"allocation", "set", oscIns3, "--allocation", "rp=" + oscCN1 + ",VCPU=1,MEMORY_MB=512", "--allocation", "rp=" + oscSS + ",DISK_GB=40", "--project-id", oscPrj2, "--user-id", oscUser},
+		{"allocation", "set", oscIns3, "--allocation", "rp=" + oscCN1 + ",VCPU=1", "--allocation", "rp=" + oscSS + ",DISK_GB=40", "--project-id", oscPrj2, "--user-id", oscUser},
+		{"allocation", "set", "c5c5c5c5-cccc-4ccc-8ccc-cccccccccccc", "--allocation", "rp=" + oscCN2 + ",CUSTOM_GPU=1", "--project-id", oscProj, "--user-id", oscUsr2},
 	} {
 		if _, errOut, code := rpctl(t, append(api, line...)...); code != 0 {
 			t.Fatalf("fixture %v: exit %d: %s", line, code, errOut)

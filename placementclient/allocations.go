@@ -1,6 +1,7 @@
 package placementclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,6 +46,8 @@ func (c *Client) ProjectUsages(ctx context.Context, projectID, userID string) (j
 type ProviderAllocations struct {
 	Generation *int64           `json:"generation,omitempty"`
 	Resources  map[string]int64 `json:"resources"`
+	// Classes are Resources' classes in the answer's order.
+	Classes []string `json:"-"`
 }
 
 // Allocations is a consumer's allocations: GET's answer and PUT's body.
@@ -55,6 +58,74 @@ type Allocations struct {
 	// ConsumerGeneration is null for a new consumer (1.28).
 	ConsumerGeneration *int64 `json:"consumer_generation"`
 	ConsumerType       string `json:"consumer_type,omitempty"`
+	// Providers are Allocations' providers in the answer's order.
+	Providers []string `json:"-"`
+}
+
+// UnmarshalJSON keeps the order of Placement's answer (osc prints the
+// providers and classes of an allocation in that order) beside the maps.
+func (a *Allocations) UnmarshalJSON(b []byte) error {
+	type plain Allocations
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var raw struct {
+		Allocations json.RawMessage `json:"allocations"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*a = Allocations(p)
+	if len(raw.Allocations) == 0 || raw.Allocations[0] != '{' {
+		return nil
+	}
+	var err error
+	a.Providers, err = objectKeys(raw.Allocations, func(rp string, v json.RawMessage) error {
+		var res struct {
+			Resources json.RawMessage `json:"resources"`
+		}
+		if err := json.Unmarshal(v, &res); err != nil || len(res.Resources) == 0 {
+			return err
+		}
+		classes, err := objectKeys(res.Resources, nil)
+		if err != nil {
+			return err
+		}
+		pa := a.Allocations[rp]
+		pa.Classes = classes
+		a.Allocations[rp] = pa
+		return nil
+	})
+	return err
+}
+
+// objectKeys are the keys of a JSON object in their order; each is
+// handed to visit (when not nil) with its value.
+func objectKeys(obj json.RawMessage, visit func(string, json.RawMessage) error) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+		if visit != nil {
+			if err := visit(k, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return keys, nil
 }
 
 func allocPath(consumer string) string { return "/allocations/" + escape(consumer) }

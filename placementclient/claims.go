@@ -59,13 +59,13 @@ func (a Claims) ConsumerAllocations(ctx context.Context, consumers []string) (ma
 			continue
 		}
 		al := &claims.Allocations{Allocations: map[string]claims.ProviderAllocation{}, ProjectID: got.ProjectID, UserID: got.UserID,
-			ConsumerGeneration: got.ConsumerGeneration, ConsumerType: got.ConsumerType}
+			ConsumerGeneration: got.ConsumerGeneration, ConsumerType: got.ConsumerType, Providers: got.Providers}
 		for rp, pa := range got.Allocations {
 			var gen int64
 			if pa.Generation != nil {
 				gen = *pa.Generation
 			}
-			al.Allocations[rp] = claims.ProviderAllocation{Generation: gen, Resources: pa.Resources}
+			al.Allocations[rp] = claims.ProviderAllocation{Generation: gen, Resources: pa.Resources, Classes: pa.Classes}
 		}
 		out[c] = al
 	}

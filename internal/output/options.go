@@ -93,8 +93,9 @@ func (o Options) Write(w io.Writer, r Rows, data any) error {
 	case CSV:
 		return writeCSV(w, r, o.Quote)
 	case YAML:
-		// cliff's yaml lister is yaml.safe_dump of dicts: keys sorted.
-		r = sortedColumns(r)
+		// cliff's yaml lister is yaml.safe_dump of dicts: keys sorted, in
+		// the cells' own objects too.
+		return writeYAML(w, rowsJSON(sortedColumns(r)), true)
 	}
 	return o.writeJSONDoc(w, rowsJSON(r))
 }
@@ -114,15 +115,7 @@ func (o Options) WriteDocument(w io.Writer, js []byte) error {
 // as cliff prints) or as block YAML with the same keys in the same order.
 func (o Options) writeJSONDoc(w io.Writer, js []byte) error {
 	if o.Format == YAML {
-		node := &yaml.Node{}
-		if err := yaml.Unmarshal(js, node); err != nil {
-			return err
-		}
-		blockStyle(node)
-		enc := yaml.NewEncoder(w)
-		enc.SetIndent(2)
-		defer enc.Close()
-		return enc.Encode(node)
+		return writeYAML(w, js, false)
 	}
 	indent := 2
 	if o.NoIndent {
@@ -322,4 +315,40 @@ func sortedColumns(r Rows) Rows {
 		out.Values = append(out.Values, typed)
 	}
 	return out
+}
+
+// writeYAML prints a JSON document as block YAML, its objects' keys in
+// their order or (sorted) by name.
+func writeYAML(w io.Writer, js []byte, sorted bool) error {
+	node := &yaml.Node{}
+	if err := yaml.Unmarshal(js, node); err != nil {
+		return err
+	}
+	blockStyle(node)
+	if sorted {
+		sortMappings(node)
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	defer enc.Close()
+	return enc.Encode(node)
+}
+
+// sortMappings sorts every mapping's keys, as yaml.safe_dump does.
+func sortMappings(n *yaml.Node) {
+	for _, c := range n.Content {
+		sortMappings(c)
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	pairs := make([][2]*yaml.Node, 0, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		pairs = append(pairs, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
+	}
+	slices.SortStableFunc(pairs, func(a, b [2]*yaml.Node) int { return strings.Compare(a[0].Value, b[0].Value) })
+	n.Content = n.Content[:0]
+	for _, p := range pairs {
+		n.Content = append(n.Content, p[0], p[1])
+	}
 }

@@ -68,7 +68,8 @@ JOIN consumers c ON a.consumer_id = c.uuid
 JOIN projects pr ON c.project_id = pr.id
 JOIN users us ON c.user_id = us.id
 LEFT JOIN consumer_types ct ON c.consumer_type_id = ct.id
-WHERE a.consumer_id IN (`+sqlutil.InList(len(chunk))+`)`), args...)
+WHERE a.consumer_id IN (`+sqlutil.InList(len(chunk))+`)
+ORDER BY a.id`), args...)
 		if err != nil {
 			return nil, db.Errorf("read allocations: %w", storage.CleanError(err))
 		}
@@ -93,8 +94,12 @@ WHERE a.consumer_id IN (`+sqlutil.InList(len(chunk))+`)`), args...)
 			pa, ok := a.Allocations[rp]
 			if !ok {
 				pa = claims.ProviderAllocation{Generation: rpGen, Resources: map[string]int64{}}
+				a.Providers = append(a.Providers, rp)
 			}
+			// Placement reads a consumer's allocations by its consumer_id
+			// index, so in the order they were written (their ids).
 			pa.Resources[p.rcName[rcID]] = used
+			pa.Classes = append(pa.Classes, p.rcName[rcID])
 			a.Allocations[rp] = pa
 		}
 		if err := rows.Close(); err != nil {
