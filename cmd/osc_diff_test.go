@@ -471,7 +471,7 @@ type oscShell struct {
 
 func startOSCShell(t *testing.T, env []string) *oscShell {
 	t.Helper()
-	c := exec.Command("/usr/bin/python3", "testdata/osc_batch.py") // /usr/bin/openstack's interpreter
+	c := exec.Command(testdb.Python, "testdata/osc_batch.py") // /usr/bin/openstack's interpreter too
 	c.Env = env
 	in, err := c.StdinPipe()
 	if err != nil {
