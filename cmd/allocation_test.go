@@ -160,4 +160,17 @@ func TestProviderListOSCFilters(t *testing.T) {
 			}
 		}
 	}
+	// Below microversion 1.14 Placement shows no tree, and osc no tree
+	// columns; from 1.14 both.
+	for _, tc := range []struct{ version, want string }{
+		{"1.13", `"uuid","name","generation"` + "\n"},
+		{"1.14", `"uuid","name","generation","root_provider_uuid","parent_provider_uuid"` + "\n"},
+	} {
+		for _, cmd := range [][]string{{"provider", "list", "--name", "a"}, {"provider", "show", a}} {
+			out, errOut, code := rpctl(t, append(append(append([]string{}, api...), "--os-placement-api-version", tc.version, "-f", "csv"), cmd...)...)
+			if code != 0 || !strings.HasPrefix(out, tc.want) {
+				t.Errorf("%v at %s: exit %d %s\n%s", cmd, tc.version, code, errOut, out)
+			}
+		}
+	}
 }

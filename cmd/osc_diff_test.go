@@ -89,7 +89,7 @@ func oscReads() []oscCase {
 	res := func(args ...string) []string { return append([]string{"resource", "provider"}, args...) }
 	return []oscCase{
 		{osc: res("list"), rpctl: []string{"provider", "list"}, version: "1.39", list: true, sortBy: "name"},
-		{osc: res("list"), rpctl: []string{"provider", "list"}, version: "1.1", list: true, sortBy: "generation", known: "below 1.14 rpctl still prints root_provider_uuid and parent_provider_uuid"},
+		{osc: res("list"), rpctl: []string{"provider", "list"}, version: "1.1", list: true, sortBy: "generation"},
 		{osc: res("list", "--in-tree", oscCN1), rpctl: []string{"provider", "list", "--in-tree", oscCN1}, version: "1.39", list: true, sortBy: "generation"},
 		{osc: res("list", "--name", "cmp-a"), rpctl: []string{"provider", "list", "--name", "cmp-a"}, version: "1.39", list: true, sortBy: "name"},
 		{osc: res("list", "--uuid", oscCN2), rpctl: []string{"provider", "list", "--uuid", oscCN2}, version: "1.39", list: true, sortBy: "uuid"},
@@ -101,7 +101,7 @@ func oscReads() []oscCase {
 		{osc: res("list", "--required", "HW_CPU_X86_AVX2,HW_CPU_X86_SSE", "--forbidden", "CUSTOM_FAST"), rpctl: []string{"provider", "list", "--required", "HW_CPU_X86_AVX2,HW_CPU_X86_SSE", "--forbidden", "CUSTOM_FAST"}, version: "1.39", list: true, sortBy: "name"},
 		{osc: res("show", oscCN1), rpctl: []string{"provider", "show", oscCN1}, version: "1.39"},
 		{osc: res("show", oscNUMA), rpctl: []string{"provider", "show", oscNUMA}, version: "1.39"},
-		{osc: res("show", oscSS), rpctl: []string{"provider", "show", oscSS}, version: "1.1", known: "below 1.14 rpctl still prints root_provider_uuid and parent_provider_uuid"},
+		{osc: res("show", oscSS), rpctl: []string{"provider", "show", oscSS}, version: "1.1"},
 		{osc: res("show", "--allocations", oscCN2), rpctl: []string{"provider", "show", "--allocations", oscCN2}, version: "1.39", known: "osc prints the allocations field as a Python dict; rpctl as consumer: CLASS=N"},
 		{osc: res("inventory", "list", oscCN1), rpctl: []string{"inventory", "list", oscCN1}, version: "1.39", list: true, sortBy: "max_unit", extra: []string{"capacity", "free"}},
 		{osc: res("inventory", "list", oscCN2), rpctl: []string{"inventory", "list", oscCN2}, version: "1.39", list: true, sortBy: "used", extra: []string{"capacity", "free"}, known: "rows in Placement's order (osc) against rpctl's"},

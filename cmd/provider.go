@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/placementclient"
 )
 
 // withStore runs fn with the selected Store and maps its errors to exit codes.
@@ -53,6 +54,22 @@ func NewCmdProvider(f *Factory) *cobra.Command {
 }
 
 var providerHeaders = []string{"uuid", "name", "generation", "root_provider_uuid", "parent_provider_uuid"}
+
+// providerColumns are osc's: root_provider_uuid and parent_provider_uuid
+// from microversion 1.14, where Placement starts to show them (the
+// database backend always has them).
+func providerColumns(st inventory.Store) []string {
+	if s, ok := st.(placementclient.Store); ok && !s.C.Microversion().AtLeast(14) {
+		return providerHeaders[:3]
+	}
+	return providerHeaders
+}
+
+// providerRecord is one provider as a show record.
+func providerRecord(st inventory.Store, p inventory.Provider) output.Rows {
+	cols := providerColumns(st)
+	return output.Record(cols, providerRow(p)[:len(cols)]...)
+}
 
 // providerRow is a provider's typed cells: a root's parent is None (null
 // in json), as osc-placement prints it.
@@ -115,9 +132,9 @@ and, as in osc, a comma list without in: or ! is any of them: --member-of A,B is
 				if err != nil {
 					return err
 				}
-				rows := output.Rows{Headers: providerHeaders}
+				rows := output.Rows{Headers: providerColumns(st)}
 				for _, p := range ps {
-					rows.Add(providerRow(p)...)
+					rows.Add(providerRow(p)[:len(rows.Headers)]...)
 				}
 				return f.Write(rows, nil)
 			})
@@ -170,7 +187,7 @@ func newCmdProviderShow(f *Factory) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return withProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
-				rows := output.Record(providerHeaders, providerRow(p)...)
+				rows := providerRecord(st, p)
 				if !allocs {
 					return f.Write(rows, nil)
 				}
@@ -233,7 +250,7 @@ func newCmdProviderCreate(f *Factory) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return f.Write(output.Record(providerHeaders, providerRow(p)...), nil)
+				return f.Write(providerRecord(st, p), nil)
 			})
 		},
 	}
