@@ -114,7 +114,7 @@ func oscReads() []oscCase {
 		{osc: res("trait", "list", oscCN2), rpctl: []string{"provider", "trait", "list", oscCN2}, version: "1.6", list: true, sortBy: "name"},
 		{osc: res("trait", "list", oscSS), rpctl: []string{"provider", "trait", "list", oscSS}, version: "1.39", list: true, sortBy: "name"},
 		{osc: res("aggregate", "list", oscCN1), rpctl: []string{"provider", "aggregate", "list", oscCN1}, version: "1.19", list: true, sortBy: "uuid"},
-		{osc: res("aggregate", "list", oscCN1), rpctl: []string{"provider", "aggregate", "list", oscCN1}, version: "1.1", list: true, sortBy: "uuid", known: "rpctl refuses aggregate list below 1.19"},
+		{osc: res("aggregate", "list", oscCN1), rpctl: []string{"provider", "aggregate", "list", oscCN1}, version: "1.1", list: true, sortBy: "uuid"},
 		{osc: res("aggregate", "list", oscSS), rpctl: []string{"provider", "aggregate", "list", oscSS}, version: "1.39", list: true, sortBy: "uuid"},
 		{osc: res("usage", "show", oscCN1), rpctl: []string{"usage", "show", oscCN1}, version: "1.39", list: true, sortBy: "usage"},
 		{osc: res("usage", "show", oscCN2), rpctl: []string{"usage", "show", oscCN2}, version: "1.39", list: true, sortBy: "resource_class"},

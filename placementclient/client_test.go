@@ -348,14 +348,19 @@ func TestMicroversions(t *testing.T) {
 	if _, err := c.ListProviders(ctx, placementclient.ProviderFilter{Required: []string{"HW_CPU_X86_AVX2"}}); err == nil || !strings.Contains(err.Error(), "needs Placement microversion 1.18") {
 		t.Fatalf("required at 1.14: %v", err)
 	}
-	if _, err := c.GetProviderAggregates(ctx, rootUUID); err == nil || !strings.Contains(err.Error(), "1.19") {
-		t.Fatalf("aggregates at 1.14: %v", err)
-	}
 	// Before 1.20 Placement answers POST with 201 and no body: the client
 	// reads the provider back.
 	rp, err := c.CreateProvider(ctx, placementclient.NewProvider{Name: "old"})
 	if err != nil || rp.Name != "old" || rp.UUID == "" {
 		t.Fatalf("create at 1.14: %+v %v", rp, err)
+	}
+	// Below 1.19 the aggregates are read (osc lists them) without a
+	// generation, and no edit is written.
+	if ag, err := c.GetProviderAggregates(ctx, rp.UUID); err != nil || ag.Generation != 0 {
+		t.Fatalf("aggregates at 1.14: %+v %v", ag, err)
+	}
+	if _, err := c.SetProviderAggregates(ctx, rp.UUID, 0, nil); err == nil || !strings.Contains(err.Error(), "1.19") {
+		t.Fatalf("aggregate edit at 1.14: %v", err)
 	}
 	for _, tc := range []struct{ mv, want string }{
 		{"1.40", "rpctl knows Placement microversions up to 1.39"},

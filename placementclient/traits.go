@@ -170,10 +170,11 @@ type ProviderAggregates struct {
 
 func aggPath(uuid string) string { return "/resource_providers/" + escape(uuid) + "/aggregates" }
 
-// GetProviderAggregates is GET /resource_providers/{uuid}/aggregates (1.19
-// for the generation).
+// GetProviderAggregates is GET /resource_providers/{uuid}/aggregates (from
+// 1.1; Generation is 0 below 1.19, which shows none, and then no edit can
+// be written: SetProviderAggregates needs 1.19).
 func (c *Client) GetProviderAggregates(ctx context.Context, uuid string) (*ProviderAggregates, error) {
-	if err := c.need(19, "provider aggregates with a generation"); err != nil {
+	if err := c.need(1, "provider aggregates"); err != nil {
 		return nil, err
 	}
 	var out ProviderAggregates
