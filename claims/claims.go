@@ -73,8 +73,9 @@ type Allocations struct {
 	// ConsumerType is Placement's consumer type (1.38: INSTANCE,
 	// MIGRATION, any upper-case name, or UnknownConsumerType for a consumer
 	// written without one). Empty when read below 1.38; a write without
-	// one leaves the backend's default.
-	ConsumerType string `json:"consumer_type,omitempty"`
+	// one leaves the backend's default. Not in the JSON form, which is
+	// the 1.28 body (heal's dry run prints it as Nova does).
+	ConsumerType string `json:"-"`
 	// Providers, when read from Placement, are Allocations' providers in
 	// the order Placement answered them.
 	Providers []string `json:"-"`
