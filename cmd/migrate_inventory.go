@@ -171,6 +171,9 @@ func newProgressOf(w io.Writer, tty bool, what, unit string) *progress {
 	return &progress{w: w, tty: tty, start: now, last: now, what: what, unit: unit}
 }
 
+// update redraws the report; a total below 0 is not known yet (the
+// inventory migration still plans the rest of the rows), and then no
+// total, bar or ETA is shown.
 func (p *progress) update(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -179,7 +182,7 @@ func (p *progress) update(done, total int) {
 	if p.tty {
 		every = 100 * time.Millisecond
 	}
-	if done < total && now.Sub(p.last) < every {
+	if (total < 0 || done < total) && now.Sub(p.last) < every {
 		return
 	}
 	p.last = now
@@ -187,6 +190,16 @@ func (p *progress) update(done, total int) {
 	rate := 0.0
 	if el > 0 {
 		rate = float64(done) / el
+	}
+	if total < 0 {
+		line := fmt.Sprintf("%s: %d %s, %.0f %s/s, still reading the rest", p.what, done, p.unit, rate, p.unit)
+		if !p.tty {
+			fmt.Fprintln(p.w, line)
+			return
+		}
+		fmt.Fprint(p.w, "\r\033[K"+line)
+		p.drawn = true
+		return
 	}
 	eta := "?"
 	if rate > 0 {

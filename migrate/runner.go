@@ -32,6 +32,13 @@ type SharedWork interface {
 	DoneElsewhere() int
 }
 
+// Stopper is implemented by a migration that goes on working between its
+// Runs (the inventory migration plans the next batches while it writes):
+// Stop ends that work and waits for it, once the run is over.
+type Stopper interface {
+	Stop()
+}
+
 // byOthers is the log note for rows another run migrated.
 func byOthers(n int) string {
 	if n == 0 {
@@ -137,6 +144,11 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 	}
 	if !unlimited && maxCount < 1 {
 		return Summary{Exit: 127}, ErrMaxCount
+	}
+	for _, m := range r.Migrations {
+		if s, ok := m.(Stopper); ok {
+			defer s.Stop()
+		}
 	}
 	if unlimited {
 		maxCount = r.Batch
