@@ -1,7 +1,9 @@
 package novaformats
 
-// Test hooks for the fast NUMATopology reader.
+// Test hooks for the one-pass NUMATopology and PciDevicePoolList readers.
 var (
 	FastNUMAForTest    = fastNUMA
 	GeneralNUMAForTest = parseNUMAGeneral
+	FastPCIForTest     = fastPCI
+	GeneralPCIForTest  = parsePCIGeneral
 )

@@ -93,6 +93,15 @@ func ParsePCIStats(s *string) ([]PCIPool, error) {
 
 func parsePCI(raw []byte) ([]PCIPool, error) {
 	if isOVO(raw) {
+		if pools, ok := fastPCI(raw); ok {
+			return pools, nil
+		}
+	}
+	return parsePCIGeneral(raw)
+}
+
+func parsePCIGeneral(raw []byte) ([]PCIPool, error) {
+	if isOVO(raw) {
 		o, err := decodeOVO(raw, "PciDevicePoolList")
 		if err != nil {
 			return nil, err

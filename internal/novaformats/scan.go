@@ -423,3 +423,97 @@ func (s *scanner) countSiblings() (int64, bool) {
 	})
 	return n, ok
 }
+
+var poolKeys = []string{"vendor_id", "product_id", "numa_node", "count", "tags"}
+
+// fastPCI reads a well-formed PciDevicePoolList primitive in one pass;
+// ok=false sends the blob to the general reader.
+func fastPCI(raw []byte) ([]PCIPool, bool) {
+	s := &scanner{b: raw}
+	var out []PCIPool
+	ok := s.ovoObject("PciDevicePoolList", func() bool {
+		return s.object([]string{"objects"}, func(string) bool {
+			if s.null() {
+				return true
+			}
+			return s.array(func() bool {
+				p, ok := s.pciPool()
+				out = append(out, p)
+				return ok
+			})
+		})
+	})
+	if !ok || !s.end() {
+		return nil, false
+	}
+	return out, true
+}
+
+func (s *scanner) pciPool() (PCIPool, bool) {
+	p := PCIPool{Tags: map[string]string{}}
+	hasCount := false
+	ok := s.ovoObject("PciDevicePool", func() bool {
+		return s.object(poolKeys, func(k string) bool {
+			var ok bool
+			switch k {
+			case "vendor_id":
+				p.VendorID, ok = s.text()
+			case "product_id":
+				p.ProductID, ok = s.text()
+			case "numa_node":
+				if s.null() {
+					return true
+				}
+				var v int64
+				v, ok = s.int()
+				p.NUMANode = &v
+			case "count":
+				p.Count, ok = s.int()
+				hasCount = true
+			default: // tags
+				ok = s.tags(p.Tags)
+			}
+			return ok
+		})
+	})
+	return p, ok && hasCount
+}
+
+// text reads a plain string value.
+func (s *scanner) text() (string, bool) {
+	v, ok := s.plainString()
+	return string(v), ok
+}
+
+// tags reads null or an object of plain strings (a null value is left
+// out, as the general reader does); a key given twice gives up.
+func (s *scanner) tags(into map[string]string) bool {
+	if s.null() {
+		return true
+	}
+	if !s.eat('{') {
+		return false
+	}
+	if s.eat('}') {
+		return true
+	}
+	seen := map[string]bool{}
+	for {
+		k, ok := s.text()
+		if !ok || seen[k] || !s.eat(':') {
+			return false
+		}
+		seen[k] = true
+		if !s.null() {
+			v, ok := s.text()
+			if !ok {
+				return false
+			}
+			into[k] = v
+		}
+		if s.eat(',') {
+			continue
+		}
+		return s.eat('}')
+	}
+}
