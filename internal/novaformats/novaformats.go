@@ -244,6 +244,26 @@ type NUMACell struct {
 
 // Threads is the number of host CPUs of the cell, shared and dedicated.
 func (c NUMACell) Threads() int64 {
+	// A bit per CPU id on the stack: no map to build for each of 100,000
+	// nodes' cells; larger ids (none on real hosts) take the map.
+	var bits [64]uint64
+	n := int64(0)
+	small := true
+	for _, l := range [2][]int64{c.CPUs, c.PCPUs} {
+		for _, x := range l {
+			if x < 0 || x >= 64*64 {
+				small = false
+				break
+			}
+			if bits[x/64]&(1<<(x%64)) == 0 {
+				bits[x/64] |= 1 << (x % 64)
+				n++
+			}
+		}
+	}
+	if small {
+		return n
+	}
 	seen := map[int64]bool{}
 	for _, x := range c.CPUs {
 		seen[x] = true

@@ -167,3 +167,25 @@ func TestParseCPUSpecBounded(t *testing.T) {
 		t.Fatalf("%d CPUs, %v", len(got), err)
 	}
 }
+
+// TestThreads: CPUs shared and dedicated are counted once each, whatever
+// their ids (the small-id bitset and the map for the rest agree).
+func TestThreads(t *testing.T) {
+	for _, tc := range []struct {
+		cpus, pcpus []int64
+		want        int64
+	}{
+		{nil, nil, 0},
+		{[]int64{0, 1, 2, 3}, nil, 4},
+		{[]int64{0, 1}, []int64{1, 2}, 3},
+		{[]int64{5, 5, 5}, []int64{5}, 1},
+		{[]int64{0, 63, 64, 4095}, []int64{4095}, 4},
+		{[]int64{0, 4096}, []int64{4096, 70000}, 3},
+		{[]int64{-1, 0}, []int64{-1}, 2},
+	} {
+		c := NUMACell{CPUs: tc.cpus, PCPUs: tc.pcpus}
+		if got := c.Threads(); got != tc.want {
+			t.Errorf("CPUs %v, PCPUs %v: %d threads, want %d", tc.cpus, tc.pcpus, got, tc.want)
+		}
+	}
+}
