@@ -406,7 +406,8 @@ type Inventory struct {
 	// NewUUID generates compute node uuids (tests make it deterministic).
 	NewUUID func() string
 
-	stream *planStream
+	stream   *planStream
+	startErr error
 	// stopPlan ends the planning; planEnded is closed when it has.
 	stopPlan  context.CancelFunc
 	planEnded chan struct{}
@@ -530,9 +531,12 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 		defer m.AfterRun()
 	}
 	if m.stream == nil {
-		if err := m.start(ctx); err != nil {
-			return 0, 0, err
-		}
+		m.startErr = m.start(ctx)
+	}
+	if m.startErr != nil {
+		// Nothing is written after a failed start (the pools' providers
+		// may be missing), however often Run is called.
+		return 0, 0, m.startErr
 	}
 	if m.nodes, m.complete, err = m.stream.wait(ctx, m.next+count); err != nil {
 		return 0, 0, err
