@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/novaformats"
 	"github.com/rpctl/rpctl/samplecloud"
 )
@@ -13,18 +14,7 @@ import (
 // numa_topology a generated cloud stores and on edge cases; what it does
 // not accept falls through to the general reader.
 func TestFastNUMAMatchesGeneral(t *testing.T) {
-	var blobs []string
-	c := samplecloud.Generate(samplecloud.Options{Nodes: 1500, Seed: 5, BadRows: 20})
-	for _, cell := range c.Cells {
-		for _, n := range cell.ComputeNodes {
-			if n.NUMATopology != nil {
-				blobs = append(blobs, *n.NUMATopology)
-			}
-		}
-	}
-	if len(blobs) < 500 {
-		t.Fatalf("only %d numa_topology blobs", len(blobs))
-	}
+	blobs := generatedBlobs(t, func(n nova.ComputeNode) *string { return n.NUMATopology })
 	cell := func(data string) string {
 		return `{"nova_object.name": "NUMATopology", "nova_object.version": "1.2", "nova_object.data": {"cells": [{"nova_object.name": "NUMACell", "nova_object.version": "1.5", "nova_object.data": ` + data + `}]}}`
 	}
@@ -65,10 +55,37 @@ func TestFastNUMAMatchesGeneral(t *testing.T) {
 		`{"nova_object.name": "NUMATopology", "nova_object.data": null}`,
 		`{"nova_object.name": "Other", "nova_object.data": {"cells": []}}`,
 	)
+	checkFastPath(t, blobs, novaformats.FastNUMAForTest, novaformats.GeneralNUMAForTest, 3)
+}
+
+// generatedBlobs are the values of one blob column of a generated cloud
+// with bad rows.
+func generatedBlobs(t *testing.T, col func(nova.ComputeNode) *string) []string {
+	t.Helper()
+	var blobs []string
+	c := samplecloud.Generate(samplecloud.Options{Nodes: 1500, Seed: 5, BadRows: 20})
+	for _, cell := range c.Cells {
+		for _, n := range cell.ComputeNodes {
+			if v := col(n); v != nil {
+				blobs = append(blobs, *v)
+			}
+		}
+	}
+	if len(blobs) < 500 {
+		t.Fatalf("only %d blobs", len(blobs))
+	}
+	return blobs
+}
+
+// checkFastPath: wherever the one-pass reader takes a blob, the general
+// reader accepts it too and reads the same; the one-pass reader must take
+// at least 1/part of the blobs.
+func checkFastPath[T any](t *testing.T, blobs []string, fast func([]byte) (T, bool), general func([]byte) (T, error), part int) {
+	t.Helper()
 	accepted := 0
 	for i, b := range blobs {
-		fast, ok := novaformats.FastNUMAForTest([]byte(b))
-		want, err := novaformats.GeneralNUMAForTest([]byte(b))
+		got, ok := fast([]byte(b))
+		want, err := general([]byte(b))
 		if !ok {
 			continue
 		}
@@ -77,11 +94,11 @@ func TestFastNUMAMatchesGeneral(t *testing.T) {
 			t.Errorf("blob %d: fast path accepted what the general one rejects (%v): %.200s", i, err, b)
 			continue
 		}
-		if !reflect.DeepEqual(fast, want) {
-			t.Errorf("blob %d: fast %+v, general %+v: %.200s", i, fast, want, b)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("blob %d: fast %+v, general %+v: %.200s", i, got, want, b)
 		}
 	}
-	if accepted < len(blobs)/3 {
+	if accepted < len(blobs)/part {
 		t.Errorf("the fast path took only %d of %d blobs", accepted, len(blobs))
 	}
 	t.Logf("fast path took %d of %d blobs", accepted, len(blobs))

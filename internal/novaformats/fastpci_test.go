@@ -1,11 +1,10 @@
 package novaformats_test
 
 import (
-	"reflect"
 	"testing"
 
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/novaformats"
-	"github.com/rpctl/rpctl/samplecloud"
 )
 
 // TestFastPCIMatchesGeneral: the one-pass reader of PciDevicePoolList
@@ -13,18 +12,7 @@ import (
 // pci_stats a generated cloud stores and on edge cases; what it does not
 // accept falls through to the general reader.
 func TestFastPCIMatchesGeneral(t *testing.T) {
-	var blobs []string
-	c := samplecloud.Generate(samplecloud.Options{Nodes: 1500, Seed: 5, BadRows: 20})
-	for _, cell := range c.Cells {
-		for _, n := range cell.ComputeNodes {
-			if n.PCIStats != nil {
-				blobs = append(blobs, *n.PCIStats)
-			}
-		}
-	}
-	if len(blobs) < 500 {
-		t.Fatalf("only %d pci_stats blobs", len(blobs))
-	}
+	blobs := generatedBlobs(t, func(n nova.ComputeNode) *string { return n.PCIStats })
 	pool := func(data string) string {
 		return `{"nova_object.name": "PciDevicePoolList", "nova_object.version": "1.1", "nova_object.data": {"objects": [{"nova_object.name": "PciDevicePool", "nova_object.version": "1.1", "nova_object.data": ` + data + `}]}}`
 	}
@@ -51,24 +39,5 @@ func TestFastPCIMatchesGeneral(t *testing.T) {
 		`{"nova_object.name": "Other", "nova_object.data": {"objects": []}}`,
 		pool(`{"count": 3}`)+"]",
 	)
-	accepted := 0
-	for i, b := range blobs {
-		fast, ok := novaformats.FastPCIForTest([]byte(b))
-		want, err := novaformats.GeneralPCIForTest([]byte(b))
-		if !ok {
-			continue
-		}
-		accepted++
-		if err != nil {
-			t.Errorf("blob %d: fast path accepted what the general one rejects (%v): %.200s", i, err, b)
-			continue
-		}
-		if !reflect.DeepEqual(fast, want) {
-			t.Errorf("blob %d: fast %+v, general %+v: %.200s", i, fast, want, b)
-		}
-	}
-	if accepted < len(blobs)/4 {
-		t.Errorf("the fast path took only %d of %d blobs", accepted, len(blobs))
-	}
-	t.Logf("fast path took %d of %d blobs", accepted, len(blobs))
+	checkFastPath(t, blobs, novaformats.FastPCIForTest, novaformats.GeneralPCIForTest, 4)
 }

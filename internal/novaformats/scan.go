@@ -338,24 +338,27 @@ const ovoVersion = "nova_object.version"
 
 var ovoKeys = []string{ovoName, ovoVersion, "nova_object.data"}
 
-var (
-	topologyKeys = []string{"cells"}
-	cellKeys     = []string{"id", "cpuset", "pcpuset", "memory", "siblings", "socket"}
-)
+var cellKeys = []string{"id", "cpuset", "pcpuset", "memory", "siblings", "socket"}
 
 // fastNUMA reads a well-formed NUMATopology primitive in one pass; ok=false
 // sends the blob to the general reader.
 func fastNUMA(raw []byte) ([]NUMACell, bool) {
+	return ovoList(raw, "NUMATopology", "cells", (*scanner).numaCell)
+}
+
+// ovoList reads a primitive named list whose data holds one array, under
+// key, of objects that elem reads (null: none) and nothing after it.
+func ovoList[T any](raw []byte, list, key string, elem func(*scanner) (T, bool)) ([]T, bool) {
 	s := &scanner{b: raw}
-	var out []NUMACell
-	ok := s.ovoObject("NUMATopology", func() bool {
-		return s.object(topologyKeys, func(string) bool {
+	var out []T
+	ok := s.ovoObject(list, func() bool {
+		return s.object([]string{key}, func(string) bool {
 			if s.null() {
 				return true
 			}
 			return s.array(func() bool {
-				c, ok := s.numaCell()
-				out = append(out, c)
+				v, ok := elem(s)
+				out = append(out, v)
 				return ok
 			})
 		})
@@ -429,24 +432,7 @@ var poolKeys = []string{"vendor_id", "product_id", "numa_node", "count", "tags"}
 // fastPCI reads a well-formed PciDevicePoolList primitive in one pass;
 // ok=false sends the blob to the general reader.
 func fastPCI(raw []byte) ([]PCIPool, bool) {
-	s := &scanner{b: raw}
-	var out []PCIPool
-	ok := s.ovoObject("PciDevicePoolList", func() bool {
-		return s.object([]string{"objects"}, func(string) bool {
-			if s.null() {
-				return true
-			}
-			return s.array(func() bool {
-				p, ok := s.pciPool()
-				out = append(out, p)
-				return ok
-			})
-		})
-	})
-	if !ok || !s.end() {
-		return nil, false
-	}
-	return out, true
+	return ovoList(raw, "PciDevicePoolList", "objects", (*scanner).pciPool)
 }
 
 func (s *scanner) pciPool() (PCIPool, bool) {
