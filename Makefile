@@ -109,6 +109,10 @@ install: build
 	install -m 0755 $(BIN)-exporter $(BINDIR)/rpctl-exporter
 	install -m 0755 $(BIN)-chart $(BINDIR)/rpctl-chart
 	install -m 0644 docs/man/*.1 $(MAN1DIR)/
+	# rpctl-chart draws capacity --plot: its page is capacity's (rpctl-exporter's
+	# is the exporter command's, generated under that very name).
+	printf '.so man1/rpctl-capacity.1\n' > $(MAN1DIR)/rpctl-chart.1
+	chmod 0644 $(MAN1DIR)/rpctl-chart.1
 	$(BIN) completion bash > $(BASHCOMPDIR)/rpctl
 	$(BIN) completion zsh > $(ZSHCOMPDIR)/_rpctl
 	$(BIN) completion fish > $(FISHCOMPDIR)/rpctl.fish
