@@ -69,7 +69,7 @@ func newRow(class string, v inventory.Inventory, used int64) inventoryRow {
 
 // inventoryRows reads a provider's inventories with their usage, by class.
 func inventoryRows(ctx context.Context, st inventory.Store, uuid string) ([]inventoryRow, error) {
-	_, inv, err := st.Inventories(ctx, uuid)
+	_, inv, err := st.ListInventories(ctx, uuid)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +78,8 @@ func inventoryRows(ctx context.Context, st inventory.Store, uuid string) ([]inve
 		return nil, err
 	}
 	rows := []inventoryRow{}
-	for _, rc := range placementOrder(slices.Collect(maps.Keys(inv))) {
-		rows = append(rows, newRow(rc, inv[rc], usage[rc]))
+	for _, v := range inv {
+		rows = append(rows, newRow(v.Class, v.Inventory, usage[v.Class]))
 	}
 	return rows, nil
 }
@@ -516,20 +516,29 @@ func NewCmdUsage(f *Factory) *cobra.Command {
 		Use:   "project PROJECT [--user-id USER]",
 		Short: "Show a project's (and user's) allocations summed by class (GET /usages), as osc's resource usage show",
 		Long: `Show the sum of a project's allocations by class across every provider, as
-'openstack resource usage show PROJECT' (GET /usages at microversion 1.9); --user-id keeps
-the allocations of that user only. Classes with no allocation are not listed.
+'openstack resource usage show PROJECT' (GET /usages); --user-id keeps the allocations of
+that user only. Classes with no allocation are not listed. From microversion 1.38 (and on
+the database backend) Placement groups the sums by consumer type, and each row is one
+type: resource_class holds its name (unknown for consumers without a type) and usage the
+type's classes with its consumer_count, as osc prints them.
 
 ` + storeExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return withStore(c, f, func(ctx context.Context, st inventory.Store) error {
-				u, err := st.ProjectUsages(ctx, args[0], user)
+				groups, err := st.ProjectUsages(ctx, args[0], user)
 				if err != nil {
 					return err
 				}
 				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
-				for _, rc := range placementOrder(slices.Collect(maps.Keys(u))) {
-					rows.Add(rc, u[rc])
+				for _, g := range groups {
+					if g.ConsumerType == "" {
+						for _, u := range g.Usages {
+							rows.Add(u.Class, u.Amount)
+						}
+						continue
+					}
+					rows.Add(g.ConsumerType, usageDict(g))
 				}
 				return f.Write(rows, nil)
 			})
@@ -557,6 +566,19 @@ the allocations of that user only. Classes with no allocation are not listed.
 		},
 	})
 	return c
+}
+
+// usageDict is one consumer type's usages as Placement's handler builds
+// its dict: consumer_count goes in after the first class.
+func usageDict(g inventory.UsageGroup) output.Dict {
+	var d output.Dict
+	for i, u := range g.Usages {
+		d = append(d, output.Item{Key: u.Class, Value: u.Amount})
+		if i == 0 {
+			d = append(d, output.Item{Key: "consumer_count", Value: g.Consumers})
+		}
+	}
+	return d
 }
 
 // placementOrder sorts class names as Placement lists them (osc shows its

@@ -135,7 +135,7 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"inventory", "list", "cn1", "-f", "value"}, out: []string{"VCPU 4.0 1 2147483647 0 1 16 8 64 56"}, notOut: []string{"MEMORY_MB"}},
 				{args: []string{"usage", "show", "cn1", "-f", "json"}, out: []string{`"resource_class": "VCPU",
     "usage": 8`}},
-				{args: []string{"provider", "show", "cn1", "--allocations"}, out: []string{tC1 + ": VCPU=8"}},
+				{args: []string{"provider", "show", "cn1", "--allocations"}, out: []string{"{'" + tC1 + "': {'resources': {'VCPU': 8}, 'consumer_generation': 1}}"}},
 				// issue 21: osc's allocation show|set|unset by consumer.
 				{args: []string{"allocation", "show", tC1, "-f", "value"}, out: []string{tU1 + " ", " {'VCPU': 8} " + tC1 + " " + tC1 + " INSTANCE\n"}},
 				{args: []string{"allocation", "show", tC1, "-f", "json", "-c", "resources"}, out: []string{`"VCPU": 8`}, notOut: []string{"project_id"}},
@@ -149,9 +149,11 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"allocation", "set", tD1, "--allocation", "rp=" + tU1 + ",VCPU=1", "--project-id", "pD", "--user-id", "uD", "-f", "value", "-c", "project_id"}, out: []string{"pD\n"}},
 				{args: []string{"allocation", "unset", tD1, "-f", "value"}},
 				{args: []string{"allocation", "show", tD1, "-f", "value"}, notOut: []string{"VCPU"}},
-				// issue 21: osc's resource usage show PROJECT.
-				{args: []string{"usage", "project", tC1, "-f", "value"}, out: []string{"VCPU 8\n"}},
-				{args: []string{"usage", "project", tC1, "--user-id", tC1, "-f", "json"}, out: []string{`"resource_class": "VCPU"`, `"usage": 8`}},
+				// issue 21: osc's resource usage show PROJECT; from 1.38
+				// Placement groups by consumer type, and osc prints each
+				// type in its resource_class column.
+				{args: []string{"usage", "project", tC1, "-f", "value"}, out: []string{"INSTANCE {'VCPU': 8, 'consumer_count': 1}\n"}},
+				{args: []string{"usage", "project", tC1, "--user-id", tC1, "-f", "json"}, out: []string{`"resource_class": "INSTANCE"`, `"VCPU": 8`, `"consumer_count": 1`}},
 				{args: []string{"usage", "project", tC1, "--user-id", tU1, "-f", "value"}, notOut: []string{"VCPU"}},
 				{args: []string{"usage", "project", tU1, "-f", "value"}, notOut: []string{"VCPU"}},
 				{args: []string{"provider", "list", "--in-tree", "cn1_numa0", "-f", "value"}, out: []string{tU1, tU2}},

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -195,7 +193,7 @@ func newCmdProviderShow(f *Factory) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				rows.AddField("allocations", output.Cell{Text: formatAllocations(a), Value: wrapResources(a)})
+				rows.AddField("allocations", allocationsDict(a))
 				return f.Write(rows, nil)
 			})
 		},
@@ -204,29 +202,22 @@ func newCmdProviderShow(f *Factory) *cobra.Command {
 	return c
 }
 
-// wrapResources is Placement's {consumer: {"resources": {class: n}}}.
-func wrapResources(a map[string]map[string]int64) map[string]map[string]map[string]int64 {
-	out := map[string]map[string]map[string]int64{}
-	for c, r := range a {
-		out[c] = map[string]map[string]int64{"resources": r}
+// allocationsDict is Placement's answer as osc prints it: {consumer:
+// {'resources': {class: n}, 'consumer_generation': g}}, in its order.
+func allocationsDict(a []inventory.ConsumerAllocations) output.Dict {
+	d := output.Dict{}
+	for _, c := range a {
+		res := output.Dict{}
+		for _, r := range c.Resources {
+			res = append(res, output.Item{Key: r.Class, Value: r.Amount})
+		}
+		v := output.Dict{{Key: "resources", Value: res}}
+		if c.Generation != nil {
+			v = append(v, output.Item{Key: "consumer_generation", Value: *c.Generation})
+		}
+		d = append(d, output.Item{Key: c.Consumer, Value: v})
 	}
-	return out
-}
-
-func formatAllocations(a map[string]map[string]int64) string {
-	var parts []string
-	for _, c := range slices.Sorted(maps.Keys(a)) {
-		parts = append(parts, c+": "+classAmounts(a[c]))
-	}
-	return strings.Join(parts, "\n")
-}
-
-func classAmounts(m map[string]int64) string {
-	var parts []string
-	for _, rc := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%s=%d", rc, m[rc]))
-	}
-	return strings.Join(parts, ",")
+	return d
 }
 
 func newCmdProviderCreate(f *Factory) *cobra.Command {

@@ -54,6 +54,10 @@ type Store interface {
 
 	// Inventories is GET /resource_providers/{uuid}/inventories.
 	Inventories(ctx context.Context, uuid string) (generation int64, inv map[string]Inventory, err error)
+	// ListInventories is Inventories in the order of Placement's answer
+	// (osc lists them so): the order its query reads the rows, which is
+	// the order they were written.
+	ListInventories(ctx context.Context, uuid string) (generation int64, inv []ClassInventory, err error)
 	// ReplaceInventories is PUT /resource_providers/{uuid}/inventories: the
 	// provider ends with exactly inv (classes not named are deleted; deleting
 	// one with allocations is ErrInUse), and its generation goes up by one
@@ -63,13 +67,15 @@ type Store interface {
 	// allocations for every class the provider has inventory of (0 when
 	// none).
 	Usages(ctx context.Context, uuid string) (generation int64, usages map[string]int64, err error)
-	// ProjectUsages is GET /usages?project_id=P[&user_id=U] (1.9's
-	// answer): class -> the sum of the project's (and user's) allocations,
-	// classes with none left out.
-	ProjectUsages(ctx context.Context, project, user string) (map[string]int64, error)
-	// ProviderAllocations is GET /resource_providers/{uuid}/allocations:
-	// consumer uuid -> class -> amount.
-	ProviderAllocations(ctx context.Context, uuid string) (generation int64, allocs map[string]map[string]int64, err error)
+	// ProjectUsages is GET /usages?project_id=P[&user_id=U]: the sums of
+	// the project's (and user's) allocations by class, classes with none
+	// left out, in Placement's order. From microversion 1.38 (the
+	// database backend's) one group per consumer type; before, one group
+	// with no type.
+	ProjectUsages(ctx context.Context, project, user string) ([]UsageGroup, error)
+	// ProviderAllocations is GET /resource_providers/{uuid}/allocations,
+	// consumers and classes in Placement's order.
+	ProviderAllocations(ctx context.Context, uuid string) (generation int64, allocs []ConsumerAllocations, err error)
 
 	// ListResourceClasses is GET /resource_classes (names).
 	ListResourceClasses(ctx context.Context) ([]string, error)
@@ -151,6 +157,37 @@ type Inventory struct {
 	MaxUnit         int64   `json:"max_unit"`
 	StepSize        int64   `json:"step_size"`
 	AllocationRatio float64 `json:"allocation_ratio"`
+}
+
+// ClassInventory is one class's inventory in a list.
+type ClassInventory struct {
+	Class string
+	Inventory
+}
+
+// ClassAmount is an amount of one class.
+type ClassAmount struct {
+	Class  string
+	Amount int64
+}
+
+// ConsumerAllocations are one consumer's allocations against a provider.
+type ConsumerAllocations struct {
+	Consumer string
+	// Generation is the consumer's; nil where Placement does not show it
+	// (before microversion 1.28).
+	Generation *int64
+	Resources  []ClassAmount
+}
+
+// UsageGroup is the usage of one consumer type (GET /usages from 1.38), or
+// all of it (ConsumerType "" before 1.38, where Consumers is not shown).
+type UsageGroup struct {
+	// ConsumerType is Placement's name; "unknown" for consumers without
+	// a type.
+	ConsumerType string
+	Consumers    int64
+	Usages       []ClassAmount
 }
 
 // Capacity is what Placement lets be allocated:

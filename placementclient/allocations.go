@@ -236,12 +236,52 @@ func (c *Client) PostAllocations(ctx context.Context, byConsumer map[string]Allo
 // ConsumerAllocations is one consumer's resources on a provider.
 type ConsumerAllocations struct {
 	Resources map[string]int64 `json:"resources"`
+	// ConsumerGeneration is shown from 1.28.
+	ConsumerGeneration *int64 `json:"consumer_generation,omitempty"`
+	// Classes are Resources' classes in the answer's order.
+	Classes []string `json:"-"`
 }
 
 // ProviderAllocationsList is GET /resource_providers/{uuid}/allocations.
 type ProviderAllocationsList struct {
 	Allocations map[string]ConsumerAllocations `json:"allocations"`
 	Generation  int64                          `json:"resource_provider_generation"`
+	// Consumers are Allocations' consumers in the answer's order.
+	Consumers []string `json:"-"`
+}
+
+// UnmarshalJSON keeps the answer's order of consumers and classes (osc
+// prints them in it) beside the maps.
+func (l *ProviderAllocationsList) UnmarshalJSON(b []byte) error {
+	type plain ProviderAllocationsList
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var raw struct {
+		Allocations json.RawMessage `json:"allocations"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*l = ProviderAllocationsList(p)
+	if len(raw.Allocations) == 0 || raw.Allocations[0] != '{' {
+		return nil
+	}
+	var err error
+	l.Consumers, err = objectKeys(raw.Allocations, func(c string, v json.RawMessage) error {
+		var res struct {
+			Resources json.RawMessage `json:"resources"`
+		}
+		if err := json.Unmarshal(v, &res); err != nil || len(res.Resources) == 0 || res.Resources[0] != '{' {
+			return err
+		}
+		ca := l.Allocations[c]
+		ca.Classes, err = objectKeys(res.Resources, nil)
+		l.Allocations[c] = ca
+		return err
+	})
+	return err
 }
 
 // GetProviderAllocations is GET /resource_providers/{uuid}/allocations.

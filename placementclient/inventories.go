@@ -2,6 +2,7 @@ package placementclient
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 )
 
@@ -20,6 +21,31 @@ type Inventory struct {
 type Inventories struct {
 	Inventories map[string]Inventory `json:"inventories"`
 	Generation  int64                `json:"resource_provider_generation"`
+	// Classes are Inventories' classes in the answer's order.
+	Classes []string `json:"-"`
+}
+
+// UnmarshalJSON keeps the answer's order of classes (osc lists them in
+// it) beside the map.
+func (inv *Inventories) UnmarshalJSON(b []byte) error {
+	type plain Inventories
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var raw struct {
+		Inventories json.RawMessage `json:"inventories"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*inv = Inventories(p)
+	if len(raw.Inventories) == 0 || raw.Inventories[0] != '{' {
+		return nil
+	}
+	var err error
+	inv.Classes, err = objectKeys(raw.Inventories, nil)
+	return err
 }
 
 func invPath(uuid string) string { return "/resource_providers/" + escape(uuid) + "/inventories" }

@@ -2,6 +2,7 @@ package placementclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -83,9 +84,9 @@ func (s Store) CreateProvider(ctx context.Context, spec inventory.ProviderSpec) 
 	return provider(rp), nil
 }
 
-// ProjectUsages is GET /usages at 1.9, before 1.38 grouped the answer by
-// consumer type.
-func (s Store) ProjectUsages(ctx context.Context, project, user string) (map[string]int64, error) {
+// ProjectUsages is GET /usages (1.9) at the client's microversion: from
+// 1.38 Placement groups the answer by consumer type.
+func (s Store) ProjectUsages(ctx context.Context, project, user string) ([]inventory.UsageGroup, error) {
 	if err := s.C.need(9, "GET /usages"); err != nil {
 		return nil, err
 	}
@@ -94,12 +95,49 @@ func (s Store) ProjectUsages(ctx context.Context, project, user string) (map[str
 		q.Set("user_id", user)
 	}
 	var out struct {
-		Usages map[string]int64 `json:"usages"`
+		Usages json.RawMessage `json:"usages"`
 	}
-	if err := s.C.do(ctx, http.MethodGet, "/usages", q, nil, &out, &Version{1, 9}); err != nil {
+	if err := s.C.do(ctx, http.MethodGet, "/usages", q, nil, &out); err != nil {
 		return nil, storeErr(err)
 	}
-	return out.Usages, nil
+	if len(out.Usages) == 0 || out.Usages[0] != '{' {
+		return nil, nil
+	}
+	if !s.C.Microversion().AtLeast(38) {
+		u, err := classAmounts(out.Usages, nil)
+		if err != nil || len(u) == 0 {
+			return nil, err
+		}
+		return []inventory.UsageGroup{{Usages: u}}, nil
+	}
+	var groups []inventory.UsageGroup
+	_, err := objectKeys(out.Usages, func(ct string, v json.RawMessage) error {
+		g := inventory.UsageGroup{ConsumerType: ct}
+		var err error
+		g.Usages, err = classAmounts(v, &g.Consumers)
+		groups = append(groups, g)
+		return err
+	})
+	return groups, err
+}
+
+// classAmounts decodes {class: amount} in its order; count, when set,
+// takes the consumer_count member 1.38's groups hold among the classes.
+func classAmounts(obj json.RawMessage, count *int64) ([]inventory.ClassAmount, error) {
+	var out []inventory.ClassAmount
+	_, err := objectKeys(obj, func(k string, v json.RawMessage) error {
+		var n int64
+		if err := json.Unmarshal(v, &n); err != nil {
+			return err
+		}
+		if count != nil && k == "consumer_count" {
+			*count = n
+			return nil
+		}
+		out = append(out, inventory.ClassAmount{Class: k, Amount: n})
+		return nil
+	})
+	return out, err
 }
 
 // UpdateProvider is PUT /resource_providers/{uuid}.
@@ -133,6 +171,20 @@ func (s Store) Inventories(ctx context.Context, uuid string) (int64, map[string]
 	return inv.Generation, toDomain(inv.Inventories), nil
 }
 
+// ListInventories is GET /resource_providers/{uuid}/inventories in the
+// answer's order.
+func (s Store) ListInventories(ctx context.Context, uuid string) (int64, []inventory.ClassInventory, error) {
+	inv, err := s.C.GetInventories(ctx, uuid)
+	if err != nil {
+		return 0, nil, storeErr(err)
+	}
+	out := make([]inventory.ClassInventory, len(inv.Classes))
+	for i, rc := range inv.Classes {
+		out[i] = inventory.ClassInventory{Class: rc, Inventory: inventory.Inventory(inv.Inventories[rc])}
+	}
+	return inv.Generation, out, nil
+}
+
 // ReplaceInventories is PUT /resource_providers/{uuid}/inventories.
 func (s Store) ReplaceInventories(ctx context.Context, uuid string, generation int64, inv map[string]inventory.Inventory) (int64, error) {
 	in := make(map[string]Inventory, len(inv))
@@ -155,15 +207,20 @@ func (s Store) Usages(ctx context.Context, uuid string) (int64, map[string]int64
 	return u.Generation, u.Usages, nil
 }
 
-// ProviderAllocations is GET /resource_providers/{uuid}/allocations.
-func (s Store) ProviderAllocations(ctx context.Context, uuid string) (int64, map[string]map[string]int64, error) {
+// ProviderAllocations is GET /resource_providers/{uuid}/allocations, in
+// the answer's order.
+func (s Store) ProviderAllocations(ctx context.Context, uuid string) (int64, []inventory.ConsumerAllocations, error) {
 	a, err := s.C.GetProviderAllocations(ctx, uuid)
 	if err != nil {
 		return 0, nil, storeErr(err)
 	}
-	out := make(map[string]map[string]int64, len(a.Allocations))
-	for consumer, ca := range a.Allocations {
-		out[consumer] = ca.Resources
+	out := make([]inventory.ConsumerAllocations, len(a.Consumers))
+	for i, c := range a.Consumers {
+		ca := a.Allocations[c]
+		out[i] = inventory.ConsumerAllocations{Consumer: c, Generation: ca.ConsumerGeneration}
+		for _, rc := range ca.Classes {
+			out[i].Resources = append(out[i].Resources, inventory.ClassAmount{Class: rc, Amount: ca.Resources[rc]})
+		}
 	}
 	return a.Generation, out, nil
 }

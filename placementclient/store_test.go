@@ -3,6 +3,7 @@ package placementclient_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/rpctl/rpctl/inventory"
@@ -87,7 +88,8 @@ func TestStoreErrorKinds(t *testing.T) {
 		t.Fatalf("usages %d %v %v", gen, u, err)
 	}
 	_, allocs, err := s.ProviderAllocations(ctx, rootUUID)
-	if err != nil || allocs[consumer1]["VCPU"] != 1 {
-		t.Fatalf("allocations %v %v", allocs, err)
+	if err != nil || len(allocs) != 1 || allocs[0].Consumer != consumer1 || allocs[0].Generation == nil ||
+		!slices.Equal(allocs[0].Resources, []inventory.ClassAmount{{Class: "VCPU", Amount: 1}}) {
+		t.Fatalf("allocations %+v %v", allocs, err)
 	}
 }

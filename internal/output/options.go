@@ -142,7 +142,7 @@ func (o Options) apply(r Rows) (Rows, error) {
 	// cliff sorts by the last --sort-column first, each sort stable.
 	for k := len(o.SortColumns) - 1; k >= 0; k-- {
 		col := slices.Index(out.Headers, o.SortColumns[k])
-		if col < 0 {
+		if col < 0 || !sortable(r, col) {
 			continue
 		}
 		sort.SliceStable(order, func(a, b int) bool {
@@ -178,6 +178,20 @@ func (o Options) apply(r Rows) (Rows, error) {
 		out.Values = append(out.Values, vals)
 	}
 	return out, nil
+}
+
+// sortable: Python cannot order dicts, and cliff, whose sorting is best
+// effort, then leaves the rows as they are.
+func sortable(r Rows, col int) bool {
+	if len(r.Rows) < 2 {
+		return true
+	}
+	for i := range r.Rows {
+		if _, ok := cellAt(r.values(i), col).(Dict); ok {
+			return false
+		}
+	}
+	return true
 }
 
 func cellAt(row []any, i int) any {
@@ -320,14 +334,34 @@ func sortedColumns(r Rows) Rows {
 // writeYAML prints a JSON document as block YAML, its objects' keys in
 // their order or (sorted) by name.
 func writeYAML(w io.Writer, js []byte, sorted bool) error {
+	return writeYAMLNode(w, js, func(n *yaml.Node) {
+		if sorted {
+			sortMappings(n)
+		}
+	})
+}
+
+// writeYAMLRecord prints a record as cliff's ShowOne yaml does, one
+// yaml.safe_dump per field: the fields in their order, the mappings in
+// their values sorted.
+func writeYAMLRecord(w io.Writer, js []byte) error {
+	return writeYAMLNode(w, js, func(n *yaml.Node) {
+		if len(n.Content) == 1 && n.Content[0].Kind == yaml.MappingNode {
+			m := n.Content[0]
+			for i := 1; i < len(m.Content); i += 2 {
+				sortMappings(m.Content[i])
+			}
+		}
+	})
+}
+
+func writeYAMLNode(w io.Writer, js []byte, arrange func(*yaml.Node)) error {
 	node := &yaml.Node{}
 	if err := yaml.Unmarshal(js, node); err != nil {
 		return err
 	}
 	blockStyle(node)
-	if sorted {
-		sortMappings(node)
-	}
+	arrange(node)
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	defer enc.Close()

@@ -68,5 +68,8 @@ func (o Options) writeRecord(w io.Writer, r Rows) error {
 	}
 	var buf bytes.Buffer
 	writeObject(&buf, r.Headers, vals)
+	if o.Format == YAML {
+		return writeYAMLRecord(w, buf.Bytes())
+	}
 	return o.writeJSONDoc(w, buf.Bytes())
 }

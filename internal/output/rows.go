@@ -97,6 +97,8 @@ func Text(v any) string {
 		return strconv.FormatInt(x, 10)
 	case float64:
 		return PyFloat(x)
+	case Dict:
+		return x.Repr()
 	}
 	return fmt.Sprint(v)
 }

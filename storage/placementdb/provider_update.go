@@ -110,35 +110,87 @@ func (s *Store) subtree(ctx context.Context, tx *sqlx.Tx, id, rootID int64) ([]i
 // sqlNull is a provider id column value; 0 is NULL (no parent).
 func sqlNull(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
 
-// ProjectUsages is GET /usages (1.9), as Placement's usage.get_total_usages:
-// the project's (and user's) allocations summed by class.
-func (s *Store) ProjectUsages(ctx context.Context, project, user string) (map[string]int64, error) {
-	q := `SELECT rc.name, SUM(a.used)
+// ProjectUsages is GET /usages at 1.38+, as Placement's
+// usage.get_by_consumer_type: the project's (and user's) allocations summed
+// by class and consumer type, with each type's count of consumers. The
+// rows come in the order MariaDB's GROUP BY sorts them (class id, then
+// type id, no type first) and each type's group in the order its first
+// class came.
+func (s *Store) ProjectUsages(ctx context.Context, project, user string) ([]inventory.UsageGroup, error) {
+	q := `SELECT rc.name, SUM(a.used), ct.name
 		FROM allocations a
 		JOIN consumers c ON c.uuid = a.consumer_id
+		LEFT JOIN consumer_types ct ON ct.id = c.consumer_type_id
 		JOIN projects pr ON pr.id = c.project_id
 		JOIN resource_classes rc ON rc.id = a.resource_class_id`
+	cq := `SELECT ct.name, COUNT(DISTINCT a.consumer_id)
+		FROM allocations a
+		JOIN consumers c ON c.uuid = a.consumer_id
+		LEFT JOIN consumer_types ct ON ct.id = c.consumer_type_id
+		JOIN projects pr ON pr.id = c.project_id`
+	where := ` WHERE pr.external_id = ?`
 	args := []any{project}
 	if user != "" {
-		q += ` JOIN users u ON u.id = c.user_id WHERE pr.external_id = ? AND u.external_id = ?`
+		where = ` JOIN users u ON u.id = c.user_id WHERE pr.external_id = ? AND u.external_id = ?`
 		args = append(args, user)
-	} else {
-		q += ` WHERE pr.external_id = ?`
 	}
-	q += ` GROUP BY rc.name`
-	out := map[string]int64{}
-	rows, err := s.db.QueryxContext(ctx, s.db.Rebind(q), args...)
+	q += where + ` GROUP BY a.resource_class_id, c.consumer_type_id, rc.name, ct.name ORDER BY a.resource_class_id, c.consumer_type_id`
+	cq += where + ` GROUP BY ct.name`
+	var out []inventory.UsageGroup
+	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		out = nil
+		counts := map[string]int64{}
+		crows, err := tx.QueryxContext(ctx, s.db.Rebind(cq), args...)
+		if err != nil {
+			return err
+		}
+		defer crows.Close()
+		for crows.Next() {
+			var ct sql.NullString
+			var n int64
+			if err := crows.Scan(&ct, &n); err != nil {
+				return err
+			}
+			counts[consumerTypeName(ct)] = n
+		}
+		if err := crows.Err(); err != nil {
+			return err
+		}
+		rows, err := tx.QueryxContext(ctx, s.db.Rebind(q), args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		at := map[string]int{}
+		for rows.Next() {
+			var rc string
+			var n int64
+			var ct sql.NullString
+			if err := rows.Scan(&rc, &n, &ct); err != nil {
+				return err
+			}
+			name := consumerTypeName(ct)
+			k, ok := at[name]
+			if !ok {
+				k = len(out)
+				at[name] = k
+				out = append(out, inventory.UsageGroup{ConsumerType: name, Consumers: counts[name]})
+			}
+			out[k].Usages = append(out[k].Usages, inventory.ClassAmount{Class: rc, Amount: n})
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, s.fail("read allocations", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var rc string
-		var n int64
-		if err := rows.Scan(&rc, &n); err != nil {
-			return nil, err
-		}
-		out[rc] = n
+	return out, nil
+}
+
+// consumerTypeName is Placement's name for a consumer's type: "unknown"
+// for none (consumer_type.NULL_CONSUMER_TYPE_ALIAS).
+func consumerTypeName(ct sql.NullString) string {
+	if !ct.Valid {
+		return "unknown"
 	}
-	return out, rows.Err()
+	return ct.String
 }

@@ -168,22 +168,36 @@ func (s *Store) nameIDs(ctx context.Context, q sqlx.QueryerContext, query string
 
 // inventories reads a provider's inventory records.
 func (s *Store) inventories(ctx context.Context, q sqlx.QueryerContext, id int64) (map[string]inventory.Inventory, error) {
+	list, err := s.inventoryList(ctx, q, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]inventory.Inventory, len(list))
+	for _, v := range list {
+		out[v.Class] = v.Inventory
+	}
+	return out, nil
+}
+
+// inventoryList reads a provider's inventory records in the order
+// Placement's query reads them: through the provider's index, whose
+// entries follow the primary key, so in the order they were written.
+func (s *Store) inventoryList(ctx context.Context, q sqlx.QueryerContext, id int64) ([]inventory.ClassInventory, error) {
 	rows, err := q.QueryxContext(ctx, s.db.Rebind(`SELECT rc.name, i.total, i.reserved, i.min_unit, i.max_unit, i.step_size, i.allocation_ratio
-		FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id WHERE i.resource_provider_id = ?`), id)
+		FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id WHERE i.resource_provider_id = ? ORDER BY i.id`), id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]inventory.Inventory{}
+	var out []inventory.ClassInventory
 	for rows.Next() {
-		var rc string
-		var v inventory.Inventory
+		var v inventory.ClassInventory
 		var ratio sql.NullFloat64
-		if err := rows.Scan(&rc, &v.Total, &v.Reserved, &v.MinUnit, &v.MaxUnit, &v.StepSize, &ratio); err != nil {
+		if err := rows.Scan(&v.Class, &v.Total, &v.Reserved, &v.MinUnit, &v.MaxUnit, &v.StepSize, &ratio); err != nil {
 			return nil, err
 		}
 		v.AllocationRatio = s.db.Float(ratio)
-		out[rc] = v
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -199,6 +213,25 @@ func (s *Store) Inventories(ctx context.Context, uuid string) (int64, map[string
 		}
 		gen = p.Generation
 		inv, err = s.inventories(ctx, tx, p.ID)
+		return err
+	})
+	if err != nil {
+		return 0, nil, s.fail("read inventories", err)
+	}
+	return gen, inv, nil
+}
+
+// ListInventories is Inventories in Placement's order.
+func (s *Store) ListInventories(ctx context.Context, uuid string) (int64, []inventory.ClassInventory, error) {
+	var gen int64
+	var inv []inventory.ClassInventory
+	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		p, err := s.provider(ctx, tx, uuid, "No resource provider with uuid %s found : "+fmt.Sprintf(notFoundMsg, uuid))
+		if err != nil {
+			return err
+		}
+		gen = p.Generation
+		inv, err = s.inventoryList(ctx, tx, p.ID)
 		return err
 	})
 	if err != nil {
@@ -348,33 +381,42 @@ func (s *Store) Usages(ctx context.Context, uuid string) (int64, map[string]int6
 	return gen, out, nil
 }
 
-// ProviderAllocations is GET /resource_providers/{uuid}/allocations.
-func (s *Store) ProviderAllocations(ctx context.Context, uuid string) (int64, map[string]map[string]int64, error) {
+// ProviderAllocations is GET /resource_providers/{uuid}/allocations
+// (1.28+, with the consumers' generations). Placement's query has no ORDER
+// BY; MariaDB reads the provider's few allocations in the order they were
+// written (by id), and the answer keeps the first consumer seen first.
+func (s *Store) ProviderAllocations(ctx context.Context, uuid string) (int64, []inventory.ConsumerAllocations, error) {
 	var gen int64
-	out := map[string]map[string]int64{}
+	var out []inventory.ConsumerAllocations
 	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		clear(out)
+		out = nil
 		p, err := s.provider(ctx, tx, uuid, "Resource provider '%s' not found: "+fmt.Sprintf(notFoundMsg, uuid))
 		if err != nil {
 			return err
 		}
 		gen = p.Generation
-		rows, err := tx.QueryxContext(ctx, s.db.Rebind(`SELECT a.consumer_id, rc.name, a.used
-			FROM allocations a JOIN resource_classes rc ON rc.id = a.resource_class_id WHERE a.resource_provider_id = ?`), p.ID)
+		rows, err := tx.QueryxContext(ctx, s.db.Rebind(`SELECT a.consumer_id, c.generation, rc.name, a.used
+			FROM allocations a JOIN consumers c ON c.uuid = a.consumer_id
+			JOIN resource_classes rc ON rc.id = a.resource_class_id
+			WHERE a.resource_provider_id = ? ORDER BY a.id`), p.ID)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
+		at := map[string]int{}
 		for rows.Next() {
 			var c, rc string
-			var n int64
-			if err := rows.Scan(&c, &rc, &n); err != nil {
+			var g, n int64
+			if err := rows.Scan(&c, &g, &rc, &n); err != nil {
 				return err
 			}
-			if out[c] == nil {
-				out[c] = map[string]int64{}
+			k, ok := at[c]
+			if !ok {
+				k = len(out)
+				at[c] = k
+				out = append(out, inventory.ConsumerAllocations{Consumer: c, Generation: &g})
 			}
-			out[c][rc] += n
+			out[k].Resources = append(out[k].Resources, inventory.ClassAmount{Class: rc, Amount: n})
 		}
 		return rows.Err()
 	})
