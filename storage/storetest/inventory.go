@@ -29,6 +29,7 @@ const (
 	agg1  = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
 	agg2  = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
 	cons1 = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+	cons2 = "c2c2c2c2-cccc-4ccc-8ccc-cccccccccccc"
 	proj  = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
 )
 
@@ -172,6 +173,9 @@ func editScript() []step {
 			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, cn1) })},
 		{name: "delete provider with inventory, traits and aggregates", method: "DELETE", path: "/resource_providers/" + cn2,
 			store: ctx(func(s inventory.Store) error { return s.DeleteProvider(bg, cn2) })},
+		// A second consumer type, for the grouped project usages (1.38).
+		{name: "allocate a migration on cn1", setup: true, method: "PUT", path: "/allocations/" + cons2,
+			body: fmt.Sprintf(`{"allocations": {%q: {"resources": {"MEMORY_MB": 1024}}}, "project_id": %q, "user_id": %q, "consumer_generation": null, "consumer_type": "MIGRATION"}`, cn1, proj, proj)},
 	}
 }
 
@@ -261,6 +265,136 @@ func InventoryStore(t *testing.T, newStore func(placementtest.Placement) invento
 			}
 		}
 	}
+	storeReads(t, store, ours.Base)
+}
+
+// storeReads compares the store's ordered reads with the real API's
+// answers over the same database, orders included: osc prints Placement's
+// answers in their order, and rpctl prints the store's.
+func storeReads(t *testing.T, store inventory.Store, base string) {
+	t.Helper()
+	ctx := context.Background()
+	_, inv, err := store.ListInventories(ctx, cn1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range inv {
+		got = append(got, fmt.Sprintf("%s %+v", v.Class, v.Inventory))
+	}
+	var want []string
+	_, body := testdb.PlacementGet(t, base, "/resource_providers/"+cn1+"/inventories", mv)
+	for _, kv := range orderedMembers(t, member(t, body, "inventories")) {
+		var v inventory.Inventory
+		if err := json.Unmarshal(kv.value, &v); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprintf("%s %+v", kv.key, v))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("inventories of %s: %q, placement-api %q", cn1, got, want)
+	}
+
+	_, allocs, err := store.ProviderAllocations(ctx, cn1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want = nil, nil
+	for _, a := range allocs {
+		g := "nil"
+		if a.Generation != nil {
+			g = fmt.Sprint(*a.Generation)
+		}
+		got = append(got, fmt.Sprintf("%s gen %s %v", a.Consumer, g, a.Resources))
+	}
+	_, body = testdb.PlacementGet(t, base, "/resource_providers/"+cn1+"/allocations", mv)
+	for _, kv := range orderedMembers(t, member(t, body, "allocations")) {
+		var gen int64
+		json.Unmarshal(member(t, kv.value, "consumer_generation"), &gen)
+		want = append(want, fmt.Sprintf("%s gen %d %v", kv.key, gen, classAmounts(t, member(t, kv.value, "resources"))))
+	}
+	if len(want) < 2 || !slices.Equal(got, want) {
+		t.Errorf("allocations on %s: %q, placement-api %q", cn1, got, want)
+	}
+
+	for _, user := range []string{"", proj} {
+		groups, err := store.ProjectUsages(ctx, proj, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want = nil, nil
+		for _, g := range groups {
+			got = append(got, fmt.Sprintf("%s %d %v", g.ConsumerType, g.Consumers, g.Usages))
+		}
+		path := "/usages?project_id=" + proj
+		if user != "" {
+			path += "&user_id=" + user
+		}
+		_, body = testdb.PlacementGet(t, base, path, mv)
+		for _, kv := range orderedMembers(t, member(t, body, "usages")) {
+			var n int64
+			json.Unmarshal(member(t, kv.value, "consumer_count"), &n)
+			var u []inventory.ClassAmount
+			for _, c := range classAmounts(t, kv.value) {
+				if c.Class != "consumer_count" {
+					u = append(u, c)
+				}
+			}
+			want = append(want, fmt.Sprintf("%s %d %v", kv.key, n, u))
+		}
+		if len(want) < 2 || !slices.Equal(got, want) {
+			t.Errorf("usages of project %s user %q: %q, placement-api %q", proj, user, got, want)
+		}
+	}
+}
+
+type jsonMember struct {
+	key   string
+	value json.RawMessage
+}
+
+// orderedMembers are a JSON object's members in their order.
+func orderedMembers(t *testing.T, obj json.RawMessage) []jsonMember {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		t.Fatalf("%s: %v", obj, err)
+	}
+	var out []jsonMember
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, jsonMember{k.(string), v})
+	}
+	return out
+}
+
+func member(t *testing.T, obj json.RawMessage, key string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &m); err != nil {
+		t.Fatalf("%s: %v", obj, err)
+	}
+	return m[key]
+}
+
+func classAmounts(t *testing.T, obj json.RawMessage) []inventory.ClassAmount {
+	t.Helper()
+	var out []inventory.ClassAmount
+	for _, kv := range orderedMembers(t, obj) {
+		var n int64
+		if err := json.Unmarshal(kv.value, &n); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, inventory.ClassAmount{Class: kv.key, Amount: n})
+	}
+	return out
 }
 
 // lineDiff shows the lines only one side has.
