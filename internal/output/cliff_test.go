@@ -249,3 +249,84 @@ func TestNumbersSortAsNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestDictMatchesCliff (issue 21): cells holding Python dicts (osc's
+// resource usage show from 1.38, provider show --allocations) print as
+// cliff prints them: str() in table, value and csv, nested objects in json,
+// sorted mappings in yaml, in lists and in records.
+func TestDictMatchesCliff(t *testing.T) {
+	testdb.RequirePython(t, "cliff.lister", "cliff.show", "cliff.formatters.yaml_format")
+	nested := Dict{
+		{Key: "c2c2", Value: Dict{{Key: "resources", Value: Dict{{Key: "VCPU", Value: int64(2)}, {Key: "DISK_GB", Value: int64(40)}}}, {Key: "consumer_generation", Value: int64(1)}}},
+		{Key: "it's", Value: Dict{{Key: "ratio", Value: 1.5}, {Key: "none", Value: nil}, {Key: "ok", Value: true}, {Key: "say", Value: `a "b" \ c`}}},
+	}
+	cols := []string{"resource_class", "usage"}
+	rows := [][]any{
+		{"INSTANCE", Dict{{Key: "VCPU", Value: int64(1)}, {Key: "consumer_count", Value: int64(1)}, {Key: "DISK_GB", Value: int64(40)}}},
+		{"MIGRATION", nested},
+	}
+	var r Rows
+	r.Headers = cols
+	for _, row := range rows {
+		r.Add(row...)
+	}
+	for _, tc := range []struct {
+		format string
+		opts   Options
+		args   map[string]any
+	}{
+		{Table, Options{}, nil},
+		{Value, Options{}, nil},
+		{JSON, Options{}, nil},
+		{YAML, Options{}, nil},
+		{CSV, Options{}, nil},
+		{CSV, Options{Quote: "minimal"}, map[string]any{"quote_mode": "minimal"}},
+		{CSV, Options{Quote: "none"}, map[string]any{"quote_mode": "none"}},
+		{CSV, Options{Columns: []string{"usage"}, SortColumns: []string{"resource_class"}, SortDescending: true}, map[string]any{"columns": []string{"usage"}, "sort_columns": []string{"resource_class"}, "sort_direction": "desc"}},
+	} {
+		tc.opts.Format = tc.format
+		var b bytes.Buffer
+		if err := tc.opts.Write(&b, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		if tc.args == nil {
+			tc.args = map[string]any{}
+		}
+		if want := cliffOutput(t, tc.format, cols, rows, tc.args); b.String() != want {
+			t.Errorf("-f %s %+v:\nrpctl\n%s\ncliff\n%s", tc.format, tc.opts, b.String(), want)
+		}
+	}
+
+	rec := Record([]string{"uuid", "allocations"}, "2222-a", nested)
+	for _, format := range []string{Table, Value, JSON, YAML} {
+		var b bytes.Buffer
+		if err := (Options{Format: format}).Write(&b, rec, nil); err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := json.Marshal(map[string]any{"format": format, "columns": []string{"uuid", "allocations"},
+			"row": json.RawMessage(`["2222-a",` + string(jsonValue(nested)) + `]`), "args": map[string]any{}})
+		want, err := exec.Command(testdb.Python, "-c", showScript, string(spec)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("cliff: %v\n%s", err, want)
+		}
+		if b.String() != string(want) {
+			t.Errorf("record -f %s:\nrpctl\n%s\ncliff\n%s", format, b.String(), want)
+		}
+	}
+}
+
+// TestDictColumnKeepsOrder: Python cannot order dicts; cliff's sort, best
+// effort, leaves the rows as they came, and so does rpctl.
+func TestDictColumnKeepsOrder(t *testing.T) {
+	var r Rows
+	r.Headers = []string{"resource_class", "usage"}
+	r.Add("MIGRATION", Dict{{Key: "PCPU", Value: int64(1)}})
+	r.Add("INSTANCE", Dict{{Key: "VCPU", Value: int64(3)}})
+	var b bytes.Buffer
+	if err := (Options{Format: Value, SortColumns: []string{"usage", "resource_class"}}).Write(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "INSTANCE {'VCPU': 3}\nMIGRATION {'PCPU': 1}\n"; b.String() != want {
+		t.Errorf("sorted on a dict column then resource_class:\n%s\nwant\n%s", b.String(), want)
+	}
+}
