@@ -67,37 +67,54 @@ type Allocations struct {
 func (a *Allocations) UnmarshalJSON(b []byte) error {
 	type plain Allocations
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	raw, err := decodeAllocations(b, &p)
+	if err != nil {
 		return err
+	}
+	*a = Allocations(p)
+	var classes map[string][]string
+	a.Providers, classes, err = allocationOrder(raw)
+	for rp, cs := range classes {
+		pa := a.Allocations[rp]
+		pa.Classes = cs
+		a.Allocations[rp] = pa
+	}
+	return err
+}
+
+// decodeAllocations decodes b into v (a type without UnmarshalJSON) and
+// returns b's "allocations" member as it came.
+func decodeAllocations(b []byte, v any) (json.RawMessage, error) {
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, err
 	}
 	var raw struct {
 		Allocations json.RawMessage `json:"allocations"`
 	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
+	err := json.Unmarshal(b, &raw)
+	return raw.Allocations, err
+}
+
+// allocationOrder reads the order of {key: {"resources": {class: n}}} (an
+// allocations answer keyed by provider or by consumer): its keys, and each
+// key's classes.
+func allocationOrder(obj json.RawMessage) ([]string, map[string][]string, error) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil, nil, nil
 	}
-	*a = Allocations(p)
-	if len(raw.Allocations) == 0 || raw.Allocations[0] != '{' {
-		return nil
-	}
-	var err error
-	a.Providers, err = objectKeys(raw.Allocations, func(rp string, v json.RawMessage) error {
+	classes := map[string][]string{}
+	keys, err := objectKeys(obj, func(k string, v json.RawMessage) error {
 		var res struct {
 			Resources json.RawMessage `json:"resources"`
 		}
-		if err := json.Unmarshal(v, &res); err != nil || len(res.Resources) == 0 {
+		if err := json.Unmarshal(v, &res); err != nil || len(res.Resources) == 0 || res.Resources[0] != '{' {
 			return err
 		}
-		classes, err := objectKeys(res.Resources, nil)
-		if err != nil {
-			return err
-		}
-		pa := a.Allocations[rp]
-		pa.Classes = classes
-		a.Allocations[rp] = pa
-		return nil
+		var err error
+		classes[k], err = objectKeys(res.Resources, nil)
+		return err
 	})
-	return err
+	return keys, classes, err
 }
 
 // objectKeys are the keys of a JSON object in their order; each is
@@ -255,32 +272,18 @@ type ProviderAllocationsList struct {
 func (l *ProviderAllocationsList) UnmarshalJSON(b []byte) error {
 	type plain ProviderAllocationsList
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	var raw struct {
-		Allocations json.RawMessage `json:"allocations"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
+	raw, err := decodeAllocations(b, &p)
+	if err != nil {
 		return err
 	}
 	*l = ProviderAllocationsList(p)
-	if len(raw.Allocations) == 0 || raw.Allocations[0] != '{' {
-		return nil
-	}
-	var err error
-	l.Consumers, err = objectKeys(raw.Allocations, func(c string, v json.RawMessage) error {
-		var res struct {
-			Resources json.RawMessage `json:"resources"`
-		}
-		if err := json.Unmarshal(v, &res); err != nil || len(res.Resources) == 0 || res.Resources[0] != '{' {
-			return err
-		}
+	var classes map[string][]string
+	l.Consumers, classes, err = allocationOrder(raw)
+	for c, cs := range classes {
 		ca := l.Allocations[c]
-		ca.Classes, err = objectKeys(res.Resources, nil)
+		ca.Classes = cs
 		l.Allocations[c] = ca
-		return err
-	})
+	}
 	return err
 }
 

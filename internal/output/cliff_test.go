@@ -81,11 +81,7 @@ func TestMatchesCliff(t *testing.T) {
 	for _, row := range rows {
 		r.Add(row...)
 	}
-	for _, tc := range []struct {
-		format string
-		opts   Options
-		args   map[string]any
-	}{
+	matchCliff(t, r, cols, rows, []cliffCase{
 		{CSV, Options{}, nil},
 		{CSV, Options{Quote: "all"}, map[string]any{"quote_mode": "all"}},
 		{CSV, Options{Quote: "minimal"}, map[string]any{"quote_mode": "minimal"}},
@@ -105,17 +101,30 @@ func TestMatchesCliff(t *testing.T) {
 		// issue 21: numeric columns right-aligned as cliff's table (found by TestDifferentialOSC).
 		{Table, Options{Columns: []string{"id", "name", "ratio", "ok"}}, map[string]any{"columns": []string{"id", "name", "ratio", "ok"}}},
 		{Table, Options{SortColumns: []string{"id"}, SortDescending: true, Columns: []string{"id", "ratio"}}, map[string]any{"sort_columns": []string{"id"}, "sort_direction": "desc", "columns": []string{"id", "ratio"}}},
-	} {
+	})
+}
+
+// cliffCase is one way of printing rows: rpctl's options and cliff's
+// parsed arguments.
+type cliffCase struct {
+	format string
+	opts   Options
+	args   map[string]any
+}
+
+// matchCliff prints r in every case and compares with cliff's output.
+func matchCliff(t *testing.T, r Rows, cols []string, rows [][]any, cases []cliffCase) {
+	t.Helper()
+	for _, tc := range cases {
 		tc.opts.Format = tc.format
 		var b bytes.Buffer
 		if err := tc.opts.Write(&b, r, nil); err != nil {
 			t.Fatal(err)
 		}
-		if args := tc.args; args == nil {
+		if tc.args == nil {
 			tc.args = map[string]any{}
 		}
-		want := cliffOutput(t, tc.format, cols, rows, tc.args)
-		if b.String() != want {
+		if want := cliffOutput(t, tc.format, cols, rows, tc.args); b.String() != want {
 			t.Errorf("-f %s %+v:\nrpctl\n%s\ncliff\n%s", tc.format, tc.opts, b.String(), want)
 		}
 	}
@@ -270,11 +279,7 @@ func TestDictMatchesCliff(t *testing.T) {
 	for _, row := range rows {
 		r.Add(row...)
 	}
-	for _, tc := range []struct {
-		format string
-		opts   Options
-		args   map[string]any
-	}{
+	matchCliff(t, r, cols, rows, []cliffCase{
 		{Table, Options{}, nil},
 		{Value, Options{}, nil},
 		{JSON, Options{}, nil},
@@ -283,19 +288,7 @@ func TestDictMatchesCliff(t *testing.T) {
 		{CSV, Options{Quote: "minimal"}, map[string]any{"quote_mode": "minimal"}},
 		{CSV, Options{Quote: "none"}, map[string]any{"quote_mode": "none"}},
 		{CSV, Options{Columns: []string{"usage"}, SortColumns: []string{"resource_class"}, SortDescending: true}, map[string]any{"columns": []string{"usage"}, "sort_columns": []string{"resource_class"}, "sort_direction": "desc"}},
-	} {
-		tc.opts.Format = tc.format
-		var b bytes.Buffer
-		if err := tc.opts.Write(&b, r, nil); err != nil {
-			t.Fatal(err)
-		}
-		if tc.args == nil {
-			tc.args = map[string]any{}
-		}
-		if want := cliffOutput(t, tc.format, cols, rows, tc.args); b.String() != want {
-			t.Errorf("-f %s %+v:\nrpctl\n%s\ncliff\n%s", tc.format, tc.opts, b.String(), want)
-		}
-	}
+	})
 
 	rec := Record([]string{"uuid", "allocations"}, "2222-a", nested)
 	for _, format := range []string{Table, Value, JSON, YAML} {
