@@ -188,7 +188,6 @@ func (s *Store) providerNames(ctx context.Context, uuid, notFound, q string) (in
 	var gen int64
 	var out []string
 	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		out = nil
 		p, err := s.provider(ctx, tx, uuid, strings.ReplaceAll(notFound, notFoundMsg, strings.Replace(notFoundMsg, "%s", uuid, 1)))
 		if err != nil {
 			return err
