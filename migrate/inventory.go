@@ -391,9 +391,9 @@ type Inventory struct {
 	Cells     []Cell
 	Placement Placement
 	Config    InventoryConfig
-	// Parallel workers write groups of GroupSize nodes, each group in one
-	// transaction (a failing node is retried alone, so it neither undoes
-	// nor blocks the others).
+	// Parallel workers write groups of GroupSize nodes; every node is a
+	// transaction of its own (a failing node neither undoes nor blocks the
+	// others), and a store may send a group's transactions together.
 	Parallel  int
 	GroupSize int
 	// Progress, when set, is told after every group how many of the

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,7 +29,10 @@ import (
 // so both see the same machine; it reports the medians, nodes/s and their
 // ratio (issue 22's target: within 1.3x of the floor). The migration writes
 // its first groups while the later rows are still planned, so "first group
-// written after" is no longer the planning time.
+// written after" is no longer the planning time. The CPU time of the MariaDB
+// server and of the migration (this process) during each run say whose work
+// the difference is: the floor writes in one transaction, the migration one
+// transaction per node.
 func BenchmarkInventory100k(b *testing.B) {
 	if os.Getenv("RPCTL_BENCH") == "" {
 		b.Skip("set RPCTL_BENCH=1 (make bench) to migrate 100,000 nodes")
@@ -47,7 +51,8 @@ func BenchmarkInventory100k(b *testing.B) {
 		nullIDs = append(nullIDs, fmt.Sprint(id))
 	}
 	cfg := migrate.InventoryConfig{Layout: migrate.LayoutFlat, Ratios: config.DefaultOptions().Ratios, Reserved: config.Reserved{MemoryMB: 512}}
-	var migr, bulk []float64
+	var migr, bulk, migrSrv, bulkSrv, migrSelf []float64
+	server := serverCPU(b, cell)
 	runs := max(b.N, 3)
 	b.ResetTimer()
 	for i := 0; i < runs; i++ {
@@ -60,6 +65,7 @@ func BenchmarkInventory100k(b *testing.B) {
 		placement, _ := mysqlDB(b, schema.PartPlacement, storage.RolePlacement, "")
 		floorDB, _ := mysqlDB(b, schema.PartPlacement, storage.RolePlacement, "")
 		b.StartTimer()
+		srv0, self0 := server(), selfCPU()
 		start := time.Now()
 		m := &migrate.Inventory{Cells: cellStores(cell), Placement: placementStore(placement), Config: cfg, Parallel: benchParallel()}
 		var planned time.Duration // until the first group is written: reading and planning
@@ -73,6 +79,7 @@ func BenchmarkInventory100k(b *testing.B) {
 			b.Fatalf("summary %+v: %v", sum, err)
 		}
 		migr = append(migr, time.Since(start).Seconds())
+		migrSrv, migrSelf = append(migrSrv, server()-srv0), append(migrSelf, selfCPU()-self0)
 		b.StopTimer()
 
 		st, err := placementdb.LoadPlacementState(ctx, placement)
@@ -95,12 +102,14 @@ func BenchmarkInventory100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		srv0 = server()
 		start = time.Now()
 		if err := placementdb.BulkLoadProviders(ctx, floorDB, ids, ps); err != nil {
 			b.Fatal(err)
 		}
-		bulk = append(bulk, time.Since(start).Seconds())
-		b.Logf("run %d: migrate %.2fs (first group written after %.2fs), bulk insert %.2fs", i+1, migr[i], planned.Seconds(), bulk[i])
+		bulk, bulkSrv = append(bulk, time.Since(start).Seconds()), append(bulkSrv, server()-srv0)
+		b.Logf("run %d: migrate %.2fs (first group written after %.2fs; CPU: MariaDB %.2fs, migration %.2fs), bulk insert %.2fs (MariaDB %.2fs)",
+			i+1, migr[i], planned.Seconds(), migrSrv[i], migrSelf[i], bulk[i], bulkSrv[i])
 	}
 	b.StopTimer()
 	med := func(v []float64) float64 {
@@ -113,7 +122,47 @@ func BenchmarkInventory100k(b *testing.B) {
 	b.ReportMetric(m, "migrate_s")
 	b.ReportMetric(f, "bulk_insert_s")
 	b.ReportMetric(m/f, "ratio_to_bulk")
+	b.ReportMetric(med(migrSrv), "migrate_mariadb_cpu_s")
+	b.ReportMetric(med(migrSelf), "migrate_rpctl_cpu_s")
+	b.ReportMetric(med(bulkSrv), "bulk_mariadb_cpu_s")
 	b.ReportMetric(float64(runs), "runs")
+}
+
+// serverCPU returns a reader of the MariaDB server's CPU time (user and
+// system, seconds) when the server runs on this machine (make bench's
+// does), so that the figures say whose work a run is; else a reader of 0.
+func serverCPU(b *testing.B, db *storage.DB) func() float64 {
+	var pidFile string
+	if err := db.GetContext(context.Background(), &pidFile, "SELECT @@pid_file"); err != nil {
+		b.Fatal(err)
+	}
+	pid, err := os.ReadFile(pidFile)
+	if err != nil {
+		b.Logf("MariaDB's CPU not measured: %v", err)
+		return func() float64 { return 0 }
+	}
+	stat := "/proc/" + strings.TrimSpace(string(pid)) + "/stat"
+	return func() float64 {
+		raw, err := os.ReadFile(stat)
+		if err != nil {
+			return 0
+		}
+		// Fields after the command's closing parenthesis; utime and stime
+		// are the 14th and 15th of the line, in clock ticks (100 per s).
+		f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+		u, _ := strconv.ParseFloat(f[11], 64)
+		s, _ := strconv.ParseFloat(f[12], 64)
+		return (u + s) / 100
+	}
+}
+
+// selfCPU is this process's CPU time so far (the migration runs in it).
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // benchParallel is the command's --parallel default, or

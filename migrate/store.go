@@ -191,8 +191,8 @@ type Placement interface {
 	// EnsurePlacementNames creates the classes, traits and aggregates that
 	// are missing and returns every id.
 	EnsurePlacementNames(ctx context.Context, classes, traits, aggregates []string) (*PlacementIDs, error)
-	// WriteNodes writes each node's providers in one transaction per node
-	// (or per group, falling back to one per node); errs[i] is node i's.
+	// WriteNodes writes each node's providers in one transaction per node;
+	// errs[i] is node i's.
 	WriteNodes(ctx context.Context, ids *PlacementIDs, nodes []NodeWrite) []error
 	// SingleWriter is true for a database that takes one writer at a time
 	// (SQLite), where parallel workers only wait for each other.

@@ -44,6 +44,11 @@ type DB struct {
 	// Galera is set when the server is a Galera cluster node (wsrep_on
 	// with a provider): its sessions then read with wsrep_sync_wait.
 	Galera bool
+
+	// driverDSN is what the pool was opened with (MySQL only); scripts is
+	// the second pool ScriptConn opens from it on first use.
+	driverDSN string
+	scripts   *scriptPool
 }
 
 // IsMySQL reports whether the database is MySQL/MariaDB (else SQLite).
@@ -86,6 +91,9 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 	}
 	db, err := openPool(ctx, t, role, name, driverDSN)
 	if err != nil || cfg == nil || !isGaleraNode(ctx, db) {
+		if db != nil {
+			db.driverDSN = driverDSN
+		}
 		return db, err
 	}
 	// A Galera node applies the other nodes' writes asynchronously: without
@@ -100,10 +108,12 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 	if _, set := cfg.Params["wsrep_sync_wait"]; !set {
 		cfg.Params["wsrep_sync_wait"] = GaleraSyncWait
 	}
-	if db, err = openPool(ctx, t, role, name, cfg.FormatDSN()); err != nil {
+	driverDSN = cfg.FormatDSN()
+	if db, err = openPool(ctx, t, role, name, driverDSN); err != nil {
 		return nil, err
 	}
 	db.Galera = true
+	db.driverDSN = driverDSN
 	return db, nil
 }
 
@@ -146,7 +156,7 @@ func openPool(ctx context.Context, t dsn.Target, role Role, name, driverDSN stri
 		}
 		x = sqlx.NewDb(sql.OpenDB(loggingConnector{conn, label}), t.Driver)
 	}
-	db := &DB{DB: x, Role: role, Name: name, Target: t}
+	db := &DB{DB: x, Role: role, Name: name, Target: t, scripts: &scriptPool{}}
 	if t.Driver == dsn.SQLite {
 		// One writer at a time is SQLite's model; a single connection also
 		// keeps ":memory:" databases from splitting into several.

@@ -241,24 +241,35 @@ func createCustomClass(ctx context.Context, db *storage.DB, name string) (int64,
 	return 0, db.Errorf("create resource class %s: gave up after 10 id conflicts", name)
 }
 
-// WriteNodes applies each node's writes atomically. Nodes are first written
-// together in one transaction; if that fails, each node is retried in its
-// own transaction so that one bad node neither undoes nor blocks the
-// others. The result has one error (or nil) per node.
+// WriteNodes applies each node's writes atomically, each node in a
+// transaction of its own, so that one bad node neither undoes nor blocks
+// the others. On MySQL the nodes that only create providers go as scripts,
+// many transactions per round trip (writeScripts); the others, every node
+// on SQLite and every node on a Galera node, one transaction at a time.
+// Not on Galera: a brute-force abort (a replicated write winning a
+// conflict) can end a script's transaction between its statements, and the
+// rest of the script then ran outside it — the Galera race test caught an
+// inventories row committed on its own after its provider's insert was
+// rolled back. One statement per round trip meets the abort as an error in
+// the transaction. The result has one error (or nil) per node.
 func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, nodes []migrate.NodeWrite) []error {
 	errs := make([]error, len(nodes))
-	if len(nodes) == 0 {
-		return errs
-	}
-	err := db.SessionTx(ctx, func(tx *sqlx.Tx) error { return writeGroup(ctx, db, tx, ids, nodes) })
-	err = markDuplicate(err)
-	if err == nil || len(nodes) == 1 || ctx.Err() != nil || storage.InDoubt(err) {
-		for i := range errs {
-			errs[i] = err
-		}
-		return errs
-	}
+	var fast, slow []int
 	for i := range nodes {
+		if db.IsMySQL() && !db.Galera && scriptable(&nodes[i], ids) {
+			fast = append(fast, i)
+		} else {
+			slow = append(slow, i)
+		}
+	}
+	if len(fast) > 0 && !writeScripts(ctx, db, ids, nodes, fast, errs) {
+		slow = append(slow, fast...)
+	}
+	for _, i := range slow {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			continue
+		}
 		errs[i] = markDuplicate(db.SessionTx(ctx, func(tx *sqlx.Tx) error { return writeGroup(ctx, db, tx, ids, nodes[i:i+1]) }))
 	}
 	return errs

@@ -1,0 +1,320 @@
+package placementdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
+)
+
+// A compute node's providers are written in one transaction of their own,
+// the unit Nova's resource tracker writes too. Sent one statement per round
+// trip, 100,000 such transactions of 7 statements cost 700,000 round trips,
+// five times the whole migration's other work. Scripts keep the
+// transaction per node and send many of them per round trip: each node is
+// START TRANSACTION, its statements, COMMIT, then a marker SELECT with the
+// node's index, so that the client knows how far the server got when a
+// statement fails (the server stops the script at the first error).
+
+// maxScriptSQL bounds one script (the same limit as one literal INSERT).
+const maxScriptSQL = 1 << 20
+
+// scriptable reports whether w can be sent as literal SQL in a script: a
+// node whose providers are all new, parents before children within the
+// node, with no allocation moves, and values that read the same in every
+// sql_mode. Anything else (a layout switch, an update of an existing
+// provider) goes through writeGroup, one node per transaction.
+func scriptable(w *migrate.NodeWrite, ids *migrate.PlacementIDs) bool {
+	if len(w.Moves) > 0 || len(w.Providers) == 0 {
+		return false
+	}
+	seen := make(map[string]bool, len(w.Providers))
+	for i := range w.Providers {
+		p := &w.Providers[i]
+		if !p.Create || len(p.UpdateInventories) > 0 || len(p.DeleteInventories) > 0 || len(p.RemoveAggregates) > 0 {
+			return false
+		}
+		if p.ParentUUID != "" && !seen[p.ParentUUID] {
+			return false
+		}
+		seen[p.UUID] = true
+		for rc, v := range p.AddInventories {
+			if _, ok := ids.Classes[rc]; !ok || !finite(v.AllocationRatio) {
+				return false
+			}
+		}
+		for _, t := range p.AddTraits {
+			if _, ok := ids.Traits[t]; !ok {
+				return false
+			}
+		}
+		for _, a := range p.AddAggregates {
+			if _, ok := ids.Aggregates[a]; !ok {
+				return false
+			}
+		}
+		if _, ok := sqlutil.AppendLiteral(nil, p.UUID); !ok {
+			return false
+		}
+		if _, ok := sqlutil.AppendLiteral(nil, p.Name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func finite(f float64) bool { _, ok := sqlutil.AppendLiteral(nil, f); return ok }
+
+// appendNodeScript appends node k's transaction and marker to b.
+func appendNodeScript(b []byte, k int, w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any) []byte {
+	lit := func(b []byte, v any) []byte {
+		b, _ = sqlutil.AppendLiteral(b, v) // scriptable checked every value
+		return b
+	}
+	ts := lit(nil, now)
+	vars := make(map[string]int, len(w.Providers))
+	v := func(b []byte, uuid string) []byte {
+		return strconv.AppendInt(append(b, "@rp"...), int64(vars[uuid]), 10)
+	}
+	b = append(b, "START TRANSACTION;\n"...)
+	for i := range w.Providers {
+		p := &w.Providers[i]
+		vars[p.UUID] = i
+		if p.ParentUUID == "" {
+			b = append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation) VALUES ("...)
+		} else {
+			b = append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation, parent_provider_id, root_provider_id) VALUES ("...)
+		}
+		b = append(b, ts...)
+		b = lit(append(b, ", "...), p.UUID)
+		b = lit(append(b, ", "...), p.Name)
+		b = lit(append(b, ", "...), p.Generation)
+		if p.ParentUUID != "" {
+			b = v(append(b, ", "...), p.ParentUUID)
+			b = append(b, ", @rp"...)
+			b = strconv.AppendInt(b, int64(vars[rootOf(w, p.ParentUUID)]), 10)
+		}
+		b = v(append(b, ");\nSET "...), p.UUID)
+		b = append(b, " = LAST_INSERT_ID();\n"...)
+		if p.ParentUUID == "" {
+			// Placement's _create_in_db sets a root's root_provider_id to
+			// its own id right after the insert, in the same transaction.
+			b = v(append(b, "UPDATE resource_providers SET root_provider_id = "...), p.UUID)
+			b = v(append(b, " WHERE id = "...), p.UUID)
+			b = append(b, ";\n"...)
+		}
+	}
+	rows := func(head string, each func(b []byte, p *migrate.ProviderWrite) ([]byte, int)) {
+		start := len(b)
+		b = append(b, head...)
+		n := 0
+		for i := range w.Providers {
+			var m int
+			b, m = each(b, &w.Providers[i])
+			n += m
+		}
+		if n == 0 {
+			b = b[:start]
+			return
+		}
+		b = append(b[:len(b)-2], ";\n"...) // the last row's ", "
+	}
+	rows("INSERT INTO inventories (created_at, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio) VALUES ", func(b []byte, p *migrate.ProviderWrite) ([]byte, int) {
+		for _, rc := range slices.Sorted(maps.Keys(p.AddInventories)) {
+			inv := p.AddInventories[rc]
+			b = append(append(b, '('), ts...)
+			b = v(append(b, ", "...), p.UUID)
+			for _, x := range []any{ids.Classes[rc], inv.Total, inv.Reserved, inv.MinUnit, inv.MaxUnit, inv.StepSize, inv.AllocationRatio} {
+				b = lit(append(b, ", "...), x)
+			}
+			b = append(b, "), "...)
+		}
+		return b, len(p.AddInventories)
+	})
+	rows("INSERT INTO resource_provider_traits (created_at, trait_id, resource_provider_id) VALUES ", func(b []byte, p *migrate.ProviderWrite) ([]byte, int) {
+		for _, t := range p.AddTraits {
+			b = append(append(b, '('), ts...)
+			b = lit(append(b, ", "...), ids.Traits[t])
+			b = append(v(append(b, ", "...), p.UUID), "), "...)
+		}
+		return b, len(p.AddTraits)
+	})
+	rows("INSERT INTO resource_provider_aggregates (created_at, resource_provider_id, aggregate_id) VALUES ", func(b []byte, p *migrate.ProviderWrite) ([]byte, int) {
+		for _, a := range p.AddAggregates {
+			b = append(append(b, '('), ts...)
+			b = v(append(b, ", "...), p.UUID)
+			b = append(lit(append(b, ", "...), ids.Aggregates[a]), "), "...)
+		}
+		return b, len(p.AddAggregates)
+	})
+	b = append(b, "COMMIT;\nSELECT "...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	return append(b, ";\n"...)
+}
+
+// rootOf is the root of the node's provider uuid (parents come first).
+func rootOf(w *migrate.NodeWrite, uuid string) string {
+	for {
+		parent := ""
+		for i := range w.Providers {
+			if w.Providers[i].UUID == uuid {
+				parent = w.Providers[i].ParentUUID
+				break
+			}
+		}
+		if parent == "" {
+			return uuid
+		}
+		uuid = parent
+	}
+}
+
+// writeScripts writes the nodes listed in idx, each in its own
+// transaction, many per round trip, and sets errs for them. It returns
+// false, having written nothing, when the database takes no scripts.
+//
+// A node whose statement fails gets that error; the nodes before it have
+// committed (their markers came back) and the ones after it are sent again.
+// A deadlock, a lock wait timeout or a Galera certification failure is
+// retried from the failed node on, as storage.Retry retries a transaction.
+// When the connection is lost, the failed node and every later one of the
+// script are in doubt: the server may have gone on past the last marker the
+// client read, so they get the error wrapped with the session
+// (storage.SessionError), for the caller's read-back.
+func writeScripts(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, nodes []migrate.NodeWrite, idx []int, errs []error) bool {
+	var c scriptConn
+	defer c.release(false)
+	if err := c.open(ctx, db); err != nil {
+		if err == storage.ErrNoScripts {
+			return false
+		}
+		for _, i := range idx {
+			errs[i] = err
+		}
+		return true
+	}
+	now := db.Now()
+	from := 0 // idx[from:] are not written yet
+	inDoubt := false
+	err := storage.Retry(ctx, func() error {
+		for from < len(idx) {
+			if c.conn == nil {
+				if err := c.open(ctx, db); err != nil {
+					return err
+				}
+			}
+			b := make([]byte, 0, 64<<10)
+			to := from
+			for to < len(idx) && (to == from || len(b) < maxScriptSQL) {
+				b = appendNodeScript(b, to, &nodes[idx[to]], ids, now)
+				to++
+			}
+			done, err := runScript(ctx, c.conn, string(b), from)
+			from = done
+			if err == nil {
+				continue
+			}
+			err = db.Errorf("write compute node providers %s: %w", nodes[idx[from]].Providers[0].UUID, storage.CleanError(err))
+			if storage.InDoubt(err) || ctx.Err() != nil {
+				inDoubt = true
+				return &storage.SessionError{Session: c.session, Err: err}
+			}
+			// The server refused a statement of node from and ran nothing
+			// after it; the node's transaction may still be open. A
+			// ROLLBACK can fail too (on Galera a brute-force abort is
+			// reported to the statement after it): then the connection
+			// goes, and with it the transaction, which the server rolls
+			// back when its client leaves.
+			if rollback(ctx, c.conn) != nil {
+				c.release(true)
+			}
+			if storage.Retryable(err) {
+				return err
+			}
+			errs[idx[from]] = markDuplicate(err)
+			from++
+		}
+		return nil
+	})
+	if err != nil {
+		if inDoubt {
+			c.release(true)
+		}
+		for _, i := range idx[from:] {
+			errs[i] = err
+		}
+	}
+	return true
+}
+
+// scriptConn is the connection scripts are sent on and its server session.
+type scriptConn struct {
+	conn    *sql.Conn
+	session int64
+}
+
+func (c *scriptConn) open(ctx context.Context, db *storage.DB) error {
+	conn, err := db.ScriptConn(ctx)
+	if err != nil {
+		return err
+	}
+	c.conn = conn
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&c.session); err != nil {
+		c.release(true)
+		return db.Errorf("begin transaction: %w", storage.CleanError(err))
+	}
+	return nil
+}
+
+// release hands the connection back, or closes it when its transaction
+// state is unknown (discard): the pool's next START TRANSACTION would
+// commit whatever it left open.
+func (c *scriptConn) release(discard bool) {
+	if c.conn == nil {
+		return
+	}
+	if discard {
+		c.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	c.conn.Close()
+	c.conn = nil
+}
+
+// runScript sends one script whose first node is number first and returns
+// the number of the first node whose marker did not come back.
+func runScript(ctx context.Context, conn *sql.Conn, script string, first int) (int, error) {
+	done := first
+	rows, err := conn.QueryContext(ctx, script)
+	if err != nil {
+		return done, err
+	}
+	defer rows.Close()
+	for {
+		for rows.Next() {
+			var k int
+			if err := rows.Scan(&k); err != nil {
+				return done, err
+			}
+			if k != done {
+				return done, fmt.Errorf("script marker %d where %d was expected", k, done)
+			}
+			done++
+		}
+		if !rows.NextResultSet() {
+			break
+		}
+	}
+	return done, rows.Err()
+}
+
+func rollback(ctx context.Context, conn *sql.Conn) error {
+	_, err := conn.ExecContext(ctx, "ROLLBACK")
+	return err
+}

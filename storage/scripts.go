@@ -1,0 +1,76 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+)
+
+// scriptPool is a second connection pool to the same MySQL server whose
+// connections accept several statements per round trip.
+type scriptPool struct {
+	once sync.Once
+	db   *sqlx.DB
+	err  error
+}
+
+// ErrNoScripts is ScriptConn's answer for a database that cannot take
+// several statements in one round trip (SQLite, or a handle not opened by
+// Open): the caller sends them one by one.
+var ErrNoScripts = errors.New("database takes one statement per round trip")
+
+// ScriptConn returns a connection on which one query may carry several
+// statements, separated by semicolons (go-sql-driver's multiStatements),
+// from a second pool of the same server and settings (a Galera node's
+// causality wait included), opened on first use and closed with db.
+//
+// It exists so that many small transactions can be sent in one round trip
+// each way: a round trip per statement, not the server's work, is what
+// makes one transaction per row slow. The pool is separate so that no other
+// statement of rpctl's ever runs on a connection that would execute a
+// second statement smuggled into its text. Whoever sends a script must
+// leave no transaction open on the connection: a later START TRANSACTION
+// would commit it.
+func (db *DB) ScriptConn(ctx context.Context) (*sql.Conn, error) {
+	if !db.IsMySQL() || db.driverDSN == "" || db.scripts == nil {
+		return nil, ErrNoScripts
+	}
+	p := db.scripts
+	p.once.Do(func() {
+		cfg, err := mysql.ParseDSN(db.driverDSN)
+		if err != nil {
+			p.err = err
+			return
+		}
+		cfg.MultiStatements = true
+		var x *DB
+		if x, p.err = openPool(ctx, db.Target, db.Role, db.Name, cfg.FormatDSN()); p.err == nil {
+			p.db = x.DB
+		}
+	})
+	if p.err != nil {
+		return nil, p.err
+	}
+	c, err := p.db.Conn(ctx)
+	if err != nil {
+		return nil, db.Errorf("connect: %w", CleanError(err))
+	}
+	return c, nil
+}
+
+// Close closes the database's pools.
+func (db *DB) Close() error {
+	err := db.DB.Close()
+	if p := db.scripts; p != nil {
+		// Wait for an opening in progress; later ones find err set.
+		p.once.Do(func() { p.err = errors.New("database closed") })
+		if p.db != nil {
+			err = errors.Join(err, p.db.Close())
+		}
+	}
+	return err
+}
