@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 out="${TMPDIR:-/tmp}/rpctl-bench.txt"
 : >"$out"
 say() { echo "$@" | tee -a "$out"; }
-say "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || rev="$rev+changes"
+say "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $rev, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Start-up, whole process, medians of hyperfine runs against /bin/true as
 # the floor: `rpctl --version`, and `rpctl compute-node list` on an empty
@@ -47,5 +49,11 @@ if [ -z "${RPCTL_TEST_MYSQL:-}" ]; then
   export RPCTL_TEST_MYSQL
 fi
 export RPCTL_INTEGRATION=1 RPCTL_BENCH=1
-go test -run '^$' -bench "${BENCH:-.}" -benchmem -count "${COUNT:-1}" -timeout 60m ./... 2>&1 | tee -a "$out"
+go test -run '^$' -bench "${BENCH:-.}" -benchmem -count "${COUNT:-1}" -timeout 60m ./... 2>&1 | tee -a "$out" ||
+  say "go test failed (above): the table below lacks what did not run"
 say "finished $(date -u '+%H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# The table of this run, for README.md and docs/benchmarks.md
+# (scripts/bench-table.py OUT --update README.md docs/benchmarks.md puts it there).
+echo
+scripts/bench-table.py "$out" | tee "${out%.txt}.md"
+echo "(the output is in $out, the table in ${out%.txt}.md)"
