@@ -29,26 +29,22 @@ import (
 // switch to the binary one.
 type providerScope struct {
 	roots []int64 // nil: every provider
-	// providers, when narrowing read them, are every provider row: the
+	// providers, when narrowing read them, are every provider row, and
+	// rootIDs their roots (-1 for NULL, which no tree kept has): the
 	// scope's are taken from them instead of read again.
-	providers []treeRow
-}
-
-// treeRow is a provider row with its root (hasRoot false: NULL).
-type treeRow struct {
-	candidates.ProviderRow
-	root    int64
-	hasRoot bool
+	providers []candidates.ProviderRow
+	rootIDs   []int64
 }
 
 // inScope returns the rows of s.providers in the scope's trees.
 func (s providerScope) inScope() []candidates.ProviderRow {
+	if s.roots == nil {
+		return s.providers
+	}
 	out := make([]candidates.ProviderRow, 0, len(s.providers))
-	for _, p := range s.providers {
-		if s.roots == nil {
-			out = append(out, p.ProviderRow)
-		} else if _, ok := slices.BinarySearch(s.roots, p.root); ok && p.hasRoot {
-			out = append(out, p.ProviderRow)
+	for i, p := range s.providers {
+		if _, ok := slices.BinarySearch(s.roots, s.rootIDs[i]); ok {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -139,7 +135,7 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 		err := q(table, query, args, func(r *sql.Rows) error {
 			var id int64
 			err := r.Scan(&id)
-			out = append(out, id)
+			out = push(out, id)
 			return err
 		})
 		return out, err
@@ -305,7 +301,8 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 	hasTrees := false
 	allRoots := map[int64]bool{}
 	raw := newRawRow(6)
-	var tree []treeRow
+	var tree []candidates.ProviderRow
+	var treeRoots []int64
 	err = q("resource_providers", `SELECT id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`, nil, func(r *sql.Rows) error {
 		if err := raw.scan(r); err != nil {
 			return err
@@ -319,8 +316,11 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 		if ok {
 			rootOf[p.ID] = root
 			allRoots[root] = true
+		} else {
+			root = -1
 		}
-		tree = append(tree, treeRow{p, root, ok})
+		tree = push(tree, p)
+		treeRoots = push(treeRoots, root)
 		return raw.err
 	})
 	if err != nil {
@@ -353,7 +353,7 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 		}
 	}
 	if len(keep) == len(allRoots) {
-		return providerScope{providers: tree}, hasTrees, nil // nothing to leave out
+		return providerScope{providers: tree, rootIDs: treeRoots}, hasTrees, nil // nothing to leave out
 	}
 	if len(inTrees) > 0 {
 		// By name too: the command resolves an in_tree value that is no
@@ -367,7 +367,7 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 	}
 	keep = append(keep, rootsOf(sharingProviders)...)
 	slices.Sort(keep)
-	return providerScope{roots: slices.Compact(keep), providers: tree}, hasTrees, nil
+	return providerScope{roots: slices.Compact(keep), providers: tree, rootIDs: treeRoots}, hasTrees, nil
 }
 
 func anys(s []string) []any {
