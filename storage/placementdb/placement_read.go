@@ -92,14 +92,11 @@ func readPlacementRows(ctx context.Context, db *storage.DB, tx *sqlx.Tx, scope p
 		}
 		named := func(table, q string, dst *[]candidates.NamedRow) error {
 			return scanPlacementRows(ctx, db, tx, table, q, func(rows *sql.Rows) error {
-				var r candidates.NamedRow
-				var name sql.NullString
-				if err := rows.Scan(&r.ID, &name); err != nil {
+				if err := raw2.scan(rows); err != nil {
 					return err
 				}
-				r.Name = name.String
-				*dst = push(*dst, r)
-				return nil
+				*dst = push(*dst, candidates.NamedRow{ID: raw2.int(0), Name: raw2.str(1)})
+				return raw2.err
 			})
 		}
 		if err := named("resource_classes", `SELECT id, name FROM resource_classes`, &in.ResourceClasses); err != nil {
