@@ -2,11 +2,8 @@ package placementdb
 
 import (
 	"context"
-	"database/sql"
 	"maps"
 	"slices"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/internal/standards"
@@ -89,12 +86,12 @@ func (s providerScope) where(col string) string {
 // (randomize) use LoadPlacementModel.
 func LoadPlacementModelFor(ctx context.Context, db *storage.DB, req *candidates.Request) (*candidates.ModelInput, error) {
 	var in *candidates.ModelInput
-	err := db.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		scope, hasTrees, err := narrowRoots(ctx, db, tx, req)
+	err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
+		scope, hasTrees, err := narrowRoots(db, query, req)
 		if err != nil {
 			return err
 		}
-		if in, err = readPlacementRows(ctx, db, tx, scope); err != nil {
+		if in, err = readPlacementRows(db, query, scope); err != nil {
 			return err
 		}
 		in.HasTrees = hasTrees
@@ -109,53 +106,66 @@ func LoadPlacementModelFor(ctx context.Context, db *storage.DB, req *candidates.
 // narrowRoots returns the trees to read (nil roots: all of them) and
 // whether the database has nested providers at all (the search treats a
 // flat cloud differently, and the rows read may not show the trees).
-func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidates.Request) (providerScope, bool, error) {
-	q := func(table, query string, args []any, scan func(*sql.Rows) error) error {
-		// Literals where they can be (one round trip on MySQL instead of a
-		// prepare, an execute and a close: a dozen of these run before the
-		// read, and on a cloud where nothing can be left out they are
-		// pure overhead).
-		rows, err := sqlutil.QueryInline(ctx, db, tx, query, args...)
-		if err != nil {
-			return db.Errorf("read %s: %w", table, storage.CleanError(err))
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				return db.Errorf("read %s: %w", table, storage.CleanError(err))
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return db.Errorf("read %s: %w", table, storage.CleanError(err))
-		}
-		return nil
+func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request) (providerScope, bool, error) {
+	// Literals where they can be (one round trip on MySQL instead of a
+	// prepare, an execute and a close: a dozen of these run before the
+	// read, and on a cloud where nothing can be left out they are pure
+	// overhead).
+	q := func(table string, raw *rawRow, q string, args []any, scan func() error) error {
+		q, args = sqlutil.Inline(db, q, args...)
+		return scanRaw(db, query, table, raw, q, args, scan)
 	}
+	raw1, raw2 := newRawRow(1), newRawRow(2)
 	ids := func(table, query string, args ...any) ([]int64, error) {
 		var out []int64
-		err := q(table, query, args, func(r *sql.Rows) error {
-			var id int64
-			err := r.Scan(&id)
-			out = push(out, id)
-			return err
+		err := q(table, raw1, query, args, func() error {
+			out = push(out, raw1.int(0))
+			return raw1.err
 		})
 		return out, err
 	}
 	names := func(table, query string, args ...any) (map[string]int64, error) {
 		out := map[string]int64{}
-		err := q(table, query, args, func(r *sql.Rows) error {
-			var id int64
-			var name string
-			err := r.Scan(&id, &name)
-			out[name] = id
-			return err
+		err := q(table, raw2, query, args, func() error {
+			out[raw2.str(1)] = raw2.int(0)
+			return raw2.err
 		})
 		return out, err
 	}
-	// Whether the database has nested providers, when the tree map below
-	// is not read (it tells, for nothing more).
-	nestedOnly := func() (providerScope, bool, error) {
-		nested, err := ids("resource_providers", `SELECT id FROM resource_providers WHERE parent_provider_id IS NOT NULL LIMIT 1`)
-		return providerScope{}, len(nested) > 0, err
+	// Every provider, with its root, first: the map from the conditions'
+	// providers to their trees, whether there are trees and how many; the
+	// rows are the model's own unless some tree is left out (then they
+	// are filtered here rather than read again).
+	hasTrees := false
+	raw := newRawRow(6)
+	var tree []candidates.ProviderRow
+	var treeRoots []int64
+	err := q("resource_providers", raw, `SELECT id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`, nil, func() error {
+		p := candidates.ProviderRow{ID: raw.int(0), UUID: raw.str(1), Name: raw.str(2)}
+		p.Generation, _ = raw.nullInt(3)
+		var parent bool
+		p.ParentID, parent = raw.nullInt(4)
+		root, ok := raw.nullInt(5)
+		hasTrees = hasTrees || parent
+		if !ok {
+			root = -1
+		}
+		tree = push(tree, p)
+		treeRoots = push(treeRoots, root)
+		return raw.err
+	})
+	if err != nil {
+		return providerScope{}, false, err
+	}
+	// whole is the scope of every tree.
+	whole := providerScope{providers: tree, rootIDs: treeRoots}
+	rootOf := make(map[int64]int64, len(tree))
+	allRoots := map[int64]bool{}
+	for i, p := range tree {
+		if r := treeRoots[i]; r != -1 {
+			rootOf[p.ID] = r
+			allRoots[r] = true
+		}
 	}
 
 	// Every class and trait the request names must exist, or the full read
@@ -180,7 +190,7 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 	}
 	for _, c := range classNames {
 		if _, ok := customIDs[c]; !ok {
-			return nestedOnly()
+			return whole, hasTrees, nil
 		}
 	}
 	traitIDs, err := names("traits", `SELECT id, name FROM traits WHERE name IN (`+sqlutil.InList(len(traitNames))+`)`, anys(traitNames)...)
@@ -189,7 +199,7 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 	}
 	for _, t := range traitNames[:len(traitNames)-1] {
 		if _, ok := traitIDs[t]; !ok {
-			return nestedOnly()
+			return whole, hasTrees, nil
 		}
 	}
 	classID := func(name string) int64 {
@@ -291,40 +301,7 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 		}
 	}
 	if len(conds) == 0 {
-		return nestedOnly()
-	}
-	// Every provider, with its root: the map from the conditions'
-	// providers to their trees, whether there are trees and how many; the
-	// rows are the model's own unless some tree is left out (then they
-	// are filtered here rather than read again).
-	rootOf := map[int64]int64{}
-	hasTrees := false
-	allRoots := map[int64]bool{}
-	raw := newRawRow(6)
-	var tree []candidates.ProviderRow
-	var treeRoots []int64
-	err = q("resource_providers", `SELECT id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`, nil, func(r *sql.Rows) error {
-		if err := raw.scan(r); err != nil {
-			return err
-		}
-		p := candidates.ProviderRow{ID: raw.int(0), UUID: raw.str(1), Name: raw.str(2)}
-		p.Generation, _ = raw.nullInt(3)
-		var parent bool
-		p.ParentID, parent = raw.nullInt(4)
-		root, ok := raw.nullInt(5)
-		hasTrees = hasTrees || parent
-		if ok {
-			rootOf[p.ID] = root
-			allRoots[root] = true
-		} else {
-			root = -1
-		}
-		tree = push(tree, p)
-		treeRoots = push(treeRoots, root)
-		return raw.err
-	})
-	if err != nil {
-		return providerScope{}, false, err
+		return whole, hasTrees, nil
 	}
 	rootsOf := func(providers []int64) []int64 {
 		out := make([]int64, 0, len(providers))
@@ -353,7 +330,7 @@ func narrowRoots(ctx context.Context, db *storage.DB, tx *sqlx.Tx, req *candidat
 		}
 	}
 	if len(keep) == len(allRoots) {
-		return providerScope{providers: tree, rootIDs: treeRoots}, hasTrees, nil // nothing to leave out
+		return whole, hasTrees, nil // nothing to leave out
 	}
 	if len(inTrees) > 0 {
 		// By name too: the command resolves an in_tree value that is no

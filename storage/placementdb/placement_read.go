@@ -28,9 +28,9 @@ import (
 // (RatioMySQLFloat). SQLite's REAL column is one double for both.
 func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelInput, error) {
 	var in *candidates.ModelInput
-	err := db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
 		var err error
-		in, err = readPlacementRows(ctx, db, tx, providerScope{})
+		in, err = readPlacementRows(db, query, providerScope{})
 		return err
 	})
 	if err != nil {
@@ -39,10 +39,10 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 	return in, nil
 }
 
-// readPlacementRows is LoadPlacementModel's reading, inside tx, of the
+// readPlacementRows is LoadPlacementModel's reading, through query, of the
 // providers in scope (every provider when scope is empty) with their
 // inventories, usages and links; the name tables are read whole.
-func readPlacementRows(ctx context.Context, db *storage.DB, tx *sqlx.Tx, scope providerScope) (*candidates.ModelInput, error) {
+func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
 	invQuery := `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio FROM inventories` + scope.where("resource_provider_id")
 	if db.IsMySQL() {
@@ -53,12 +53,9 @@ func readPlacementRows(ctx context.Context, db *storage.DB, tx *sqlx.Tx, scope p
 	err := func() error {
 		if scope.providers != nil {
 			in.Providers = scope.inScope()
-		} else if err := scanPlacementRows(ctx, db, tx, "resource_providers",
-			`SELECT id, uuid, name, generation, parent_provider_id FROM resource_providers`+scope.whereRoot(),
-			func(rows *sql.Rows) error {
-				if err := raw5.scan(rows); err != nil {
-					return err
-				}
+		} else if err := scanRaw(db, query, "resource_providers", raw5,
+			`SELECT id, uuid, name, generation, parent_provider_id FROM resource_providers`+scope.whereRoot(), nil,
+			func() error {
 				r := candidates.ProviderRow{ID: raw5.int(0), UUID: raw5.str(1), Name: raw5.str(2)}
 				r.Generation, _ = raw5.nullInt(3)
 				r.ParentID, _ = raw5.nullInt(4)
@@ -67,34 +64,24 @@ func readPlacementRows(ctx context.Context, db *storage.DB, tx *sqlx.Tx, scope p
 			}); err != nil {
 			return err
 		}
-		if err := scanPlacementRows(ctx, db, tx, "inventories", invQuery,
-			func(rows *sql.Rows) error {
-				if err := raw9.scan(rows); err != nil {
-					return err
-				}
-				in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw9.int(0), ResourceClassID: raw9.int(1),
-					Total: raw9.int(2), Reserved: raw9.int(3), MinUnit: raw9.int(4), MaxUnit: raw9.int(5), StepSize: raw9.int(6),
-					AllocationRatio: raw9.float(7), SQLRatio: raw9.float(8)})
-				return raw9.err
-			}); err != nil {
+		if err := scanRaw(db, query, "inventories", raw9, invQuery, nil, func() error {
+			in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw9.int(0), ResourceClassID: raw9.int(1),
+				Total: raw9.int(2), Reserved: raw9.int(3), MinUnit: raw9.int(4), MaxUnit: raw9.int(5), StepSize: raw9.int(6),
+				AllocationRatio: raw9.float(7), SQLRatio: raw9.float(8)})
+			return raw9.err
+		}); err != nil {
 			return err
 		}
-		if err := scanPlacementRows(ctx, db, tx, "allocations",
-			`SELECT resource_provider_id, resource_class_id, SUM(used) FROM allocations`+scope.where("resource_provider_id")+` GROUP BY resource_provider_id, resource_class_id`,
-			func(rows *sql.Rows) error {
-				if err := raw3.scan(rows); err != nil {
-					return err
-				}
+		if err := scanRaw(db, query, "allocations", raw3,
+			`SELECT resource_provider_id, resource_class_id, SUM(used) FROM allocations`+scope.where("resource_provider_id")+` GROUP BY resource_provider_id, resource_class_id`, nil,
+			func() error {
 				in.Usages = push(in.Usages, candidates.UsageRow{ProviderID: raw3.int(0), ResourceClassID: raw3.int(1), Used: raw3.int(2)})
 				return raw3.err
 			}); err != nil {
 			return err
 		}
 		named := func(table, q string, dst *[]candidates.NamedRow) error {
-			return scanPlacementRows(ctx, db, tx, table, q, func(rows *sql.Rows) error {
-				if err := raw2.scan(rows); err != nil {
-					return err
-				}
+			return scanRaw(db, query, table, raw2, q, nil, func() error {
 				*dst = push(*dst, candidates.NamedRow{ID: raw2.int(0), Name: raw2.str(1)})
 				return raw2.err
 			})
@@ -109,10 +96,7 @@ func readPlacementRows(ctx context.Context, db *storage.DB, tx *sqlx.Tx, scope p
 			return err
 		}
 		link := func(table, q string, dst *[]candidates.LinkRow) error {
-			return scanPlacementRows(ctx, db, tx, table, q, func(rows *sql.Rows) error {
-				if err := raw2.scan(rows); err != nil {
-					return err
-				}
+			return scanRaw(db, query, table, raw2, q, nil, func() error {
 				*dst = push(*dst, candidates.LinkRow{ProviderID: raw2.int(0), OtherID: raw2.int(1)})
 				return raw2.err
 			})

@@ -1,48 +1,55 @@
 package placementdb
 
 import (
-	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
+
+	"github.com/rpctl/rpctl/storage"
 )
 
-// rawRow takes a row's columns as the driver hands them (int64 and float32
+// rawRow holds a row's columns as the driver hands them (int64 and float32
 // for the MySQL driver's integer and FLOAT columns, []byte for its decimals
-// and text, SQLite's own types) and converts them here, as database/sql's Scan would
-// into typed destinations but without its reflection and the strings it
-// allocates per number: that conversion was the largest part of loading a
-// model (15% of `rpctl candidates`' CPU on placement-perfload).
+// and text, SQLite's own types) and converts them here, as database/sql's
+// Scan would into typed destinations but without its reflection and the
+// strings it allocates per number: that conversion was the largest part of
+// loading a model (15% of `rpctl candidates`' CPU on placement-perfload).
 type rawRow struct {
-	cols []rawCol
-	dest []any
+	vals []driver.Value
 	err  error
 }
 
-// rawCol is one column's driver value, valid until the next row.
-type rawCol struct{ v any }
-
-// Scan implements sql.Scanner: database/sql hands it the driver's value
-// unconverted.
-func (c *rawCol) Scan(src any) error {
-	c.v = src
-	return nil
-}
-
 func newRawRow(n int) *rawRow {
-	r := &rawRow{cols: make([]rawCol, n), dest: make([]any, n)}
-	for i := range r.cols {
-		r.dest[i] = &r.cols[i]
-	}
-	return r
+	return &rawRow{vals: make([]driver.Value, n)}
 }
 
-// scan reads the current row; the accessors then convert its columns, the
-// first failure kept in r.err (reset here).
-func (r *rawRow) scan(rows *sql.Rows) error {
-	r.err = nil
-	return rows.Scan(r.dest...)
+// scanRaw runs q (with args, when it has any) through query and calls scan
+// for every row, the row's values in raw, the first failed conversion in
+// raw.err (reset for each row).
+func scanRaw(db *storage.DB, query storage.RawQuery, table string, raw *rawRow, q string, args []any, scan func() error) error {
+	rows, err := query(q, args...)
+	if err != nil {
+		return db.Errorf("read %s: %w", table, storage.CleanError(err))
+	}
+	defer rows.Close()
+	if n := len(rows.Columns()); n != len(raw.vals) {
+		return db.Errorf("read %s: %d columns, want %d", table, n, len(raw.vals))
+	}
+	for n := 1; ; n++ {
+		if err := rows.Next(raw.vals); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return db.Errorf("read %s: %w", table, storage.CleanError(err))
+		}
+		raw.err = nil
+		if err := scan(); err != nil {
+			return db.Errorf("read %s row %d: %w", table, n, storage.CleanError(err))
+		}
+	}
 }
 
 var errNullNumber = errors.New("NULL where a number is required")
@@ -65,7 +72,7 @@ func (r *rawRow) int(i int) int64 {
 func (r *rawRow) nullInt(i int) (int64, bool) {
 	var v int64
 	var err error
-	switch x := r.cols[i].v.(type) {
+	switch x := r.vals[i].(type) {
 	case nil:
 		return 0, false
 	case int64:
@@ -97,7 +104,7 @@ func (r *rawRow) nullInt(i int) (int64, bool) {
 func (r *rawRow) float(i int) float64 {
 	var v float64
 	var err error
-	switch x := r.cols[i].v.(type) {
+	switch x := r.vals[i].(type) {
 	case nil:
 		err = errNullNumber
 	case float64:
@@ -125,7 +132,7 @@ func (r *rawRow) float(i int) float64 {
 
 // str returns the column as a string, "" for NULL.
 func (r *rawRow) str(i int) string {
-	switch x := r.cols[i].v.(type) {
+	switch x := r.vals[i].(type) {
 	case []byte:
 		return string(x)
 	case string:

@@ -132,10 +132,17 @@ func ExecInline(ctx context.Context, db *storage.DB, ex sqlx.ExecerContext, q st
 
 // QueryInline is ExecInline for a query.
 func QueryInline(ctx context.Context, db *storage.DB, tx *sqlx.Tx, q string, args ...any) (*sql.Rows, error) {
+	q, args = Inline(db, q, args...)
+	return tx.QueryContext(ctx, q, args...)
+}
+
+// Inline is the query and arguments QueryInline runs: q with args written
+// in as literals where it can be, else q rebound for db with args.
+func Inline(db *storage.DB, q string, args ...any) (string, []any) {
 	if lit, ok := inline(db, q, args); ok {
-		return tx.QueryContext(ctx, lit)
+		return lit, nil
 	}
-	return tx.QueryContext(ctx, db.Rebind(q), args...)
+	return db.Rebind(q), args
 }
 
 func inline(db *storage.DB, q string, args []any) (string, bool) {
