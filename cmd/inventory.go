@@ -186,9 +186,16 @@ error naming the class, its usage and the new capacity.
 --dry-run prints each change (class, before -> after) and writes nothing. An edit that
 changes nothing writes nothing (the generation stays).
 
+Usage is read only when a change removes a class or lowers its capacity ((total -
+reserved) x allocation_ratio), the cases Placement's rules depend on; the used column then
+shows it for each change of that provider, and is blank (null in json/yaml) otherwise.
+
 --aggregate: P is an aggregate uuid; the edit is applied to every member provider, each in
-its own generation-checked write (--parallel at a time), with progress on a terminal and a
-summary of changed / unchanged / conflicts / failed.
+its own generation-checked write (--parallel at a time, on one keep-alive connection pool),
+with progress on a terminal and a summary of changed / unchanged / conflicts / failed.
+Every provider is read and checked before any is written; each write then uses that read's
+generation (one GET inventories and one PUT per provider, plus GET usages when needed), and
+a provider changed since is re-read and the edit re-applied.
 
 ` + storeExitCodes + `
 With --aggregate: 0 every provider changed or unchanged, 1 some conflicted or failed (the
@@ -231,8 +238,9 @@ type changeRow struct {
 	ResourceClass string               `json:"resource_class"`
 	Before        *inventory.Inventory `json:"before"`
 	After         *inventory.Inventory `json:"after"`
-	Used          int64                `json:"used"`
-	Generation    int64                `json:"generation"`
+	// Used is nil (null) when the edit did not read usage.
+	Used       *int64 `json:"used"`
+	Generation int64  `json:"generation"`
 	// RequestBody is, with --dry-run, the PUT body that would be sent.
 	RequestBody json.RawMessage `json:"request_body,omitempty"`
 }
@@ -316,12 +324,17 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 				inventory.Label(p), strings.Join(removed, ", ")))
 		}
 	}
+	var plans []inventory.Result
 	if len(providers) > 1 && !o.DryRun {
 		// A batch validates every provider's records before it writes any:
 		// a record refused on the tenth provider must not leave nine written.
-		check := &inventory.Editor{Store: st, Attempts: o.Attempts, DryRun: true}
+		// The writes then start from these reads (a provider changed since
+		// is a generation conflict, re-read then), not from a second GET.
+		plans = editAll(ctx, f, providers, o.Parallel, false, func(i int) inventory.Result {
+			return ed.Plan(ctx, providers[i], edit)
+		})
 		var bad []string
-		for _, r := range editAll(ctx, f, check, providers, edit, o.Parallel, false) {
+		for _, r := range plans {
 			if r.Outcome == inventory.Failed && (errors.Is(r.Err, inventory.ErrBadRequest) || errors.Is(r.Err, inventory.ErrInUse)) {
 				bad = append(bad, r.Err.Error())
 			}
@@ -336,7 +349,12 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 			return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d of %d providers would get records Placement refuses; nothing written", len(bad), len(providers))}
 		}
 	}
-	results := editAll(ctx, f, ed, providers, edit, o.Parallel, o.Aggregate)
+	results := editAll(ctx, f, providers, o.Parallel, o.Aggregate, func(i int) inventory.Result {
+		if plans != nil {
+			return ed.Write(ctx, plans[i], edit)
+		}
+		return ed.EditInventories(ctx, providers[i], edit)
+	})
 
 	rows := output.Rows{Headers: []string{"resource_provider", "name", "outcome", "resource_class", "before", "after", "used", "generation"}}
 	data := []changeRow{}
@@ -364,7 +382,7 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 		}
 		for _, ch := range r.Changes {
 			b, a := describe(ch.Before, ch.After)
-			rows.Rows = append(rows.Rows, []string{r.Provider.UUID, r.Provider.Name, string(outcome), ch.Class, b, a, itoa(ch.Used), itoa(r.Generation)})
+			rows.Rows = append(rows.Rows, []string{r.Provider.UUID, r.Provider.Name, string(outcome), ch.Class, b, a, usedCell(ch.Used), itoa(r.Generation)})
 			data = append(data, changeRow{r.Provider.UUID, r.Provider.Name, outcome, ch.Class, ch.Before, ch.After, ch.Used, r.Generation, body})
 		}
 		if len(r.Changes) == 0 {
@@ -403,9 +421,9 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 	return nil
 }
 
-// editAll runs ed on every provider, o.Parallel at a time, with a
+// editAll runs one(i) for every provider, parallel at a time, with a
 // progress line for an aggregate.
-func editAll(ctx context.Context, f *Factory, ed *inventory.Editor, providers []inventory.Provider, edit inventory.InventoryEdit, parallel int, showProgress bool) []inventory.Result {
+func editAll(ctx context.Context, f *Factory, providers []inventory.Provider, parallel int, showProgress bool, one func(i int) inventory.Result) []inventory.Result {
 	results := make([]inventory.Result, len(providers))
 	var prog *progress
 	if showProgress {
@@ -420,7 +438,7 @@ func editAll(ctx context.Context, f *Factory, ed *inventory.Editor, providers []
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = ed.EditInventories(ctx, providers[i], edit)
+				results[i] = one(i)
 				if prog != nil {
 					doneMu.Lock()
 					done++
@@ -440,6 +458,14 @@ func editAll(ctx context.Context, f *Factory, ed *inventory.Editor, providers []
 	}
 
 	return results
+}
+
+// usedCell is a change's used column: blank when usage was not read.
+func usedCell(used *int64) string {
+	if used == nil {
+		return ""
+	}
+	return itoa(*used)
 }
 
 // count is an integer flag that must be at least 1.

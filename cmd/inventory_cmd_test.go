@@ -120,6 +120,10 @@ func TestStoreCommands(t *testing.T) {
 				}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:total=3", "--amend"}, out: []string{"changed"},
 					err: []string{"warning: cn1 (" + tU1 + ") VCPU: usage 8 exceeds the new capacity 4"}},
+				// Usage is read, on both backends, only when a change removes a
+				// class or lowers its capacity: used is null when it was not.
+				{args: []string{"inventory", "set", "cn1", "VCPU:allocation_ratio=8.0", "--amend", "-f", "json"}, out: []string{`"used": null`}, notOut: []string{`"used": 8`}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:allocation_ratio=4.0", "--amend", "-f", "json"}, out: []string{`"used": 8`}},
 				{args: []string{"inventory", "set", "cn1", "MEMORY_MB=4096", "--yes"}, code: 2, err: []string{"cannot remove VCPU (8 used)"}},
 				{args: []string{"inventory", "delete", "cn1", "VCPU"}, code: 2, err: []string{"cannot remove VCPU (8 used)"}},
 				{args: []string{"inventory", "delete", "cn1", "DISK_GB"}, code: 2, err: []string{"no inventory of class DISK_GB"}},

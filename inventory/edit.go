@@ -150,11 +150,27 @@ type Change struct {
 	Class  string     `json:"resource_class"`
 	Before *Inventory `json:"before"` // nil: added
 	After  *Inventory `json:"after"`  // nil: removed
-	Used   int64      `json:"used"`
+	// Used is the class's usage, read only when the change removes the
+	// class or lowers its capacity (see NeedsUsage); nil: not read.
+	Used *int64 `json:"used"`
+}
+
+// NeedsUsage tells whether Placement's rules on usage can touch a change
+// set: removing a class that has allocations is refused, and capacity
+// lowered below usage is allowed with a warning. Any other change (a new
+// class, capacity kept or raised) is the same whatever the usage, so
+// reading it would cost Placement a request per provider for nothing.
+func NeedsUsage(changes []Change) bool {
+	for _, c := range changes {
+		if c.Before != nil && (c.After == nil || c.After.Capacity() < c.Before.Capacity()) {
+			return true
+		}
+	}
+	return false
 }
 
 // Diff lists the classes whose records differ, sorted by class (Used is
-// left for the caller, who reads usage only when something changes).
+// left for the caller, who reads usage only when NeedsUsage says so).
 func Diff(before, after map[string]Inventory) []Change {
 	var out []Change
 	for _, class := range slices.Sorted(maps.Keys(union(before, after))) {
@@ -281,77 +297,72 @@ var ErrDeclined = errors.New("not confirmed")
 
 // EditInventories reads, edits and writes p's inventories with the
 // generation it read, re-reading and re-applying edit after each conflict
-// (after a short random wait, see backoffLimit) up to the attempt bound. Removing a class with allocations is refused
-// (ErrInUse) before any write; lowering capacity below usage is allowed,
-// as in Placement, with a warning naming class, usage and new capacity.
-// An edit that changes nothing writes nothing.
+// (after a short random wait, see backoffLimit) up to the attempt bound.
+// Removing a class with allocations is refused (ErrInUse) before any
+// write; lowering capacity below usage is allowed, as in Placement, with a
+// warning naming class, usage and new capacity. An edit that changes
+// nothing writes nothing.
 func (e *Editor) EditInventories(ctx context.Context, p Provider, edit InventoryEdit) Result {
-	r := Result{Provider: p}
+	return e.run(ctx, Result{Provider: p}, edit, false)
+}
+
+// Plan is the first read of EditInventories, without the write: the
+// result's Generation is the one read and Want the body a write would
+// send. A batch plans every provider before writing any, then hands each
+// plan to Write, so that the check costs no second read.
+func (e *Editor) Plan(ctx context.Context, p Provider, edit InventoryEdit) Result {
+	dry := *e
+	dry.DryRun = true
+	return dry.run(ctx, Result{Provider: p}, edit, false)
+}
+
+// Write carries out a Plan: a changed plan is written at the generation it
+// read, and after a conflict the edit goes on as EditInventories does
+// (re-read, re-apply), the plan's attempt counting as the first. A plan
+// that failed or changes nothing is returned as it is.
+func (e *Editor) Write(ctx context.Context, plan Result, edit InventoryEdit) Result {
+	if plan.Err != nil || plan.Outcome != Changed || e.DryRun {
+		return plan
+	}
+	return e.run(ctx, plan, edit, true)
+}
+
+// run is the read-edit-write loop; planned: r already holds a read and
+// its changes, to be written first.
+func (e *Editor) run(ctx context.Context, r Result, edit InventoryEdit, planned bool) Result {
 	attempts := e.Attempts
 	if attempts <= 0 {
 		attempts = DefaultAttempts
 	}
 	confirmed := e.Confirm == nil
-	var start time.Time
-	for r.Attempts < attempts {
-		if r.Attempts > 0 {
-			if err := backoff(ctx, r.Attempts, start); err != nil {
-				return r.fail(err)
+	start := time.Now()
+	for {
+		if !planned {
+			if r.Attempts >= attempts {
+				break
+			}
+			if r.Attempts > 0 {
+				if err := backoff(ctx, r.Attempts, start); err != nil {
+					return r.fail(err)
+				}
+			}
+			start = time.Now()
+			r.Attempts++
+			again := e.read(ctx, &r, edit)
+			if r.Err != nil || r.Outcome == Unchanged {
+				return r
+			}
+			if again {
+				continue
+			}
+			if e.DryRun {
+				r.Outcome = Changed
+				return r
 			}
 		}
-		start = time.Now()
-		r.Attempts++
-		gen, cur, err := e.Store.Inventories(ctx, p.UUID)
-		if err != nil {
-			return r.fail(err)
-		}
-		want, err := edit(maps.Clone(cur)) // the edit may change what it is given
-		if err != nil {
-			var ie *Error
-			if !errors.As(err, &ie) {
-				err = Errorf(ErrBadRequest, "", "%s: %v", Label(p), err)
-			}
-			return r.fail(err)
-		}
-		if err := Check(want); err != nil {
-			return r.fail(Errorf(ErrBadRequest, "", "%s: %v", Label(p), err))
-		}
-		r.Changes, r.Generation, r.Warnings, r.Want = Diff(cur, want), gen, nil, want
-		if len(r.Changes) == 0 {
-			r.Outcome = Unchanged
-			return r
-		}
-		// Usage is read only when something changes: an unchanged provider
-		// (a re-run over an aggregate) costs one request, not two.
-		ugen, usage, err := e.Store.Usages(ctx, p.UUID)
-		if err != nil {
-			return r.fail(err)
-		}
-		if ugen != gen {
-			continue // an allocation or edit landed between the two reads
-		}
-		for i := range r.Changes {
-			r.Changes[i].Used = usage[r.Changes[i].Class]
-		}
-		var inUse []string
-		for _, c := range r.Changes {
-			switch {
-			case c.After == nil && c.Used > 0:
-				inUse = append(inUse, fmt.Sprintf("%s (%d used)", c.Class, c.Used))
-			case c.After != nil && c.Used > c.After.Capacity():
-				r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s: usage %d exceeds the new capacity %d (allowed, as in Placement; no new allocations fit until usage drops)",
-					Label(p), c.Class, c.Used, c.After.Capacity()))
-			}
-		}
-		if len(inUse) > 0 {
-			return r.fail(Errorf(ErrInUse, CodeInventoryInUse, "%s: cannot remove %s: inventory in use by allocations", Label(p), strings.Join(inUse, ", ")))
-		}
-		if e.DryRun {
-			r.Outcome = Changed
-			return r
-		}
+		planned = false
 		if !confirmed {
-			ok, err := e.Confirm(p, r.Changes)
+			ok, err := e.Confirm(r.Provider, r.Changes)
 			if err != nil {
 				return r.fail(err)
 			}
@@ -360,7 +371,7 @@ func (e *Editor) EditInventories(ctx context.Context, p Provider, edit Inventory
 			}
 			confirmed = true
 		}
-		ngen, err := e.Store.ReplaceInventories(ctx, p.UUID, gen, want)
+		ngen, err := e.Store.ReplaceInventories(ctx, r.Provider.UUID, r.Generation, r.Want)
 		if errors.Is(err, ErrGeneration) {
 			continue
 		}
@@ -371,8 +382,68 @@ func (e *Editor) EditInventories(ctx context.Context, p Provider, edit Inventory
 		return r
 	}
 	r.Outcome = Conflict
-	r.Err = Errorf(ErrGeneration, CodeConcurrentUpdate, "%s: still changing concurrently after %d attempts; nothing written", Label(p), r.Attempts)
+	r.Err = Errorf(ErrGeneration, CodeConcurrentUpdate, "%s: still changing concurrently after %d attempts; nothing written", Label(r.Provider), r.Attempts)
 	return r
+}
+
+// read is one attempt's read and edit: it fills r with the generation
+// read, the changes and the wanted inventories (Unchanged when there are
+// none), or fails it; again: usage was read at another generation than
+// the inventories (an allocation or edit landed between), so the attempt
+// is void.
+func (e *Editor) read(ctx context.Context, r *Result, edit InventoryEdit) (again bool) {
+	p := r.Provider
+	gen, cur, err := e.Store.Inventories(ctx, p.UUID)
+	if err != nil {
+		*r = r.fail(err)
+		return false
+	}
+	want, err := edit(maps.Clone(cur)) // the edit may change what it is given
+	if err != nil {
+		var ie *Error
+		if !errors.As(err, &ie) {
+			err = Errorf(ErrBadRequest, "", "%s: %v", Label(p), err)
+		}
+		*r = r.fail(err)
+		return false
+	}
+	if err := Check(want); err != nil {
+		*r = r.fail(Errorf(ErrBadRequest, "", "%s: %v", Label(p), err))
+		return false
+	}
+	r.Changes, r.Generation, r.Warnings, r.Want, r.Outcome = Diff(cur, want), gen, nil, want, ""
+	if len(r.Changes) == 0 {
+		r.Outcome = Unchanged
+		return false
+	}
+	if !NeedsUsage(r.Changes) {
+		return false
+	}
+	ugen, usage, err := e.Store.Usages(ctx, p.UUID)
+	if err != nil {
+		*r = r.fail(err)
+		return false
+	}
+	if ugen != gen {
+		return true
+	}
+	var inUse []string
+	for i := range r.Changes {
+		c := &r.Changes[i]
+		used := usage[c.Class]
+		c.Used = &used
+		switch {
+		case c.After == nil && used > 0:
+			inUse = append(inUse, fmt.Sprintf("%s (%d used)", c.Class, used))
+		case c.After != nil && used > c.After.Capacity():
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s: usage %d exceeds the new capacity %d (allowed, as in Placement; no new allocations fit until usage drops)",
+				Label(p), c.Class, used, c.After.Capacity()))
+		}
+	}
+	if len(inUse) > 0 {
+		*r = r.fail(Errorf(ErrInUse, CodeInventoryInUse, "%s: cannot remove %s: inventory in use by allocations", Label(p), strings.Join(inUse, ", ")))
+	}
+	return false
 }
 
 func (r Result) fail(err error) Result {

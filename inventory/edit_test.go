@@ -150,35 +150,106 @@ func TestEditInventoriesRules(t *testing.T) {
 }
 
 // An edit reads only what its outcome depends on: an unchanged provider
-// costs one GET (inventories), a changed one two (and usage), and the
-// usage read is what the changes report as used.
+// costs one GET (inventories); a changed one reads usage too only when
+// the change removes a class or lowers its capacity, and reports as used
+// what it read (nil when it read nothing).
 func TestEditInventoriesReads(t *testing.T) {
 	p := inventory.Provider{UUID: "u", Name: "cn1"}
+	used := func(n int64) *int64 { return &n }
 	for _, c := range []struct {
 		name      string
-		arg       string
+		args      []string
+		amend     bool
 		wantReads int
-		wantUsed  int64
+		wantUsed  map[string]*int64
 		want      inventory.Outcome
 	}{
-		{"unchanged", "VCPU:allocation_ratio=4.0", 1, 0, inventory.Unchanged},
-		{"changed", "VCPU:allocation_ratio=2.0", 2, 7, inventory.Changed},
+		{"unchanged", []string{"VCPU:allocation_ratio=4.0"}, true, 1, nil, inventory.Unchanged},
+		{"capacity lowered", []string{"VCPU:allocation_ratio=2.0"}, true, 2, map[string]*int64{"VCPU": used(7)}, inventory.Changed},
+		{"reserved raised", []string{"VCPU:reserved=2"}, true, 2, map[string]*int64{"VCPU": used(7)}, inventory.Changed},
+		{"capacity raised", []string{"VCPU:allocation_ratio=8.0"}, true, 1, map[string]*int64{"VCPU": nil}, inventory.Changed},
+		{"reserved lowered", []string{"VCPU:reserved=0"}, true, 1, map[string]*int64{"VCPU": nil}, inventory.Changed},
+		{"capacity kept", []string{"VCPU:max_unit=4"}, true, 1, map[string]*int64{"VCPU": nil}, inventory.Changed},
+		{"class added", []string{"DISK_GB=100"}, true, 1, map[string]*int64{"DISK_GB": nil}, inventory.Changed},
+		// Every change of a provider whose usage was read reports it,
+		// the added class's 0 included.
+		{"class removed", []string{"DISK_GB=100"}, false, 2, map[string]*int64{"DISK_GB": used(0), "VCPU": used(0)}, inventory.Failed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			edits, err := inventory.ParseEdits([]string{c.arg})
+			edits, err := inventory.ParseEdits(c.args)
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := &fakeStore{inv: map[string]inventory.Inventory{"VCPU": vcpu(16, 0, 4)}, usage: map[string]int64{"VCPU": 7}}
-			r := (&inventory.Editor{Store: st}).EditInventories(context.Background(), p, inventory.SetEdit(edits, true))
-			if r.Outcome != c.want || st.reads != c.wantReads {
-				t.Fatalf("outcome %s after %d reads, want %s after %d", r.Outcome, st.reads, c.want, c.wantReads)
+			st := &fakeStore{inv: map[string]inventory.Inventory{"VCPU": vcpu(16, 1, 4)}, usage: map[string]int64{"VCPU": 7}}
+			if c.name == "class removed" {
+				st.usage = nil
+				c.want = inventory.Changed
 			}
-			if c.want == inventory.Changed && (len(r.Changes) != 1 || r.Changes[0].Used != c.wantUsed) {
-				t.Errorf("changes %+v, want VCPU used %d", r.Changes, c.wantUsed)
+			r := (&inventory.Editor{Store: st}).EditInventories(context.Background(), p, inventory.SetEdit(edits, c.amend))
+			if r.Outcome != c.want || st.reads != c.wantReads {
+				t.Fatalf("outcome %s (%v) after %d reads, want %s after %d", r.Outcome, r.Err, st.reads, c.want, c.wantReads)
+			}
+			if len(r.Changes) != len(c.wantUsed) {
+				t.Fatalf("changes %+v, want %d", r.Changes, len(c.wantUsed))
+			}
+			for _, ch := range r.Changes {
+				got, want := ch.Used, c.wantUsed[ch.Class]
+				if (got == nil) != (want == nil) || (got != nil && *got != *want) {
+					t.Errorf("%s used %v, want %v", ch.Class, deref(got), deref(want))
+				}
 			}
 		})
 	}
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// A batch plans, then writes: the write reuses the plan's read (no second
+// GET before the PUT), and a conflict since the plan re-reads and
+// re-applies the edit as EditInventories does.
+func TestPlanThenWrite(t *testing.T) {
+	p := inventory.Provider{UUID: "u", Name: "cn1"}
+	for _, c := range []struct {
+		name                  string
+		conflicts             int
+		wantReads, wantWrites int
+		wantAttempts          int
+		wantReserved          int64
+		want                  inventory.Outcome
+		wantPlanOutcome       inventory.Outcome
+	}{
+		// addReserved lowers capacity: each attempt reads inventories and usage.
+		{name: "no conflict", wantReads: 2, wantWrites: 1, wantAttempts: 1, wantReserved: 1, want: inventory.Changed, wantPlanOutcome: inventory.Changed},
+		{name: "conflict after the plan", conflicts: 1, wantReads: 4, wantWrites: 1, wantAttempts: 2, wantReserved: 2, want: inventory.Changed, wantPlanOutcome: inventory.Changed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := &fakeStore{inv: map[string]inventory.Inventory{"VCPU": vcpu(16, 0, 1)}, conflicts: c.conflicts}
+			ed := &inventory.Editor{Store: st, Attempts: 3}
+			plan := ed.Plan(context.Background(), p, addReserved)
+			if plan.Outcome != c.wantPlanOutcome || st.writes != 0 {
+				t.Fatalf("plan %s, %d writes; want %s, none", plan.Outcome, st.writes, c.wantPlanOutcome)
+			}
+			r := ed.Write(context.Background(), plan, addReserved)
+			if r.Outcome != c.want || st.reads != c.wantReads || st.writes != c.wantWrites || r.Attempts != c.wantAttempts || st.inv["VCPU"].Reserved != c.wantReserved {
+				t.Errorf("%s after %d reads, %d writes, %d attempts, reserved %d; want %s after %d, %d, %d, reserved %d (err %v)",
+					r.Outcome, st.reads, st.writes, r.Attempts, st.inv["VCPU"].Reserved, c.want, c.wantReads, c.wantWrites, c.wantAttempts, c.wantReserved, r.Err)
+			}
+		})
+	}
+	t.Run("unchanged plan writes nothing", func(t *testing.T) {
+		st := &fakeStore{inv: map[string]inventory.Inventory{"VCPU": vcpu(16, 0, 1)}}
+		ed := &inventory.Editor{Store: st}
+		same := func(cur map[string]inventory.Inventory) (map[string]inventory.Inventory, error) { return cur, nil }
+		r := ed.Write(context.Background(), ed.Plan(context.Background(), p, same), same)
+		if r.Outcome != inventory.Unchanged || st.reads != 1 || st.writes != 0 {
+			t.Errorf("%s after %d reads, %d writes; want unchanged after 1 read, none", r.Outcome, st.reads, st.writes)
+		}
+	})
 }
 
 func TestParseEdits(t *testing.T) {
