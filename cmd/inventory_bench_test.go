@@ -6,6 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,31 +71,65 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 	}
 	env := []string{"PATH=/usr/bin:/bin", "HOME=" + b.TempDir()}
 
-	// Each server gets its own ratios to set, so that every provider really
-	// changes (an unchanged provider costs rpctl one GET, not three
-	// requests) and the check below sees which run wrote it.
+	// Every run sets its own ratio, so that every provider really changes
+	// (an unchanged provider costs rpctl one GET) and the check below sees
+	// which run wrote it last. A run that lowers capacity reads usage (the
+	// warning when it drops below usage needs it), one that raises it does
+	// not: both are timed. RPCTL_BENCH_BASELINE names another rpctl binary
+	// (e.g. main's build) timed in the same minutes, before each of ours.
+	type run struct {
+		bin, label string
+		ratio      float64
+	}
+	bins := [][2]string{{bin, "this build"}}
+	if base := os.Getenv("RPCTL_BENCH_BASELINE"); base != "" {
+		bins = [][2]string{{base, "baseline " + filepath.Base(base)}, bins[0]}
+	}
+	// Ratios fall through the lowering runs and rise through the raising
+	// ones, on both servers (the osc sample's 20 providers included).
+	runsFor := func(lower, raise []float64) []run {
+		var rs []run
+		skip := len(lower) - len(bins)
+		for i, bn := range bins {
+			rs = append(rs, run{bn[0], bn[1] + ", capacity lowered", lower[skip+i]})
+		}
+		for i, bn := range bins {
+			rs = append(rs, run{bn[0], bn[1] + ", capacity raised", raise[skip+i]})
+		}
+		return rs
+	}
+	type timing struct {
+		label             string
+		wall, cpu, server time.Duration
+	}
 	servers := []struct {
 		name           string
 		base           string
-		rpctlR, oscR   float64
-		rpctlT, oscT   time.Duration
+		runs           []run
+		oscR           float64
+		times          []timing
+		oscT           time.Duration
 		oscSampleWallT time.Duration
 	}{
-		{name: "placement-api (wsgiref test server, one thread)", base: testdb.PlacementAPI(b, my.URL), rpctlR: 4, oscR: 2},
-		{name: "placement-api under uWSGI, 2 processes", base: testdb.PlacementAPIUWSGI(b, my.URL, 2), rpctlR: 8, oscR: 3},
+		{name: "placement-api (wsgiref test server, one thread)", base: testdb.PlacementAPI(b, my.URL), runs: runsFor([]float64{8, 4}, []float64{6, 12}), oscR: 20},
+		{name: "placement-api under uWSGI, 2 processes", base: testdb.PlacementAPIUWSGI(b, my.URL, 2), runs: runsFor([]float64{3, 1.5}, []float64{2, 5}), oscR: 24},
 	}
 	for si := range servers {
 		sv := &servers[si]
-		start := time.Now()
-		run := exec.Command(bin, "--os-endpoint", sv.base, "--os-token", "admin", "inventory", "set", agg, "--aggregate", "--amend", "--yes",
-			fmt.Sprintf("VCPU:allocation_ratio=%g", sv.rpctlR))
-		run.Env = env
-		if out, err := run.CombinedOutput(); err != nil {
-			b.Fatalf("rpctl inventory set --aggregate: %v\n%s", err, out)
+		port := sv.base[strings.LastIndex(sv.base, ":")+1:]
+		for _, r := range sv.runs {
+			server0 := serverCPU(port)
+			start := time.Now()
+			cmd := exec.Command(r.bin, "--os-endpoint", sv.base, "--os-token", "admin", "inventory", "set", agg, "--aggregate", "--amend", "--yes",
+				fmt.Sprintf("VCPU:allocation_ratio=%g", r.ratio))
+			cmd.Env = env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("rpctl inventory set --aggregate: %v\n%s", err, out)
+			}
+			sv.times = append(sv.times, timing{r.label, time.Since(start), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), serverCPU(port) - server0})
 		}
-		sv.rpctlT = time.Since(start)
 
-		start = time.Now()
+		start := time.Now()
 		for i := range sample {
 			osc := exec.Command("/usr/bin/openstack", "--os-endpoint", sv.base, "--os-token", "admin", "resource", "provider", "inventory", "set",
 				in.Providers[i].UUID, "--amend", "--resource", fmt.Sprintf("VCPU:allocation_ratio=%g", sv.oscR))
@@ -104,8 +141,8 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 		sv.oscSampleWallT = time.Since(start)
 		sv.oscT = sv.oscSampleWallT / sample * providers
 
-		// Both did what they were asked: the osc sample, and rpctl on every
-		// provider (checked on 1 in 25, plus the last).
+		// Every run did what it was asked: the osc sample, and the last
+		// rpctl run on every provider (checked on 1 in 25, plus the last).
 		c, err := placementclient.New(ctx, placementclient.Config{Endpoint: sv.base, Auth: placementclient.StaticToken("admin")})
 		if err != nil {
 			b.Fatal(err)
@@ -114,7 +151,7 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 			if i >= sample && i%25 != 0 && i != providers-1 {
 				continue
 			}
-			want := sv.rpctlR
+			want := sv.runs[len(sv.runs)-1].ratio
 			if i < sample {
 				want = sv.oscR
 			}
@@ -124,16 +161,57 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 			}
 		}
 	}
-	fmt.Printf("\n%-72s %10s %10s %8s\n", "inventory set over 1,000 providers through the Placement API", "rpctl", "osc loop", "ratio")
+	fmt.Printf("\n%-66s %9s %9s %9s %10s %8s\n", "inventory set over 1,000 providers through the Placement API", "rpctl", "rpctl CPU", "API CPU", "osc loop", "ratio")
 	for _, sv := range servers {
-		ratio := float64(sv.oscT) / float64(sv.rpctlT)
-		fmt.Printf("%-72s %10v %10v %7.1fx\n", sv.name, sv.rpctlT.Round(time.Millisecond), sv.oscT.Round(time.Second), ratio)
-		fmt.Printf("  %-70s %10s %10v\n", fmt.Sprintf("(osc measured on %d providers, extrapolated to %d)", sample, providers), "", sv.oscSampleWallT.Round(time.Millisecond))
+		fmt.Println(sv.name)
+		for _, t := range sv.times {
+			fmt.Printf("  %-64s %9v %9v %9v %10v %7.1fx\n", t.label, t.wall.Round(time.Millisecond), t.cpu.Round(time.Millisecond), t.server.Round(time.Millisecond),
+				sv.oscT.Round(time.Second), float64(sv.oscT)/float64(t.wall))
+		}
+		fmt.Printf("  %-64s %9s %9s %9s %10v (%v per call)\n", fmt.Sprintf("(osc measured on %d providers, extrapolated to %d)", sample, providers), "", "", "",
+			sv.oscSampleWallT.Round(time.Millisecond), (sv.oscSampleWallT / sample).Round(time.Millisecond))
 	}
 	for b.Loop() {
 	}
-	b.ReportMetric(float64(servers[0].oscT)/float64(servers[0].rpctlT), "osc-loop/rpctl-x")
-	b.ReportMetric(servers[0].rpctlT.Seconds(), "rpctl-s")
-	b.ReportMetric(float64(servers[1].oscT)/float64(servers[1].rpctlT), "uwsgi-osc-loop/rpctl-x")
-	b.ReportMetric(servers[1].rpctlT.Seconds(), "uwsgi-rpctl-s")
+	// The headline is this build lowering capacity: its dearer case.
+	ours := len(bins) - 1
+	b.ReportMetric(float64(servers[0].oscT)/float64(servers[0].times[ours].wall), "osc-loop/rpctl-x")
+	b.ReportMetric(servers[0].times[ours].wall.Seconds(), "rpctl-s")
+	b.ReportMetric(float64(servers[1].oscT)/float64(servers[1].times[ours].wall), "uwsgi-osc-loop/rpctl-x")
+	b.ReportMetric(servers[1].times[ours].wall.Seconds(), "uwsgi-rpctl-s")
+}
+
+// serverCPU is the CPU time used so far by the placement-api processes
+// listening on port (uWSGI's master and workers, or the test server), read
+// from /proc: what the requests cost the service, beside rpctl's own.
+func serverCPU(port string) time.Duration {
+	var total time.Duration
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if !slices.Contains(args, "127.0.0.1:"+port) && !(slices.Contains(args, "--port") && slices.Contains(args, port)) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command: utime and stime are the
+		// 12th and 13th, in clock ticks (100 per second on Linux).
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(u+st) * 10 * time.Millisecond
+	}
+	return total
 }
