@@ -195,7 +195,10 @@ its own generation-checked write (--parallel at a time, on one keep-alive connec
 with progress on a terminal and a summary of changed / unchanged / conflicts / failed.
 Every provider is read and checked before any is written; each write then uses that read's
 generation (one GET inventories and one PUT per provider, plus GET usages when needed), and
-a provider changed since is re-read and the edit re-applied.
+a provider changed since is re-read and the edit re-applied. Through the API, --parallel
+above the number of placement-api worker processes is slower, not faster, when uWSGI serves
+HTTP/1.1 itself (--http11-socket): each worker stays on one keep-alive connection, and the
+requests on the connections beyond the workers wait in its accept queue.
 
 ` + storeExitCodes + `
 With --aggregate: 0 every provider changed or unchanged, 1 some conflicted or failed (the
@@ -226,7 +229,7 @@ others are written), 2 invalid edit.`,
 	fl.BoolVarP(&o.Yes, "yes", "y", false, "do not ask before removing classes")
 	fl.BoolVar(&o.Aggregate, "aggregate", false, "P is an aggregate uuid: edit every member provider")
 	fl.IntVar(&o.Attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts per provider before a generation conflict is reported")
-	fl.IntVar(&o.Parallel, "parallel", 4, "with --aggregate: providers edited at once")
+	fl.IntVar(&o.Parallel, "parallel", 2, "with --aggregate: providers edited at once (through the API: at most placement-api's worker processes, see above)")
 	return c
 }
 
