@@ -188,13 +188,16 @@ changes nothing writes nothing (the generation stays).
 
 Usage is read only when a change removes a class or lowers its capacity ((total -
 reserved) x allocation_ratio), the cases Placement's rules depend on; the used column then
-shows it for each change of that provider, and is blank (null in json/yaml) otherwise.
+shows it for each change of that provider, and is blank (null in json/yaml) otherwise. With
+--aggregate (without --dry-run) a lowered capacity is checked after the writes: one listing
+per class of the aggregate's providers with room for one more unit, and usage read (and
+shown) only for the providers missing from it.
 
 --aggregate: P is an aggregate uuid; the edit is applied to every member provider, each in
 its own generation-checked write (--parallel at a time, on one keep-alive connection pool),
 with progress on a terminal and a summary of changed / unchanged / conflicts / failed.
 Every provider is read and checked before any is written; each write then uses that read's
-generation (one GET inventories and one PUT per provider, plus GET usages when needed), and
+generation (one GET inventories and one PUT per provider, plus GET usages to remove a class), and
 a provider changed since is re-read and the edit re-applied. Through the API, --parallel
 above the number of placement-api worker processes is slower, not faster, when uWSGI serves
 HTTP/1.1 itself (--http11-socket): each worker stays on one keep-alive connection, and the
@@ -313,7 +316,10 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 		}
 		providers = []inventory.Provider{p}
 	}
-	ed := &inventory.Editor{Store: st, Attempts: o.Attempts, DryRun: o.DryRun}
+	// An aggregate's lowered capacity is checked against usage after the
+	// writes, with one listing per class (CheckLowered), not one usage read
+	// per provider; --dry-run has no writes to check after, so it reads.
+	ed := &inventory.Editor{Store: st, Attempts: o.Attempts, DryRun: o.DryRun, LowerLater: o.Aggregate && !o.DryRun}
 	if !o.Yes && !o.DryRun && f.IO.IsStdinTTY() {
 		var mu sync.Mutex
 		ed.Confirm = func(p inventory.Provider, changes []inventory.Change) (bool, error) {
@@ -358,6 +364,11 @@ func runInventorySet(ctx context.Context, f *Factory, st inventory.Store, o *Inv
 		}
 		return ed.EditInventories(ctx, providers[i], edit)
 	})
+	if ed.LowerLater {
+		if err := ed.CheckLowered(ctx, ref, results); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "warning: the edits are written, but their usage could not be checked against the lowered capacities: %v\n", err)
+		}
+	}
 
 	rows := output.Rows{Headers: []string{"resource_provider", "name", "outcome", "resource_class", "before", "after", "used", "generation"}}
 	data := []changeRow{}

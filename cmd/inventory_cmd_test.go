@@ -196,6 +196,14 @@ func TestStoreCommands(t *testing.T) {
 					err: []string{"2 providers: 1 would change, 1 unchanged, 0 conflicts, 0 failed"}, notOut: []string{"PUT "}},
 				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend"},
 					err: []string{"2 providers: 1 changed, 1 unchanged, 0 conflicts, 0 failed"}},
+				// An aggregate's lowered capacity is checked after the writes:
+				// cn1, left without room, has its usage read and warned of;
+				// cn1_numa0 still has room, so its usage is not read (null).
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=8,CUSTOM_GPU=2", "-f", "value", "-c", "resources"}, out: []string{"'CUSTOM_GPU': 2"}},
+				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU:allocation_ratio=0.5", "--amend", "-f", "json"},
+					out: []string{`"used": 2`, `"used": null`}, err: []string{"cn1 (" + tU1 + ") CUSTOM_GPU: usage 2 exceeds the new capacity 1", "2 providers: 2 changed"},
+					notOut: []string{`"used": 0`}},
+				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=8", "-f", "value", "-c", "resources"}, out: []string{"{'VCPU': 8}\n"}},
 				{args: []string{"provider", "aggregate", "list", "cn1", "-f", "value"}, out: []string{tAgg}},
 				// issue 21: a tree as rows, without box drawing.
 				{args: []string{"provider", "tree", "cn1", "-f", "csv"}, out: []string{"\"uuid\",\"name\",\"depth\",", "\"cn1_numa0\",1,"}, notOut: []string{"└", "├", "│"}},

@@ -161,12 +161,12 @@ type Change struct {
 // class, capacity kept or raised) is the same whatever the usage, so
 // reading it would cost Placement a request per provider for nothing.
 func NeedsUsage(changes []Change) bool {
-	for _, c := range changes {
-		if c.Before != nil && (c.After == nil || c.After.Capacity() < c.Before.Capacity()) {
-			return true
-		}
-	}
-	return false
+	return len(Removed(changes)) > 0 || slices.ContainsFunc(changes, lowered)
+}
+
+// lowered: the change keeps the class with less capacity.
+func lowered(c Change) bool {
+	return c.Before != nil && c.After != nil && c.After.Capacity() < c.Before.Capacity()
 }
 
 // Diff lists the classes whose records differ, sorted by class (Used is
@@ -290,6 +290,9 @@ type Editor struct {
 	// Confirm, when set, sees the planned changes before the first write and
 	// may veto it (the replace prompt); it is not asked again on retries.
 	Confirm func(p Provider, changes []Change) (bool, error)
+	// LowerLater: when capacity is only lowered (no class removed), no usage
+	// is read before the write; the batch calls CheckLowered after its writes.
+	LowerLater bool
 }
 
 // ErrDeclined is returned when Confirm says no.
@@ -416,7 +419,7 @@ func (e *Editor) read(ctx context.Context, r *Result, edit InventoryEdit) (again
 		r.Outcome = Unchanged
 		return false
 	}
-	if !NeedsUsage(r.Changes) {
+	if !NeedsUsage(r.Changes) || (e.LowerLater && len(Removed(r.Changes)) == 0) {
 		return false
 	}
 	ugen, usage, err := e.Store.Usages(ctx, p.UUID)
@@ -427,7 +430,15 @@ func (e *Editor) read(ctx context.Context, r *Result, edit InventoryEdit) (again
 	if ugen != gen {
 		return true
 	}
-	var inUse []string
+	if inUse := r.useUsage(usage); len(inUse) > 0 {
+		*r = r.fail(Errorf(ErrInUse, CodeInventoryInUse, "%s: cannot remove %s: inventory in use by allocations", Label(p), strings.Join(inUse, ", ")))
+	}
+	return false
+}
+
+// useUsage sets every change's Used from usage, warns of capacity lowered
+// below it, and returns the removed classes still in use.
+func (r *Result) useUsage(usage map[string]int64) (inUse []string) {
 	for i := range r.Changes {
 		c := &r.Changes[i]
 		used := usage[c.Class]
@@ -437,13 +448,56 @@ func (e *Editor) read(ctx context.Context, r *Result, edit InventoryEdit) (again
 			inUse = append(inUse, fmt.Sprintf("%s (%d used)", c.Class, used))
 		case c.After != nil && used > c.After.Capacity():
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s: usage %d exceeds the new capacity %d (allowed, as in Placement; no new allocations fit until usage drops)",
-				Label(p), c.Class, used, c.After.Capacity()))
+				Label(r.Provider), c.Class, used, c.After.Capacity()))
 		}
 	}
-	if len(inUse) > 0 {
-		*r = r.fail(Errorf(ErrInUse, CodeInventoryInUse, "%s: cannot remove %s: inventory in use by allocations", Label(p), strings.Join(inUse, ", ")))
+	return inUse
+}
+
+// CheckLowered is the usage check LowerLater put off, after a batch over
+// aggregate agg wrote results. Per class whose capacity some write lowered,
+// one listing of the aggregate's providers with room for one more unit; a
+// provider with room is below its new capacity, so only those missing from
+// it (full, over, or with min_unit or step_size above one) have their
+// usage read: shown as used, and warned of when it exceeds the new
+// capacity. Lowering capacity on an aggregate then costs one request per
+// class instead of one per provider, unless most providers are full.
+func (e *Editor) CheckLowered(ctx context.Context, agg string, results []Result) error {
+	room := map[string]map[string]bool{}
+	for i := range results {
+		r := &results[i]
+		if r.Outcome != Changed || r.Err != nil || slices.ContainsFunc(r.Changes, func(c Change) bool { return c.Used != nil }) {
+			continue
+		}
+		suspect := false
+		for _, c := range r.Changes {
+			if !lowered(c) {
+				continue
+			}
+			has, ok := room[c.Class]
+			if !ok {
+				ps, err := e.Store.ListProviders(ctx, ProviderFilter{MemberOf: []string{agg}, Resources: c.Class + ":1"})
+				if err != nil {
+					return err
+				}
+				has = map[string]bool{}
+				for _, p := range ps {
+					has[p.UUID] = true
+				}
+				room[c.Class] = has
+			}
+			suspect = suspect || !has[r.Provider.UUID]
+		}
+		if !suspect {
+			continue
+		}
+		_, usage, err := e.Store.Usages(ctx, r.Provider.UUID)
+		if err != nil {
+			return err
+		}
+		r.useUsage(usage) // nothing is removed here: removals read usage first
 	}
-	return false
+	return nil
 }
 
 func (r Result) fail(err error) Result {

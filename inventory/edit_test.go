@@ -275,3 +275,76 @@ func TestParseEdits(t *testing.T) {
 		}
 	}
 }
+
+// roomStore answers CheckLowered's listing with the providers that have
+// room, and each provider's usage.
+type roomStore struct {
+	inventory.Store
+	room     []string
+	usage    map[string]map[string]int64
+	listings []inventory.ProviderFilter
+	reads    []string
+}
+
+func (s *roomStore) ListProviders(_ context.Context, f inventory.ProviderFilter) ([]inventory.Provider, error) {
+	s.listings = append(s.listings, f)
+	var out []inventory.Provider
+	for _, u := range s.room {
+		out = append(out, inventory.Provider{UUID: u})
+	}
+	return out, nil
+}
+
+func (s *roomStore) Usages(_ context.Context, uuid string) (int64, map[string]int64, error) {
+	s.reads = append(s.reads, uuid)
+	return 0, s.usage[uuid], nil
+}
+
+// After a batch lowered capacity, one listing per class finds the
+// providers with room; only the others have their usage read, and only
+// usage above the new capacity is warned of.
+func TestCheckLowered(t *testing.T) {
+	before, lower, higher := vcpu(16, 0, 4), vcpu(16, 0, 1), vcpu(16, 0, 8)
+	changed := func(uuid string, after inventory.Inventory) inventory.Result {
+		b, a := before, after
+		return inventory.Result{Provider: inventory.Provider{UUID: uuid}, Outcome: inventory.Changed,
+			Changes: []inventory.Change{{Class: "VCPU", Before: &b, After: &a}}}
+	}
+	results := []inventory.Result{
+		changed("room", lower),
+		changed("over", lower),
+		changed("full", lower),
+		changed("raised", higher),
+		{Provider: inventory.Provider{UUID: "failed"}, Outcome: inventory.Failed, Err: errors.New("x")},
+	}
+	st := &roomStore{room: []string{"room"}, usage: map[string]map[string]int64{"over": {"VCPU": 20}, "full": {"VCPU": 16}}}
+	if err := (&inventory.Editor{Store: st}).CheckLowered(context.Background(), "agg", results); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.listings) != 1 || st.listings[0].Resources != "VCPU:1" || len(st.listings[0].MemberOf) != 1 || st.listings[0].MemberOf[0] != "agg" {
+		t.Errorf("listings %+v, want one of agg's providers with VCPU:1", st.listings)
+	}
+	if strings.Join(st.reads, " ") != "over full" {
+		t.Errorf("usage read for %q, want over and full", st.reads)
+	}
+	for _, r := range results {
+		var used any
+		if len(r.Changes) > 0 {
+			used = deref(r.Changes[0].Used)
+		}
+		wantWarn := r.Provider.UUID == "over"
+		if (len(r.Warnings) == 1) != wantWarn || (wantWarn && !strings.Contains(r.Warnings[0], "usage 20 exceeds the new capacity 16")) {
+			t.Errorf("%s: warnings %q", r.Provider.UUID, r.Warnings)
+		}
+		switch r.Provider.UUID {
+		case "over", "full":
+			if used == nil {
+				t.Errorf("%s: used not set", r.Provider.UUID)
+			}
+		default:
+			if used != nil {
+				t.Errorf("%s: used %v, want not read", r.Provider.UUID, used)
+			}
+		}
+	}
+}
