@@ -89,12 +89,21 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 		}
 		driverDSN = cfg.FormatDSN()
 	}
-	db, err := openPool(ctx, t, role, name, driverDSN)
-	if err != nil || cfg == nil || !isGaleraNode(ctx, db) {
-		if db != nil {
-			db.driverDSN = driverDSN
-		}
-		return db, err
+	db, err := openPool(ctx, t, role, name, driverDSN, cfg == nil)
+	if err != nil {
+		return nil, err
+	}
+	db.driverDSN = driverDSN
+	if cfg == nil {
+		return db, nil
+	}
+	galera, err := probeGalera(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if !galera {
+		return db, nil
 	}
 	// A Galera node applies the other nodes' writes asynchronously: without
 	// a causality wait a read can miss what another node has committed (a
@@ -109,7 +118,7 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 		cfg.Params["wsrep_sync_wait"] = GaleraSyncWait
 	}
 	driverDSN = cfg.FormatDSN()
-	if db, err = openPool(ctx, t, role, name, driverDSN); err != nil {
+	if db, err = openPool(ctx, t, role, name, driverDSN, true); err != nil {
 		return nil, err
 	}
 	db.Galera = true
@@ -122,19 +131,28 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 // node has applied all that the cluster committed before it.
 const GaleraSyncWait = "1"
 
-// isGaleraNode reports whether the server runs wsrep with a provider
-// loaded. A server without wsrep (MySQL) has no such variables: not Galera.
-func isGaleraNode(ctx context.Context, db *DB) bool {
+// probeGalera connects and reports whether the server runs wsrep with a
+// provider loaded. Its query is also the check that the server answers: a
+// ping before it was one more round trip of every command. When the query
+// fails (a server without wsrep, such as MySQL, has no such variables) a
+// ping tells a dead server, reported as openPool reports it, from one that
+// is not Galera.
+func probeGalera(ctx context.Context, db *DB) (bool, error) {
+	pctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	defer cancel()
 	var on sql.NullInt64
 	var provider sql.NullString
-	if err := db.QueryRowContext(ctx, "SELECT @@wsrep_on, @@wsrep_provider").Scan(&on, &provider); err != nil {
-		return false
+	if err := db.QueryRowContext(pctx, "SELECT @@wsrep_on, @@wsrep_provider").Scan(&on, &provider); err != nil {
+		if err := db.PingContext(pctx); err != nil {
+			return false, db.Errorf("cannot connect: %w", CleanError(err))
+		}
+		return false, nil
 	}
-	return on.Int64 == 1 && provider.Valid && provider.String != "" && provider.String != "none"
+	return on.Int64 == 1 && provider.Valid && provider.String != "" && provider.String != "none", nil
 }
 
-// openPool opens driverDSN and checks the server answers.
-func openPool(ctx context.Context, t dsn.Target, role Role, name, driverDSN string) (*DB, error) {
+// openPool opens driverDSN and, when ping is set, checks the server answers.
+func openPool(ctx context.Context, t dsn.Target, role Role, name, driverDSN string, ping bool) (*DB, error) {
 	x, err := sqlx.Open(t.Driver, driverDSN)
 	if err != nil {
 		return nil, fmt.Errorf("%s database (%s): %v", role, t.Redacted, err)
@@ -165,6 +183,9 @@ func openPool(ctx context.Context, t dsn.Target, role Role, name, driverDSN stri
 		x.SetMaxOpenConns(32)
 		x.SetMaxIdleConns(32)
 		x.SetConnMaxLifetime(5 * time.Minute)
+	}
+	if !ping {
+		return db, nil
 	}
 	pctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
 	defer cancel()

@@ -48,7 +48,7 @@ func (db *DB) ScriptConn(ctx context.Context) (*sql.Conn, error) {
 		}
 		cfg.MultiStatements = true
 		var x *DB
-		if x, p.err = openPool(ctx, db.Target, db.Role, db.Name, cfg.FormatDSN()); p.err == nil {
+		if x, p.err = openPool(ctx, db.Target, db.Role, db.Name, cfg.FormatDSN(), true); p.err == nil {
 			p.db = x.DB
 		}
 	})

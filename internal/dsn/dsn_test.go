@@ -11,7 +11,13 @@ func TestParse(t *testing.T) {
 		raw, driver, dsn, db, redacted string
 	}{
 		{"mysql+pymysql://nova:s3cret@db.example:3307/nova?charset=utf8",
-			MySQL, "nova:s3cret@tcp(db.example:3307)/nova?parseTime=true&charset=utf8", "nova", "mysql+pymysql://nova:***@db.example:3307/nova?charset=utf8"},
+			MySQL, "nova:s3cret@tcp(db.example:3307)/nova?collation=utf8_general_ci&parseTime=true", "nova", "mysql+pymysql://nova:***@db.example:3307/nova?charset=utf8"},
+		// The utf8 charsets go in the handshake (see handshakeCollation);
+		// others stay a SET NAMES.
+		{"mysql+pymysql://nova:pw@db/nova?charset=UTF8MB4",
+			MySQL, "nova:pw@tcp(db:3306)/nova?collation=utf8mb4_general_ci&parseTime=true", "nova", "mysql+pymysql://nova:***@db/nova?charset=UTF8MB4"},
+		{"mysql+pymysql://nova:pw@db/nova?charset=latin1",
+			MySQL, "nova:pw@tcp(db:3306)/nova?parseTime=true&charset=latin1", "nova", "mysql+pymysql://nova:***@db/nova?charset=latin1"},
 		{"mysql://nova:p%40ss@10.0.0.1/nova_api",
 			MySQL, "nova:p@ss@tcp(10.0.0.1:3306)/nova_api?parseTime=true", "nova_api", "mysql://nova:***@10.0.0.1/nova_api"},
 		{"mysql+pymysql://root@/placement?unix_socket=/run/mysqld/mysqld.sock",
