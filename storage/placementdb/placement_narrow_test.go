@@ -31,6 +31,10 @@ func TestLoadPlacementNarrowed(t *testing.T) {
 		{"in_tree", "resources=VCPU:1&in_tree=" + tree, true},
 		{"in_tree granular", "resources1=SRIOV_NET_VF:1&in_tree1=" + tree + "&resources=VCPU:1&group_policy=none", true},
 		{"capacity", "resources=VCPU:31", true},
+		// One class in two groups: the larger amount narrows, whichever
+		// group asks it.
+		{"capacity of a class in two groups", "resources1=VCPU:1&resources2=VCPU:31&group_policy=none", true},
+		{"capacity of a class in two groups, larger first", "resources1=VCPU:31,MEMORY_MB:512&resources2=VCPU:1&group_policy=isolate", true},
 		{"summaries keep whole trees", "resources=SRIOV_NET_VF:1&required=CUSTOM_PHYSNET1&resources1=VCPU:2&required1=HW_NUMA_ROOT&group_policy=isolate&limit=5", false},
 		{"same_subtree", "resources_A=VCPU:20&resources_B=SRIOV_NET_VF:1&same_subtree=_A,_B&group_policy=none&required_A=HW_NUMA_ROOT", true},
 		{"sharing class not narrowed", "resources=DISK_GB:50000", false},
