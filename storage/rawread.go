@@ -11,6 +11,16 @@ import (
 // the driver makes them ([]byte ones valid until the next call).
 type RawQuery func(query string, args ...any) (driver.Rows, error)
 
+// Prepared, as a RawQuery's first argument, runs the query as a prepared
+// statement on MySQL even when it has no other argument: the binary
+// protocol then carries numbers as the server holds them, where the text
+// protocol has the server print each one and the client parse it back
+// (placement-perfload's 3,000 inventories rows of nine columns: 3.1 ms
+// as text, 1.4 ms as binary). Elsewhere it is ignored.
+var Prepared = prepared{}
+
+type prepared struct{}
+
 // RawReadTx is ReadTx for bulk reads that take every row as the driver
 // hands it. database/sql's Rows takes a lock, checks the context and
 // converts each column through Scan for every row: a third of the time
@@ -39,6 +49,10 @@ func (db *DB) rawReadTx1(ctx context.Context, fn func(query RawQuery) error) err
 		}
 		defer tx.Rollback()
 		return fn(func(query string, args ...any) (driver.Rows, error) {
+			prepare := false
+			if len(args) > 0 && args[0] == Prepared {
+				prepare, args = db.IsMySQL(), args[1:]
+			}
 			named := make([]driver.NamedValue, len(args))
 			for i, a := range args {
 				v, err := driver.DefaultParameterConverter.ConvertValue(a)
@@ -47,9 +61,11 @@ func (db *DB) rawReadTx1(ctx context.Context, fn func(query RawQuery) error) err
 				}
 				named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 			}
-			rows, err := queryer.QueryContext(ctx, query, named)
-			if !errors.Is(err, driver.ErrSkip) {
-				return rows, err
+			if !prepare {
+				rows, err := queryer.QueryContext(ctx, query, named)
+				if !errors.Is(err, driver.ErrSkip) {
+					return rows, err
+				}
 			}
 			// The driver binds arguments only in a prepared statement
 			// (go-sql-driver without interpolateParams), as database/sql
@@ -63,7 +79,8 @@ func (db *DB) rawReadTx1(ctx context.Context, fn func(query RawQuery) error) err
 				stmt.Close()
 				return nil, db.Errorf("the %T driver cannot run bulk reads", dc)
 			}
-			if rows, err = sq.QueryContext(ctx, named); err != nil {
+			rows, err := sq.QueryContext(ctx, named)
+			if err != nil {
 				stmt.Close()
 				return nil, err
 			}

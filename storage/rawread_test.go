@@ -73,6 +73,8 @@ func TestRawReadTx(t *testing.T) {
 				}{
 					{"SELECT id, name FROM t ORDER BY id", nil, 3},
 					{db.Rebind("SELECT id, name FROM t WHERE id >= ? AND name <> ? ORDER BY id"), []any{1, "b"}, 1},
+					// storage.Prepared: a prepared statement without arguments.
+					{"SELECT id, name FROM t ORDER BY id", []any{storage.Prepared}, 3},
 				} {
 					var closes int64
 					if db.IsMySQL() {

@@ -17,15 +17,15 @@ import (
 // a Placement writing meanwhile cannot hand us a provider whose parent or
 // trait we did not see.
 //
-// The queries take no arguments on purpose: go-sql-driver then uses MySQL's
-// text protocol, where a FLOAT allocation_ratio arrives as the decimal the
-// server prints (MariaDB: six significant digits, "1.1", "1.23457"), which
-// is what PyMySQL hands Placement's Python code; the binary protocol would
-// give the widened float32 (1.100000023841858). Placement's SQL filter,
-// though, computes with that widened value on the server, so on MySQL the
-// ratio is read twice: as the column (AllocationRatio) and as the column
-// plus a double zero (SQLRatio), which the server prints exactly
-// (RatioMySQLFloat). SQLite's REAL column is one double for both.
+// A FLOAT allocation_ratio has two values on MySQL (RatioMySQLFloat): the
+// decimal the server prints (MariaDB: six significant digits, "1.1",
+// "1.23457"), which is what PyMySQL hands Placement's Python code
+// (AllocationRatio), and the widened float32 (1.100000023841858) that
+// Placement's SQL filter computes with on the server (SQLRatio). The
+// inventories are read through the binary protocol, which carries the
+// float32, with the printed form beside it; the other tables through the
+// text protocol (no arguments), which is cheaper for their few columns.
+// SQLite's REAL column is one double for both.
 func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelInput, error) {
 	var in *candidates.ModelInput
 	err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
@@ -45,9 +45,15 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
 	invQuery := `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio FROM inventories` + scope.where("resource_provider_id")
+	var invArgs []any
 	if db.IsMySQL() {
+		// The binary protocol (see storage.Prepared): the FLOAT column
+		// arrives as the float32 the server computes with (SQLRatio), and
+		// its text form, what PyMySQL hands Placement, is the server's own
+		// print of it (CAST AS CHAR prints as the text protocol does).
 		in.Ratios = candidates.RatioMySQLFloat
-		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio + 0E0 FROM inventories` + scope.where("resource_provider_id")
+		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, CAST(allocation_ratio AS CHAR), allocation_ratio FROM inventories` + scope.where("resource_provider_id")
+		invArgs = []any{storage.Prepared}
 	}
 	raw2, raw3, raw5, raw9 := newRawRow(2), newRawRow(3), newRawRow(5), newRawRow(9)
 	err := func() error {
@@ -64,10 +70,10 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 			}); err != nil {
 			return err
 		}
-		if err := scanRaw(db, query, "inventories", raw9, invQuery, nil, func() error {
+		if err := scanRaw(db, query, "inventories", raw9, invQuery, invArgs, func() error {
 			in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw9.int(0), ResourceClassID: raw9.int(1),
 				Total: raw9.int(2), Reserved: raw9.int(3), MinUnit: raw9.int(4), MaxUnit: raw9.int(5), StepSize: raw9.int(6),
-				AllocationRatio: raw9.float(7), SQLRatio: raw9.float(8)})
+				AllocationRatio: raw9.float(7), SQLRatio: raw9.widened(8)})
 			return raw9.err
 		}); err != nil {
 			return err

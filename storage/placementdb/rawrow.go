@@ -130,6 +130,16 @@ func (r *rawRow) float(i int) float64 {
 	return v
 }
 
+// widened is float, except that a float32 (a FLOAT column in MySQL's
+// binary protocol) is its exact value, the double the server computes with,
+// rather than its shortest decimal.
+func (r *rawRow) widened(i int) float64 {
+	if x, ok := r.vals[i].(float32); ok {
+		return float64(x)
+	}
+	return r.float(i)
+}
+
 // str returns the column as a string, "" for NULL.
 func (r *rawRow) str(i int) string {
 	switch x := r.vals[i].(type) {
