@@ -163,8 +163,8 @@ func ExitCodesMarkdown(root *cobra.Command) string {
 
 // finishCommandTree applies rpctl's conventions to every command once the
 // tree is built, so that commands added by anyone follow them: the exit-code
-// table at the end of --help, usage errors that exit 255 with a message that
-// names the real problem.
+// table at the end of --help (added when the help is shown), usage errors
+// that exit 255 with a message that names the real problem.
 func finishCommandTree(root *cobra.Command) {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &ExitError{Code: ExitUnexpected, Err: err}
@@ -186,20 +186,47 @@ func finishCommandTree(root *cobra.Command) {
 				return badCommandLine("unknown command %q for %q (one of: %s)", args[0], c.CommandPath(), subcommandNames(c))
 			}
 		}
-		if c.Runnable() && c.HasParent() && !c.HasSubCommands() && c.Name() != "help" {
-			if !strings.Contains(c.Long, "Exit codes:") {
-				long := c.Long
-				if long == "" {
-					long = c.Short
-				}
-				c.Long = strings.TrimRight(long, "\n") + "\n\n" + ExitCodesOf(c).Help()
-			}
-		}
 		for _, s := range c.Commands() {
 			walk(s)
 		}
 	}
 	walk(root)
+	// The exit-code table joins a command's help when the help is shown:
+	// rendering every command's table at start-up was a fifth of building
+	// the tree, paid by every run.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		addExitCodes(c)
+		help(c, args)
+	})
+}
+
+// addExitCodes ends a runnable command's help text with its exit-code
+// table, once. Cobra's completion commands, which it adds only when it
+// executes, are not rpctl's: they have none.
+func addExitCodes(c *cobra.Command) {
+	if !c.Runnable() || !c.HasParent() || c.HasSubCommands() || c.Name() == "help" || strings.Contains(c.Long, "Exit codes:") {
+		return
+	}
+	for p := c; p.HasParent(); p = p.Parent() {
+		if p.Name() == "completion" && !p.Parent().HasParent() {
+			return
+		}
+	}
+	long := c.Long
+	if long == "" {
+		long = c.Short
+	}
+	c.Long = strings.TrimRight(long, "\n") + "\n\n" + ExitCodesOf(c).Help()
+}
+
+// FinishHelp gives every command of root the help text --help shows, exit
+// codes included, for generators that read the texts (docs, man pages).
+func FinishHelp(root *cobra.Command) {
+	addExitCodes(root)
+	for _, c := range root.Commands() {
+		FinishHelp(c)
+	}
 }
 
 func subcommandNames(c *cobra.Command) string {

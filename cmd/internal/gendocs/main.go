@@ -82,6 +82,7 @@ func generate(out string) error {
 func commandTree(escapeFlags bool) *cobra.Command {
 	ios, _, _, _ := iostreams.Test()
 	root := cmd.NewCmdRoot(cmd.NewFactory(ios), "")
+	cmd.FinishHelp(root)
 	root.InitDefaultCompletionCmd()
 	done := map[*pflag.Flag]bool{}
 	var walk func(c *cobra.Command)
