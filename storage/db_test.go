@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -41,15 +40,7 @@ func TestOpenSessionCharset(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			tg, err := dsn.Parse(my.URL[:len(my.URL)-len("utf8")] + tc.charset)
-			if err != nil {
-				t.Fatal(err)
-			}
-			db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := testdb.Open(t, my.URL[:len(my.URL)-len("utf8")]+tc.charset, storage.RolePlacement)
 			conn, err := db.Conn(ctx)
 			if err != nil {
 				t.Fatal(err)
