@@ -128,6 +128,9 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	}
 	names := func(table, query string, args ...any) (map[string]int64, error) {
 		out := map[string]int64{}
+		if len(args) == 0 {
+			return out, nil // IN (NULL): no round trip for no names
+		}
 		err := q(table, raw2, query, args, func() error {
 			out[raw2.str(1)] = raw2.int(0)
 			return raw2.err

@@ -3,6 +3,7 @@ package placementdb
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 
 	"github.com/jmoiron/sqlx"
@@ -86,19 +87,21 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 			}); err != nil {
 			return err
 		}
-		named := func(table, q string, dst *[]candidates.NamedRow) error {
-			return scanRaw(db, query, table, raw2, q, nil, func() error {
-				*dst = push(*dst, candidates.NamedRow{ID: raw2.int(0), Name: raw2.str(1)})
-				return raw2.err
-			})
-		}
-		if err := named("resource_classes", `SELECT id, name FROM resource_classes`, &in.ResourceClasses); err != nil {
-			return err
-		}
-		if err := named("traits", `SELECT id, name FROM traits`, &in.Traits); err != nil {
-			return err
-		}
-		if err := named("placement_aggregates", `SELECT id, uuid FROM placement_aggregates`, &in.Aggregates); err != nil {
+		// The three name tables in one statement: one round trip, not three.
+		named := []*[]candidates.NamedRow{&in.ResourceClasses, &in.Traits, &in.Aggregates}
+		if err := scanRaw(db, query, "resource_classes, traits and placement_aggregates", raw3,
+			`SELECT 0, id, name FROM resource_classes UNION ALL SELECT 1, id, name FROM traits UNION ALL SELECT 2, id, uuid FROM placement_aggregates`, nil,
+			func() error {
+				t := raw3.int(0)
+				if raw3.err == nil && (t < 0 || t >= int64(len(named))) {
+					raw3.fail(fmt.Errorf("table %d", t))
+				}
+				if raw3.err != nil {
+					return raw3.err
+				}
+				*named[t] = push(*named[t], candidates.NamedRow{ID: raw3.int(1), Name: raw3.str(2)})
+				return raw3.err
+			}); err != nil {
 			return err
 		}
 		link := func(table, q string, dst *[]candidates.LinkRow) error {
