@@ -56,7 +56,7 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, CAST(allocation_ratio AS CHAR), allocation_ratio FROM inventories` + scope.where("resource_provider_id")
 		invArgs = []any{storage.Prepared}
 	}
-	raw2, raw3, raw5, raw9 := newRawRow(2), newRawRow(3), newRawRow(5), newRawRow(9)
+	raw3, raw5, raw9 := newRawRow(3), newRawRow(5), newRawRow(9)
 	err := func() error {
 		if scope.providers != nil {
 			in.Providers = scope.inScope()
@@ -87,33 +87,21 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 			}); err != nil {
 			return err
 		}
-		// The three name tables in one statement: one round trip, not three.
-		named := []*[]candidates.NamedRow{&in.ResourceClasses, &in.Traits, &in.Aggregates}
+		// The three name tables in one statement, and the two link tables
+		// in another: two round trips, not five.
 		if err := scanRaw(db, query, "resource_classes, traits and placement_aggregates", raw3,
 			`SELECT 0, id, name FROM resource_classes UNION ALL SELECT 1, id, name FROM traits UNION ALL SELECT 2, id, uuid FROM placement_aggregates`, nil,
-			func() error {
-				t := raw3.int(0)
-				if raw3.err == nil && (t < 0 || t >= int64(len(named))) {
-					raw3.fail(fmt.Errorf("table %d", t))
-				}
-				if raw3.err != nil {
-					return raw3.err
-				}
-				*named[t] = push(*named[t], candidates.NamedRow{ID: raw3.int(1), Name: raw3.str(2)})
-				return raw3.err
-			}); err != nil {
+			tagged(raw3, []*[]candidates.NamedRow{&in.ResourceClasses, &in.Traits, &in.Aggregates}, func() candidates.NamedRow {
+				return candidates.NamedRow{ID: raw3.int(1), Name: raw3.str(2)}
+			})); err != nil {
 			return err
 		}
-		link := func(table, q string, dst *[]candidates.LinkRow) error {
-			return scanRaw(db, query, table, raw2, q, nil, func() error {
-				*dst = push(*dst, candidates.LinkRow{ProviderID: raw2.int(0), OtherID: raw2.int(1)})
-				return raw2.err
-			})
-		}
-		if err := link("resource_provider_traits", `SELECT resource_provider_id, trait_id FROM resource_provider_traits`+scope.where("resource_provider_id"), &in.ProviderTraits); err != nil {
-			return err
-		}
-		return link("resource_provider_aggregates", `SELECT resource_provider_id, aggregate_id FROM resource_provider_aggregates`+scope.where("resource_provider_id"), &in.ProviderAggregates)
+		return scanRaw(db, query, "resource_provider_traits and resource_provider_aggregates", raw3,
+			`SELECT 0, resource_provider_id, trait_id FROM resource_provider_traits`+scope.where("resource_provider_id")+
+				` UNION ALL SELECT 1, resource_provider_id, aggregate_id FROM resource_provider_aggregates`+scope.where("resource_provider_id"), nil,
+			tagged(raw3, []*[]candidates.LinkRow{&in.ProviderTraits, &in.ProviderAggregates}, func() candidates.LinkRow {
+				return candidates.LinkRow{ProviderID: raw3.int(1), OtherID: raw3.int(2)}
+			}))
 	}()
 	if err != nil {
 		return nil, err
@@ -192,6 +180,22 @@ func schemaHint(ctx context.Context, db *storage.DB, err error) error {
 		return perr
 	}
 	return err
+}
+
+// tagged scans the rows of a UNION ALL whose first column numbers the
+// branch, appending each row to that branch's slice.
+func tagged[T any](raw *rawRow, dsts []*[]T, row func() T) func() error {
+	return func() error {
+		t := raw.int(0)
+		if raw.err == nil && (t < 0 || t >= int64(len(dsts))) {
+			raw.fail(fmt.Errorf("branch %d of %d", t, len(dsts)))
+		}
+		if raw.err != nil {
+			return raw.err
+		}
+		*dsts[t] = push(*dsts[t], row())
+		return raw.err
+	}
 }
 
 // push appends v, doubling the capacity when it is full. The tables are
