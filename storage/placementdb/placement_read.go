@@ -13,10 +13,10 @@ import (
 )
 
 // LoadPlacementModel reads a Placement database into the rows
-// candidates.NewModel takes: one SELECT per table (allocations summed with
-// GROUP BY), never one per provider, all inside one read transaction so that
-// a Placement writing meanwhile cannot hand us a provider whose parent or
-// trait we did not see.
+// candidates.NewModel takes: whole tables, a few to a statement (allocations
+// summed with GROUP BY), never one per provider, all inside one read
+// transaction so that a Placement writing meanwhile cannot hand us a
+// provider whose parent or trait we did not see.
 //
 // A FLOAT allocation_ratio has two values on MySQL (RatioMySQLFloat): the
 // decimal the server prints (MariaDB: six significant digits, "1.1",
