@@ -82,11 +82,7 @@ func TestWriteNodesScriptsLeaveTheRowsOfOneByOne(t *testing.T) {
 	nodes = append(nodes, scriptNode(41, "o'hara; DROP TABLE inventories; --", 2, agg), scriptNode(42, `back\slash`, 1, ""))
 	var dumps [2][]string
 	for k, script := range []bool{true, false} {
-		db := placementtest.MySQL(t)
-		ids, err := EnsurePlacementNames(ctx, db, []string{"VCPU", "MEMORY_MB"}, []string{migrate.TraitComputeNode}, []string{agg})
-		if err != nil {
-			t.Fatal(err)
-		}
+		db, ids := scriptPlacement(t, agg)
 		var errs []error
 		if script {
 			for i := range nodes {
@@ -112,6 +108,18 @@ func TestWriteNodesScriptsLeaveTheRowsOfOneByOne(t *testing.T) {
 	}
 }
 
+// scriptPlacement is an empty Placement database on MariaDB with the
+// classes, trait and aggregates the script tests' nodes use.
+func scriptPlacement(t *testing.T, aggregates ...string) (*storage.DB, *migrate.PlacementIDs) {
+	t.Helper()
+	db := placementtest.MySQL(t)
+	ids, err := EnsurePlacementNames(context.Background(), db, []string{"VCPU", "MEMORY_MB"}, []string{migrate.TraitComputeNode}, aggregates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, ids
+}
+
 func firstDiff(a, b []string) string {
 	for i := range min(len(a), len(b)) {
 		if a[i] != b[i] {
@@ -128,11 +136,7 @@ func firstDiff(a, b []string) string {
 // written.
 func TestWriteScriptsStopAtTheFailedNode(t *testing.T) {
 	ctx := context.Background()
-	db := placementtest.MySQL(t)
-	ids, err := EnsurePlacementNames(ctx, db, []string{"VCPU", "MEMORY_MB"}, []string{migrate.TraitComputeNode}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, ids := scriptPlacement(t)
 	taken := scriptNode(99, "taken", 0, "")
 	if errs := WriteNodes(ctx, db, ids, []migrate.NodeWrite{taken}); errs[0] != nil {
 		t.Fatal(errs[0])
@@ -220,11 +224,7 @@ func blockedScript(t *testing.T, db *storage.DB, ids *migrate.PlacementIDs, befo
 // goes on from the failed node, as storage.Retry retries a transaction.
 func TestWriteScriptsRetryADeadlockFromTheFailedNode(t *testing.T) {
 	ctx := context.Background()
-	db := placementtest.MySQL(t)
-	ids, err := EnsurePlacementNames(ctx, db, []string{"VCPU", "MEMORY_MB"}, []string{migrate.TraitComputeNode}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, ids := scriptPlacement(t)
 	// InnoDB rolls back the transaction that changed fewer rows: the
 	// other session's 50 make the script's node the victim.
 	heavy := func(c *sql.Conn) {
@@ -262,11 +262,7 @@ func TestWriteScriptsRetryADeadlockFromTheFailedNode(t *testing.T) {
 // session to wait for, and nothing of them is written.
 func TestWriteScriptsInDoubtAfterAKill(t *testing.T) {
 	ctx := context.Background()
-	db := placementtest.MySQL(t)
-	ids, err := EnsurePlacementNames(ctx, db, []string{"VCPU", "MEMORY_MB"}, []string{migrate.TraitComputeNode}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, ids := scriptPlacement(t)
 	other, session, done, _ := blockedScript(t, db, ids, nil)
 	if _, err := db.ExecContext(ctx, fmt.Sprintf("KILL %d", session)); err != nil {
 		t.Fatal(err)
