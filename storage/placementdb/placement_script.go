@@ -16,8 +16,8 @@ import (
 
 // A compute node's providers are written in one transaction of their own,
 // the unit Nova's resource tracker writes too. Sent one statement per round
-// trip, 100,000 such transactions of 7 statements cost 700,000 round trips,
-// five times the whole migration's other work. Scripts keep the
+// trip, 100,000 such transactions of 7 statements cost 700,000 round trips.
+// Scripts keep the
 // transaction per node and send many of them per round trip: each node is
 // START TRANSACTION, its statements, COMMIT, then a marker SELECT with the
 // node's index, so that the client knows how far the server got when a
@@ -26,70 +26,43 @@ import (
 // maxScriptSQL bounds one script (the same limit as one literal INSERT).
 const maxScriptSQL = 1 << 20
 
-// scriptable reports whether w can be sent as literal SQL in a script: a
-// node whose providers are all new, parents before children within the
-// node, with no allocation moves, and values that read the same in every
-// sql_mode. Anything else (a layout switch, an update of an existing
-// provider) goes through writeGroup, one node per transaction.
-func scriptable(w *migrate.NodeWrite, ids *migrate.PlacementIDs) bool {
+// nodeScript is node k's transaction and marker as SQL, or false when the
+// node cannot go in a script: a provider that exists already (an update, a
+// layout switch's moves), a parent outside the node, a class, trait or
+// aggregate without an id, or a value with no literal that reads the same in
+// every sql_mode. Such a node goes through writeGroup, one transaction of
+// its own sent statement by statement.
+func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int) ([]byte, bool) {
 	if len(w.Moves) > 0 || len(w.Providers) == 0 {
-		return false
+		return nil, false
 	}
-	seen := make(map[string]bool, len(w.Providers))
+	ok := true
+	lit := func(b []byte, v any) []byte {
+		b, good := sqlutil.AppendLiteral(b, v)
+		ok = ok && good
+		return b
+	}
+	// Each provider's id is kept in a session variable @rpN (N its index
+	// in the node), and so is the root each provider belongs to.
+	rp := func(b []byte, n int) []byte { return strconv.AppendInt(append(b, "@rp"...), int64(n), 10) }
+	index := make(map[string]int, len(w.Providers))
+	root := make([]int, len(w.Providers))
+	ts := lit(nil, now)
+	b := append(make([]byte, 0, 1024), "START TRANSACTION;\n"...)
 	for i := range w.Providers {
 		p := &w.Providers[i]
 		if !p.Create || len(p.UpdateInventories) > 0 || len(p.DeleteInventories) > 0 || len(p.RemoveAggregates) > 0 {
-			return false
+			return nil, false
 		}
-		if p.ParentUUID != "" && !seen[p.ParentUUID] {
-			return false
+		parent, inNode := index[p.ParentUUID]
+		if p.ParentUUID != "" && !inNode {
+			return nil, false
 		}
-		seen[p.UUID] = true
-		for rc, v := range p.AddInventories {
-			if _, ok := ids.Classes[rc]; !ok || !finite(v.AllocationRatio) {
-				return false
-			}
-		}
-		for _, t := range p.AddTraits {
-			if _, ok := ids.Traits[t]; !ok {
-				return false
-			}
-		}
-		for _, a := range p.AddAggregates {
-			if _, ok := ids.Aggregates[a]; !ok {
-				return false
-			}
-		}
-		if _, ok := sqlutil.AppendLiteral(nil, p.UUID); !ok {
-			return false
-		}
-		if _, ok := sqlutil.AppendLiteral(nil, p.Name); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-func finite(f float64) bool { _, ok := sqlutil.AppendLiteral(nil, f); return ok }
-
-// appendNodeScript appends node k's transaction and marker to b.
-func appendNodeScript(b []byte, k int, w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any) []byte {
-	lit := func(b []byte, v any) []byte {
-		b, _ = sqlutil.AppendLiteral(b, v) // scriptable checked every value
-		return b
-	}
-	ts := lit(nil, now)
-	vars := make(map[string]int, len(w.Providers))
-	v := func(b []byte, uuid string) []byte {
-		return strconv.AppendInt(append(b, "@rp"...), int64(vars[uuid]), 10)
-	}
-	b = append(b, "START TRANSACTION;\n"...)
-	for i := range w.Providers {
-		p := &w.Providers[i]
-		vars[p.UUID] = i
+		index[p.UUID], root[i] = i, i
 		if p.ParentUUID == "" {
 			b = append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation) VALUES ("...)
 		} else {
+			root[i] = root[parent]
 			b = append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation, parent_provider_id, root_provider_id) VALUES ("...)
 		}
 		b = append(b, ts...)
@@ -97,87 +70,69 @@ func appendNodeScript(b []byte, k int, w *migrate.NodeWrite, ids *migrate.Placem
 		b = lit(append(b, ", "...), p.Name)
 		b = lit(append(b, ", "...), p.Generation)
 		if p.ParentUUID != "" {
-			b = v(append(b, ", "...), p.ParentUUID)
-			b = append(b, ", @rp"...)
-			b = strconv.AppendInt(b, int64(vars[rootOf(w, p.ParentUUID)]), 10)
+			b = rp(append(rp(append(b, ", "...), parent), ", "...), root[i])
 		}
-		b = v(append(b, ");\nSET "...), p.UUID)
-		b = append(b, " = LAST_INSERT_ID();\n"...)
+		b = append(rp(append(b, ");\nSET "...), i), " = LAST_INSERT_ID();\n"...)
 		if p.ParentUUID == "" {
 			// Placement's _create_in_db sets a root's root_provider_id to
 			// its own id right after the insert, in the same transaction.
-			b = v(append(b, "UPDATE resource_providers SET root_provider_id = "...), p.UUID)
-			b = v(append(b, " WHERE id = "...), p.UUID)
-			b = append(b, ";\n"...)
+			b = rp(append(b, "UPDATE resource_providers SET root_provider_id = "...), i)
+			b = append(rp(append(b, " WHERE id = "...), i), ";\n"...)
 		}
 	}
-	rows := func(head string, each func(b []byte, p *migrate.ProviderWrite) ([]byte, int)) {
+	// rows appends one multi-row INSERT of what each provider adds, or
+	// nothing when no provider adds any.
+	rows := func(head string, each func(b []byte, i int, p *migrate.ProviderWrite) []byte) {
 		start := len(b)
 		b = append(b, head...)
-		n := 0
+		body := len(b)
 		for i := range w.Providers {
-			var m int
-			b, m = each(b, &w.Providers[i])
-			n += m
+			b = each(b, i, &w.Providers[i])
 		}
-		if n == 0 {
+		if len(b) == body {
 			b = b[:start]
 			return
 		}
 		b = append(b[:len(b)-2], ";\n"...) // the last row's ", "
 	}
-	rows("INSERT INTO inventories (created_at, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio) VALUES ", func(b []byte, p *migrate.ProviderWrite) ([]byte, int) {
+	rows("INSERT INTO inventories (created_at, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio) VALUES ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
 		for _, rc := range slices.Sorted(maps.Keys(p.AddInventories)) {
 			inv := p.AddInventories[rc]
-			b = append(append(b, '('), ts...)
-			b = v(append(b, ", "...), p.UUID)
-			for _, x := range []any{ids.Classes[rc], inv.Total, inv.Reserved, inv.MinUnit, inv.MaxUnit, inv.StepSize, inv.AllocationRatio} {
+			cid, known := ids.Classes[rc]
+			ok = ok && known
+			b = rp(append(append(append(b, '('), ts...), ", "...), i)
+			for _, x := range []any{cid, inv.Total, inv.Reserved, inv.MinUnit, inv.MaxUnit, inv.StepSize, inv.AllocationRatio} {
 				b = lit(append(b, ", "...), x)
 			}
 			b = append(b, "), "...)
 		}
-		return b, len(p.AddInventories)
+		return b
 	})
-	rows("INSERT INTO resource_provider_traits (created_at, trait_id, resource_provider_id) VALUES ", func(b []byte, p *migrate.ProviderWrite) ([]byte, int) {
+	rows("INSERT INTO resource_provider_traits (created_at, trait_id, resource_provider_id) VALUES ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
 		for _, t := range p.AddTraits {
-			b = append(append(b, '('), ts...)
-			b = lit(append(b, ", "...), ids.Traits[t])
-			b = append(v(append(b, ", "...), p.UUID), "), "...)
+			tid, known := ids.Traits[t]
+			ok = ok && known
+			b = lit(append(append(append(b, '('), ts...), ", "...), tid)
+			b = append(rp(append(b, ", "...), i), "), "...)
 		}
-		return b, len(p.AddTraits)
+		return b
 	})
-	rows("INSERT INTO resource_provider_aggregates (created_at, resource_provider_id, aggregate_id) VALUES ", func(b []byte, p *migrate.ProviderWrite) ([]byte, int) {
+	rows("INSERT INTO resource_provider_aggregates (created_at, resource_provider_id, aggregate_id) VALUES ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
 		for _, a := range p.AddAggregates {
-			b = append(append(b, '('), ts...)
-			b = v(append(b, ", "...), p.UUID)
-			b = append(lit(append(b, ", "...), ids.Aggregates[a]), "), "...)
+			aid, known := ids.Aggregates[a]
+			ok = ok && known
+			b = rp(append(append(append(b, '('), ts...), ", "...), i)
+			b = append(lit(append(b, ", "...), aid), "), "...)
 		}
-		return b, len(p.AddAggregates)
+		return b
 	})
-	b = append(b, "COMMIT;\nSELECT "...)
-	b = strconv.AppendInt(b, int64(k), 10)
-	return append(b, ";\n"...)
-}
-
-// rootOf is the root of the node's provider uuid (parents come first).
-func rootOf(w *migrate.NodeWrite, uuid string) string {
-	for {
-		parent := ""
-		for i := range w.Providers {
-			if w.Providers[i].UUID == uuid {
-				parent = w.Providers[i].ParentUUID
-				break
-			}
-		}
-		if parent == "" {
-			return uuid
-		}
-		uuid = parent
-	}
+	b = strconv.AppendInt(append(b, "COMMIT;\nSELECT "...), int64(k), 10)
+	return append(b, ";\n"...), ok
 }
 
 // writeScripts writes the nodes listed in idx, each in its own
-// transaction, many per round trip, and sets errs for them. It returns
+// transaction (scripts[k] is idx[k]'s, from nodeScript with marker k), many
+// per round trip, and sets errs for them. It returns
 // false, having written nothing, when the database takes no scripts.
 //
 // A node whose statement fails gets that error; the nodes before it have
@@ -188,7 +143,7 @@ func rootOf(w *migrate.NodeWrite, uuid string) string {
 // script are in doubt: the server may have gone on past the last marker the
 // client read, so they get the error wrapped with the session
 // (storage.SessionError), for the caller's read-back.
-func writeScripts(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, nodes []migrate.NodeWrite, idx []int, errs []error) bool {
+func writeScripts(ctx context.Context, db *storage.DB, nodes []migrate.NodeWrite, idx []int, scripts [][]byte, errs []error) bool {
 	var c scriptConn
 	defer c.release(false)
 	if err := c.open(ctx, db); err != nil {
@@ -200,7 +155,6 @@ func writeScripts(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs
 		}
 		return true
 	}
-	now := db.Now()
 	from := 0 // idx[from:] are not written yet
 	inDoubt := false
 	err := storage.Retry(ctx, func() error {
@@ -213,7 +167,7 @@ func writeScripts(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs
 			b := make([]byte, 0, 64<<10)
 			to := from
 			for to < len(idx) && (to == from || len(b) < maxScriptSQL) {
-				b = appendNodeScript(b, to, &nodes[idx[to]], ids, now)
+				b = append(b, scripts[to]...)
 				to++
 			}
 			done, err := runScript(ctx, c.conn, string(b), from)

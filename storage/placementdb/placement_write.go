@@ -255,14 +255,18 @@ func createCustomClass(ctx context.Context, db *storage.DB, name string) (int64,
 func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, nodes []migrate.NodeWrite) []error {
 	errs := make([]error, len(nodes))
 	var fast, slow []int
+	var scripts [][]byte
+	now := db.Now()
 	for i := range nodes {
-		if db.IsMySQL() && !db.Galera && scriptable(&nodes[i], ids) {
-			fast = append(fast, i)
-		} else {
-			slow = append(slow, i)
+		if db.IsMySQL() && !db.Galera {
+			if s, ok := nodeScript(&nodes[i], ids, now, len(fast)); ok {
+				fast, scripts = append(fast, i), append(scripts, s)
+				continue
+			}
 		}
+		slow = append(slow, i)
 	}
-	if len(fast) > 0 && !writeScripts(ctx, db, ids, nodes, fast, errs) {
+	if len(fast) > 0 && !writeScripts(ctx, db, nodes, fast, scripts, errs) {
 		slow = append(slow, fast...)
 	}
 	for _, i := range slow {
