@@ -199,19 +199,8 @@ func serverCPU(port string) time.Duration {
 		if !slices.Contains(args, "127.0.0.1:"+port) && !(slices.Contains(args, "--port") && slices.Contains(args, port)) {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command: utime and stime are the
-		// 12th and 13th, in clock ticks (100 per second on Linux).
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) < 13 {
-			continue
-		}
-		u, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		total += time.Duration(u+st) * 10 * time.Millisecond
+		pid, _ := strconv.Atoi(d.Name())
+		total += testdb.ProcessCPU(pid)
 	}
 	return total
 }

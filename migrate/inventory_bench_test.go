@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
@@ -141,19 +142,12 @@ func serverCPU(b *testing.B, db *storage.DB) func() float64 {
 		b.Logf("MariaDB's CPU not measured: %v", err)
 		return func() float64 { return 0 }
 	}
-	stat := "/proc/" + strings.TrimSpace(string(pid)) + "/stat"
-	return func() float64 {
-		raw, err := os.ReadFile(stat)
-		if err != nil {
-			return 0
-		}
-		// Fields after the command's closing parenthesis; utime and stime
-		// are the 14th and 15th of the line, in clock ticks (100 per s).
-		f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-		u, _ := strconv.ParseFloat(f[11], 64)
-		s, _ := strconv.ParseFloat(f[12], 64)
-		return (u + s) / 100
+	n, err := strconv.Atoi(strings.TrimSpace(string(pid)))
+	if err != nil {
+		b.Logf("MariaDB's CPU not measured: pid file %s: %v", pidFile, err)
+		return func() float64 { return 0 }
 	}
+	return func() float64 { return testdb.ProcessCPU(n).Seconds() }
 }
 
 // selfCPU is this process's CPU time so far (the migration runs in it).

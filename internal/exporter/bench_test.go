@@ -111,19 +111,6 @@ func buildRpctlAt(b *testing.B, rev string) string {
 	return filepath.Join(dir, "bin", "rpctl")
 }
 
-// processCPU is a process's user + system CPU time so far, in seconds.
-func processCPU(pid int) float64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(raw)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	user, _ := strconv.ParseFloat(f[11], 64)
-	sys, _ := strconv.ParseFloat(f[12], 64)
-	return (user + sys) / 100 // clock ticks (USER_HZ)
-}
-
 func benchExporter(b *testing.B, rpctl string, dbs, flavors []string, n int) {
 	addr := fmt.Sprintf("127.0.0.1:%d", testdb.FreePort(b))
 	args := append(append(append([]string{}, dbs...), "exporter", "--listen", addr, "--interval", "1ms"), flavors...)
@@ -198,7 +185,7 @@ func benchExporter(b *testing.B, rpctl string, dbs, flavors []string, n int) {
 	for b.Loop() {
 		b.StopTimer()
 		first := collections()
-		cpu0 := processCPU(ex.Process.Pid)
+		cpu0 := testdb.ProcessCPU(ex.Process.Pid).Seconds()
 		b.StartTimer()
 		for k := 1; k <= n; k++ {
 			for collections() < first+float64(k) {
@@ -220,7 +207,7 @@ func benchExporter(b *testing.B, rpctl string, dbs, flavors []string, n int) {
 				b.Fatalf("the collection failed:\n%s", exLog.String())
 			}
 		}
-		cpu += processCPU(ex.Process.Pid) - cpu0
+		cpu += testdb.ProcessCPU(ex.Process.Pid).Seconds() - cpu0
 	}
 	close(stop)
 	wg.Wait()

@@ -101,13 +101,9 @@ func (s *PrivateMySQL) Stop(t testing.TB) {
 
 // alive reports whether pid runs (a zombie that nobody reaps does not).
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f, err := procStat(pid)
 	if err != nil {
 		return syscall.Kill(pid, 0) == nil
 	}
-	// The state follows the parenthesised command name.
-	if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) {
-		return b[i+2] != 'Z'
-	}
-	return true
+	return f[0] != "Z"
 }
