@@ -151,16 +151,16 @@ type Change struct {
 	Before *Inventory `json:"before"` // nil: added
 	After  *Inventory `json:"after"`  // nil: removed
 	// Used is the class's usage, read only when the change removes the
-	// class or lowers its capacity (see NeedsUsage); nil: not read.
+	// class or lowers its capacity (see needsUsage); nil: not read.
 	Used *int64 `json:"used"`
 }
 
-// NeedsUsage tells whether Placement's rules on usage can touch a change
+// needsUsage tells whether Placement's rules on usage can touch a change
 // set: removing a class that has allocations is refused, and capacity
 // lowered below usage is allowed with a warning. Any other change (a new
 // class, capacity kept or raised) is the same whatever the usage, so
 // reading it would cost Placement a request per provider for nothing.
-func NeedsUsage(changes []Change) bool {
+func needsUsage(changes []Change) bool {
 	return len(Removed(changes)) > 0 || slices.ContainsFunc(changes, lowered)
 }
 
@@ -170,7 +170,7 @@ func lowered(c Change) bool {
 }
 
 // Diff lists the classes whose records differ, sorted by class (Used is
-// left for the caller, who reads usage only when NeedsUsage says so).
+// left for the caller, who reads usage only when needsUsage says so).
 func Diff(before, after map[string]Inventory) []Change {
 	var out []Change
 	for _, class := range slices.Sorted(maps.Keys(union(before, after))) {
@@ -419,7 +419,7 @@ func (e *Editor) read(ctx context.Context, r *Result, edit InventoryEdit) (again
 		r.Outcome = Unchanged
 		return false
 	}
-	if !NeedsUsage(r.Changes) || (e.LowerLater && len(Removed(r.Changes)) == 0) {
+	if !needsUsage(r.Changes) || (e.LowerLater && len(Removed(r.Changes)) == 0) {
 		return false
 	}
 	ugen, usage, err := e.Store.Usages(ctx, p.UUID)

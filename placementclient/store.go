@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/rpctl/rpctl/inventory"
@@ -87,31 +86,22 @@ func (s Store) CreateProvider(ctx context.Context, spec inventory.ProviderSpec) 
 // ProjectUsages is GET /usages (1.9) at the client's microversion: from
 // 1.38 Placement groups the answer by consumer type.
 func (s Store) ProjectUsages(ctx context.Context, project, user string) ([]inventory.UsageGroup, error) {
-	if err := s.C.need(9, "GET /usages"); err != nil {
-		return nil, err
-	}
-	q := url.Values{"project_id": {project}}
-	if user != "" {
-		q.Set("user_id", user)
-	}
-	var out struct {
-		Usages json.RawMessage `json:"usages"`
-	}
-	if err := s.C.do(ctx, http.MethodGet, "/usages", q, nil, &out); err != nil {
+	raw, err := s.C.ProjectUsages(ctx, project, user)
+	if err != nil {
 		return nil, storeErr(err)
 	}
-	if len(out.Usages) == 0 || out.Usages[0] != '{' {
+	if len(raw) == 0 || raw[0] != '{' {
 		return nil, nil
 	}
 	if !s.C.Microversion().AtLeast(38) {
-		u, err := classAmounts(out.Usages, nil)
+		u, err := classAmounts(raw, nil)
 		if err != nil || len(u) == 0 {
 			return nil, err
 		}
 		return []inventory.UsageGroup{{Usages: u}}, nil
 	}
 	var groups []inventory.UsageGroup
-	_, err := objectKeys(out.Usages, func(ct string, v json.RawMessage) error {
+	_, err = objectKeys(raw, func(ct string, v json.RawMessage) error {
 		g := inventory.UsageGroup{ConsumerType: ct}
 		var err error
 		g.Usages, err = classAmounts(v, &g.Consumers)

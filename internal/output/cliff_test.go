@@ -76,12 +76,7 @@ func TestMatchesCliff(t *testing.T) {
 		{int64(2), "ünïcode", 0.25, "", nil},
 		{int64(10), "cmp-a", 1e-05, "a,b c", true},
 	}
-	var r Rows
-	r.Headers = cols
-	for _, row := range rows {
-		r.Add(row...)
-	}
-	matchCliff(t, r, cols, rows, []cliffCase{
+	matchCliff(t, cols, rows, []cliffCase{
 		{CSV, Options{}, nil},
 		{CSV, Options{Quote: "all"}, map[string]any{"quote_mode": "all"}},
 		{CSV, Options{Quote: "minimal"}, map[string]any{"quote_mode": "minimal"}},
@@ -113,8 +108,13 @@ type cliffCase struct {
 }
 
 // matchCliff prints r in every case and compares with cliff's output.
-func matchCliff(t *testing.T, r Rows, cols []string, rows [][]any, cases []cliffCase) {
+func matchCliff(t *testing.T, cols []string, rows [][]any, cases []cliffCase) {
 	t.Helper()
+	var r Rows
+	r.Headers = cols
+	for _, row := range rows {
+		r.Add(row...)
+	}
 	for _, tc := range cases {
 		tc.opts.Format = tc.format
 		var b bytes.Buffer
@@ -274,12 +274,7 @@ func TestDictMatchesCliff(t *testing.T) {
 		{"INSTANCE", Dict{{Key: "VCPU", Value: int64(1)}, {Key: "consumer_count", Value: int64(1)}, {Key: "DISK_GB", Value: int64(40)}}},
 		{"MIGRATION", nested},
 	}
-	var r Rows
-	r.Headers = cols
-	for _, row := range rows {
-		r.Add(row...)
-	}
-	matchCliff(t, r, cols, rows, []cliffCase{
+	matchCliff(t, cols, rows, []cliffCase{
 		{Table, Options{}, nil},
 		{Value, Options{}, nil},
 		{JSON, Options{}, nil},

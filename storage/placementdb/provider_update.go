@@ -7,6 +7,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -186,11 +187,11 @@ func (s *Store) ProjectUsages(ctx context.Context, project, user string) ([]inve
 	return out, nil
 }
 
-// consumerTypeName is Placement's name for a consumer's type: "unknown"
-// for none (consumer_type.NULL_CONSUMER_TYPE_ALIAS).
+// consumerTypeName is Placement's name for a consumer's type:
+// claims.UnknownConsumerType for none.
 func consumerTypeName(ct sql.NullString) string {
 	if !ct.Valid {
-		return "unknown"
+		return claims.UnknownConsumerType
 	}
 	return ct.String
 }

@@ -166,19 +166,6 @@ func (s *Store) nameIDs(ctx context.Context, q sqlx.QueryerContext, query string
 	return byName, byID, rows.Err()
 }
 
-// inventories reads a provider's inventory records.
-func (s *Store) inventories(ctx context.Context, q sqlx.QueryerContext, id int64) (map[string]inventory.Inventory, error) {
-	list, err := s.inventoryList(ctx, q, id)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]inventory.Inventory, len(list))
-	for _, v := range list {
-		out[v.Class] = v.Inventory
-	}
-	return out, nil
-}
-
 // inventoryList reads a provider's inventory records in the order
 // Placement's query reads them: through the provider's index, whose
 // entries follow the primary key, so in the order they were written.
@@ -202,26 +189,21 @@ func (s *Store) inventoryList(ctx context.Context, q sqlx.QueryerContext, id int
 	return out, rows.Err()
 }
 
-// Inventories is GET /resource_providers/{uuid}/inventories.
+// Inventories is GET /resource_providers/{uuid}/inventories, keyed by class.
 func (s *Store) Inventories(ctx context.Context, uuid string) (int64, map[string]inventory.Inventory, error) {
-	var gen int64
-	var inv map[string]inventory.Inventory
-	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		p, err := s.provider(ctx, tx, uuid, "No resource provider with uuid %s found : "+fmt.Sprintf(notFoundMsg, uuid))
-		if err != nil {
-			return err
-		}
-		gen = p.Generation
-		inv, err = s.inventories(ctx, tx, p.ID)
-		return err
-	})
+	gen, list, err := s.ListInventories(ctx, uuid)
 	if err != nil {
-		return 0, nil, s.fail("read inventories", err)
+		return 0, nil, err
 	}
-	return gen, inv, nil
+	out := make(map[string]inventory.Inventory, len(list))
+	for _, v := range list {
+		out[v.Class] = v.Inventory
+	}
+	return gen, out, nil
 }
 
-// ListInventories is Inventories in Placement's order.
+// ListInventories is GET /resource_providers/{uuid}/inventories in
+// Placement's order.
 func (s *Store) ListInventories(ctx context.Context, uuid string) (int64, []inventory.ClassInventory, error) {
 	var gen int64
 	var inv []inventory.ClassInventory
