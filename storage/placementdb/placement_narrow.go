@@ -263,6 +263,7 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	var inTrees []string
 	amounts := map[int64]int64{}
 	var classes []int64
+	var owns []bool // per group: some class of it must come from the tree
 	nconds := 0
 	for _, g := range req.Groups {
 		if g.InTree != "" {
@@ -284,22 +285,24 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 				amounts[id] = g.Resources[c]
 			}
 		}
-		if !own {
-			continue
-		}
-		for _, set := range g.MemberOf {
-			branches = append(branches, `SELECT ?, pa.resource_provider_id FROM resource_provider_aggregates pa
-				JOIN placement_aggregates ag ON ag.id = pa.aggregate_id WHERE ag.uuid IN (`+sqlutil.InList(len(set))+`)`)
-			args = append(append(args, len(classes)+nconds), anys(set)...)
-			nconds++
-		}
-		if g.InTree != "" {
-			branches = append(branches, `SELECT ?, id FROM resource_providers WHERE uuid = ?`)
-			args = append(args, len(classes)+nconds, g.InTree)
-			nconds++
-		}
+		owns = append(owns, own)
 	}
-	for _, g := range req.Groups {
+	// The other conditions are numbered after the classes, which the loop
+	// above has only now all found.
+	for gi, g := range req.Groups {
+		if owns[gi] {
+			for _, set := range g.MemberOf {
+				branches = append(branches, `SELECT ?, pa.resource_provider_id FROM resource_provider_aggregates pa
+				JOIN placement_aggregates ag ON ag.id = pa.aggregate_id WHERE ag.uuid IN (`+sqlutil.InList(len(set))+`)`)
+				args = append(append(args, len(classes)+nconds), anys(set)...)
+				nconds++
+			}
+			if g.InTree != "" {
+				branches = append(branches, `SELECT ?, id FROM resource_providers WHERE uuid = ?`)
+				args = append(args, len(classes)+nconds, g.InTree)
+				nconds++
+			}
+		}
 		for _, set := range g.RequiredTraits {
 			var tids []any
 			shared := false

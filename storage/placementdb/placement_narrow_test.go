@@ -29,6 +29,9 @@ func TestLoadPlacementNarrowed(t *testing.T) {
 		{"member_of", "resources=VCPU:1&member_of=" + candidates.SyntheticUUID(5, 3), true},
 		{"member_of any-of", "resources=VCPU:1&member_of=in:" + candidates.SyntheticUUID(5, 3) + "," + candidates.SyntheticUUID(5, 4), true},
 		{"in_tree", "resources=VCPU:1&in_tree=" + tree, true},
+		// A later group's new class must not take the number of an
+		// earlier group's member_of condition.
+		{"member_of, then a class of a later group", "resources=VCPU:1&member_of=" + candidates.SyntheticUUID(5, 3) + "&resources1=SRIOV_NET_VF:1&group_policy=none", true},
 		{"in_tree granular", "resources1=SRIOV_NET_VF:1&in_tree1=" + tree + "&resources=VCPU:1&group_policy=none", true},
 		{"capacity", "resources=VCPU:31", true},
 		// One class in two groups: the larger amount narrows, whichever
