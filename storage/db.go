@@ -93,7 +93,6 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 	if err != nil {
 		return nil, err
 	}
-	db.driverDSN = driverDSN
 	if cfg == nil {
 		return db, nil
 	}
@@ -122,7 +121,6 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 		return nil, err
 	}
 	db.Galera = true
-	db.driverDSN = driverDSN
 	return db, nil
 }
 
@@ -174,7 +172,10 @@ func openPool(ctx context.Context, t dsn.Target, role Role, name, driverDSN stri
 		}
 		x = sqlx.NewDb(sql.OpenDB(loggingConnector{conn, label}), t.Driver)
 	}
-	db := &DB{DB: x, Role: role, Name: name, Target: t, scripts: &scriptPool{}}
+	db := &DB{DB: x, Role: role, Name: name, Target: t}
+	if t.Driver == dsn.MySQL {
+		db.driverDSN, db.scripts = driverDSN, &scriptPool{}
+	}
 	if t.Driver == dsn.SQLite {
 		// One writer at a time is SQLite's model; a single connection also
 		// keeps ":memory:" databases from splitting into several.

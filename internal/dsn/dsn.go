@@ -170,9 +170,12 @@ func parseMySQLURL(raw string) (Target, error) {
 }
 
 // handshakeCollation is the collation whose id the MySQL handshake carries
-// for charset, the one `SET NAMES charset` gives the session (the
-// charset's default), or "" when rpctl does not know it: go-sql-driver
-// then runs SET NAMES.
+// for charset, or "" when rpctl does not know it: go-sql-driver then runs
+// SET NAMES. These are the ids PyMySQL sends, so a session gets what
+// placement-api's get; on MariaDB 10.11 that is also what `SET NAMES
+// charset` gives (TestOpenSessionCharset), while a server whose default
+// collation for the charset is another (MySQL 8's utf8mb4_0900_ai_ci)
+// would give the PyMySQL one, not its default.
 func handshakeCollation(charset string) string {
 	switch strings.ToLower(charset) {
 	case "utf8", "utf8mb3":

@@ -13,9 +13,8 @@ type sentinel struct{ _ *int }
 // Set keeps the collector off until the heap first reaches floor bytes,
 // then hands back to the settings it found (GOGC, GOMEMLIMIT). A one-shot
 // command such as `rpctl candidates` allocates a few megabytes and exits:
-// with the default 4 MB start it collected five times on
-// placement-nested-perfload, 15% of its CPU, for memory the exit frees
-// anyway. A run that does grow past floor is collected from then on as
+// with the default 4 MB start it collects several times, for memory the
+// exit frees anyway. A run that does grow past floor is collected from then on as
 // usual, so peak memory is at most floor above what it would have been.
 //
 // GOGC=off and a GOMEMLIMIT below floor are the user's choice and kept.

@@ -252,12 +252,10 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	// intersects its per-class provider lists in Python: one statement of
 	// many EXISTS made MariaDB's optimizer search join orders for minutes,
 	// and a join to resource_providers for the root in each condition cost
-	// more than the tree map read once (placement-perfload: 1.6 ms against
-	// 0.7 ms a class). Every class is tested in one pass over inventories,
-	// with the largest amount any group asks of it (a tree with a provider
-	// that holds that much meets every group's own condition on the
-	// class): three classes on placement-perfload cost 1.6 ms so against
-	// 2.1 ms as three statements.
+	// more than the tree map read once. Every class is tested in one pass
+	// over inventories, with the largest amount any group asks of it (a
+	// tree with a provider that holds that much meets every group's own
+	// condition on the class).
 	var branches []string
 	var args []any
 	var inTrees []string

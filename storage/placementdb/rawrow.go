@@ -16,7 +16,7 @@ import (
 // and text, SQLite's own types) and converts them here, as database/sql's
 // Scan would into typed destinations but without its reflection and the
 // strings it allocates per number: that conversion was the largest part of
-// loading a model (15% of `rpctl candidates`' CPU on placement-perfload).
+// loading a model in a profile of `rpctl candidates`.
 type rawRow struct {
 	vals []driver.Value
 	err  error

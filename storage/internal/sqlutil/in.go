@@ -130,14 +130,9 @@ func ExecInline(ctx context.Context, db *storage.DB, ex sqlx.ExecerContext, q st
 	return ex.ExecContext(ctx, db.Rebind(q), args...)
 }
 
-// QueryInline is ExecInline for a query.
-func QueryInline(ctx context.Context, db *storage.DB, tx *sqlx.Tx, q string, args ...any) (*sql.Rows, error) {
-	q, args = Inline(db, q, args...)
-	return tx.QueryContext(ctx, q, args...)
-}
-
-// Inline is the query and arguments QueryInline runs: q with args written
-// in as literals where it can be, else q rebound for db with args.
+// Inline is q with args written in as literals where it can be (one round
+// trip on MySQL instead of a prepare, an execute and a close), else q
+// rebound for db with args.
 func Inline(db *storage.DB, q string, args ...any) (string, []any) {
 	if lit, ok := inline(db, q, args); ok {
 		return lit, nil
