@@ -29,7 +29,3 @@ func ParseRequiredParam(v string) (required [][]string, forbidden []string, err 
 func ParseResourcesParam(v string) (amounts map[string]int64, order []string, err error) {
 	return parseResourceAmounts(v, func(string) (int64, error) { return math.MaxInt64, nil })
 }
-
-// PyRepr is Python 3's repr() of a str, as Placement's JSON-schema
-// messages quote values ("'x' is not a 'uuid'").
-func PyRepr(s string) string { return pyRepr(s) }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rpctl/rpctl/internal/pyjson"
 )
 
 // ParseMicroversion reads a Placement microversion as given in the
@@ -378,7 +380,7 @@ func validateSchema(q query, mv Microversion) error {
 			validator = "additionalProperties"
 			quoted := make([]string, len(extras))
 			for i, e := range extras {
-				quoted[i] = pyRepr(e)
+				quoted[i] = pyjson.Repr(e)
 			}
 			joined := strings.Join(quoted, ", ")
 			switch {
@@ -389,7 +391,7 @@ func validateSchema(q query, mv Microversion) error {
 				}
 				pats := schemaPatterns(mv)
 				for i, p := range pats {
-					pats[i] = pyRepr(p)
+					pats[i] = pyjson.Repr(p)
 				}
 				msg = fmt.Sprintf("%s %s not match any of the regexes: %s", joined, verb, strings.Join(pats, ", "))
 			case len(extras) == 1:
@@ -405,13 +407,13 @@ func validateSchema(q query, mv Microversion) error {
 		instanceText = pformatDict(d)
 	} else {
 		if v, ok := d["limit"]; ok && mv >= 16 && !limitPatternOK(v) {
-			msg = fmt.Sprintf("%s does not match '^[1-9][0-9]*$'", pyRepr(v))
+			msg = fmt.Sprintf("%s does not match '^[1-9][0-9]*$'", pyjson.Repr(v))
 			validator = "pattern"
 			schemaPath, instancePath = "schema['properties']['limit']", "instance['limit']"
 			schemaText = limitSchemaPformat
 			instanceText = pformatString(v)
 		} else if v, ok := d["group_policy"]; ok && mv >= 25 && v != "none" && v != "isolate" {
-			msg = fmt.Sprintf("%s is not one of ['none', 'isolate']", pyRepr(v))
+			msg = fmt.Sprintf("%s is not one of ['none', 'isolate']", pyjson.Repr(v))
 			validator = "enum"
 			schemaPath, instancePath = "schema['properties']['group_policy']", "instance['group_policy']"
 			schemaText = groupPolicySchemaPformat
@@ -423,7 +425,7 @@ func validateSchema(q query, mv Microversion) error {
 	}
 	// jsonschema's ValidationError.__str__ layout, after textwrap.dedent.
 	text := fmt.Sprintf("%s\n\nFailed validating %s in %s:\n    %s\n\nOn %s:\n    %s",
-		msg, pyRepr(validator), schemaPath, indentLines(schemaText), instancePath, indentLines(instanceText))
+		msg, pyjson.Repr(validator), schemaPath, indentLines(schemaText), instancePath, indentLines(instanceText))
 	return badRequest(DefaultErrorCode, "Invalid query string parameters: "+text)
 }
 
@@ -442,7 +444,7 @@ func parseRequestWide(q query, mv Microversion, req *Request) error {
 		n, ok := pyInt(limits[0])
 		if !ok {
 			return &APIError{Status: 500, Code: DefaultErrorCode,
-				Message: "invalid literal for int() with base 10: " + pyRepr(limits[0])}
+				Message: "invalid literal for int() with base 10: " + pyjson.Repr(limits[0])}
 		}
 		switch {
 		case n.overflow || n.v > math.MaxInt:
@@ -993,46 +995,11 @@ func pyIsSpace(r rune) bool {
 
 func pyStrip(s string) string { return strings.TrimFunc(s, pyIsSpace) }
 
-// pyRepr is Python 3's repr() of a str.
-func pyRepr(s string) string {
-	quote := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(quote)
-	for _, r := range s {
-		switch {
-		case r == '\\' || r == rune(quote):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x7f || unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte(quote)
-	return b.String()
-}
-
 // pyList is repr() of a Python list of str.
 func pyList(items []string) string {
 	quoted := make([]string, len(items))
 	for i, s := range items {
-		quoted[i] = pyRepr(s)
+		quoted[i] = pyjson.Repr(s)
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
 }
@@ -1051,7 +1018,7 @@ func pformatDict(d map[string]string) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = pyRepr(k) + ": " + pyRepr(d[k])
+		parts[i] = pyjson.Repr(k) + ": " + pyjson.Repr(d[k])
 	}
 	flat := "{" + strings.Join(parts, ", ") + "}"
 	if runeLen(flat) <= pformatWidth {
@@ -1061,7 +1028,7 @@ func pformatDict(d map[string]string) string {
 	b.WriteByte('{')
 	const indent = 1
 	for i, k := range keys {
-		kr := pyRepr(k)
+		kr := pyjson.Repr(k)
 		b.WriteString(kr)
 		b.WriteString(": ")
 		// One character is kept free for the ',' or the closing '}'.
@@ -1079,7 +1046,7 @@ func pformatString(s string) string { return pformatValue(s, 0, 0, true) }
 // pformatValue is PrettyPrinter._format + _pprint_str for a str at the given
 // indent; top-level strings get parentheses when split.
 func pformatValue(s string, indent, allowance int, top bool) string {
-	rep := pyRepr(s)
+	rep := pyjson.Repr(s)
 	if runeLen(rep) <= pformatWidth-indent-allowance || s == "" {
 		return rep
 	}
@@ -1092,7 +1059,7 @@ func pformatValue(s string, indent, allowance int, top bool) string {
 	lines := pySplitLinesKeepEnds(s)
 	var chunks []string
 	for i, line := range lines {
-		lrep := pyRepr(line)
+		lrep := pyjson.Repr(line)
 		last := i == len(lines)-1
 		if last {
 			maxWidth1 -= allowance
@@ -1109,9 +1076,9 @@ func pformatValue(s string, indent, allowance int, top bool) string {
 			if j == len(parts)-1 && last {
 				maxWidth2 -= allowance
 			}
-			if runeLen(pyRepr(candidate)) > maxWidth2 {
+			if runeLen(pyjson.Repr(candidate)) > maxWidth2 {
 				if current != "" {
-					chunks = append(chunks, pyRepr(current))
+					chunks = append(chunks, pyjson.Repr(current))
 				}
 				current = part
 			} else {
@@ -1119,7 +1086,7 @@ func pformatValue(s string, indent, allowance int, top bool) string {
 			}
 		}
 		if current != "" {
-			chunks = append(chunks, pyRepr(current))
+			chunks = append(chunks, pyjson.Repr(current))
 		}
 	}
 	if len(chunks) == 1 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/pyjson"
 	"github.com/rpctl/rpctl/internal/standards"
 )
 
@@ -201,10 +202,10 @@ func parseCPUSpec(spec string) (map[int64]bool, error) {
 			start, ok1 := pyint(lo)
 			end, ok2 := pyint(hi)
 			if !ok1 || !ok2 || start > end {
-				return nil, novaErr("Invalid", "Invalid range expression %s", pyRepr(rule))
+				return nil, novaErr("Invalid", "Invalid range expression %s", pyjson.Repr(rule))
 			}
 			if end-start > 1<<16 {
-				return nil, novaErr("Invalid", "Invalid range expression %s (too wide for rpctl)", pyRepr(rule))
+				return nil, novaErr("Invalid", "Invalid range expression %s (too wide for rpctl)", pyjson.Repr(rule))
 			}
 			for c := start; c <= end; c++ {
 				if rej {
@@ -216,13 +217,13 @@ func parseCPUSpec(spec string) (map[int64]bool, error) {
 		} else if rule[0] == '^' {
 			c, ok := pyint(rule[1:])
 			if !ok {
-				return nil, novaErr("Invalid", "Invalid exclusion expression %s", pyRepr(rule))
+				return nil, novaErr("Invalid", "Invalid exclusion expression %s", pyjson.Repr(rule))
 			}
 			reject[c] = true
 		} else {
 			c, ok := pyint(rule)
 			if !ok {
-				return nil, novaErr("Invalid", "Invalid inclusion expression %s", pyRepr(rule))
+				return nil, novaErr("Invalid", "Invalid inclusion expression %s", pyjson.Repr(rule))
 			}
 			ids[c] = true
 		}
@@ -231,13 +232,6 @@ func parseCPUSpec(spec string) (map[int64]bool, error) {
 		delete(ids, c)
 	}
 	return ids, nil
-}
-
-func pyRepr(s string) string {
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
 }
 
 // cpuRange is set(range(n)).
@@ -418,7 +412,7 @@ func (b *builder) translateRest(fi *flavorImage) error {
 	}
 	if ok {
 		if !slices.Contains(tpmVersions, version) {
-			return novaErr("Invalid", "Invalid TPM version %s. Allowed values: %s.", pyRepr(version), strings.Join(tpmVersions, ", "))
+			return novaErr("Invalid", "Invalid TPM version %s. Allowed values: %s.", pyjson.Repr(version), strings.Join(tpmVersions, ", "))
 		}
 		model, mok, err := fi.unique("tpm_model", "hw")
 		if err != nil {
@@ -427,7 +421,7 @@ func (b *builder) translateRest(fi *flavorImage) error {
 		switch {
 		case !mok:
 		case !slices.Contains(tpmModels, model):
-			return novaErr("Invalid", "Invalid TPM model %s. Allowed values: %s.", pyRepr(model), strings.Join(tpmModels, ", "))
+			return novaErr("Invalid", "Invalid TPM model %s. Allowed values: %s.", pyjson.Repr(model), strings.Join(tpmModels, ", "))
 		case model == "tpm-crb" && version != "2.0":
 			return novaErr("Invalid", "TPM model CRB is only valid with TPM version 2.0.")
 		}
@@ -458,7 +452,7 @@ func (b *builder) translateRest(fi *flavorImage) error {
 	}
 	if ok {
 		if !slices.Contains(secureBootValues, sb) {
-			return novaErr("Invalid", "Invalid secure boot policy %s. Allowed values: %s.", pyRepr(sb), strings.Join(secureBootValues, ", "))
+			return novaErr("Invalid", "Invalid secure boot policy %s. Allowed values: %s.", pyjson.Repr(sb), strings.Join(secureBootValues, ", "))
 		}
 		if sb == "required" {
 			b.addTrait("COMPUTE_SECURITY_UEFI_SECURE_BOOT", "required", "")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/rpctl/rpctl/internal/pyjson"
 )
 
 // Dict is a cell holding a Python dict, as osc prints Placement's nested
@@ -61,29 +63,7 @@ func pyRepr(v any) string {
 	case Dict:
 		return x.Repr()
 	case string:
-		q := byte('\'')
-		if strings.Contains(x, "'") && !strings.Contains(x, `"`) {
-			q = '"'
-		}
-		var b strings.Builder
-		b.WriteByte(q)
-		for _, r := range x {
-			switch {
-			case r == '\\' || byte(r) == q && r < 0x80:
-				b.WriteByte('\\')
-				b.WriteRune(r)
-			case r == '\n':
-				b.WriteString(`\n`)
-			case r == '\t':
-				b.WriteString(`\t`)
-			case r == '\r':
-				b.WriteString(`\r`)
-			default:
-				b.WriteRune(r)
-			}
-		}
-		b.WriteByte(q)
-		return b.String()
+		return pyjson.Repr(x)
 	}
 	return Text(v)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/internal/pyjson"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -167,7 +168,7 @@ func parseProviderFilter(f inventory.ProviderFilter) (providerQuery, error) {
 	}
 	for _, v := range []string{f.UUID, f.InTree} {
 		if v != "" && !candidates.UUIDLike(v) {
-			return q, inventory.Errorf(inventory.ErrBadRequest, "", "Invalid query string parameters: %s is not a 'uuid'", candidates.PyRepr(v))
+			return q, inventory.Errorf(inventory.ErrBadRequest, "", "Invalid query string parameters: %s is not a 'uuid'", pyjson.Repr(v))
 		}
 	}
 	for _, v := range f.MemberOf {
