@@ -66,13 +66,14 @@ def table(text):
         row("start-up: `rpctl --db EMPTY compute-node list`", "%.2f ms (%.1fx `/bin/true`)" % (lst, lst / floor), "-")
 
     for label, key in (("placement-perfload (1,000 roots)", "placement-perfload"), ("placement-nested-perfload (1,000 x 7)", "placement-nested-perfload")):
-        m = find(lines, re.escape(label) + r"\s+\d+\s+\d+\s+(\S+)\s+(\S+)\s+(\d+)x\s+(\S+)\s+([\d.]+)x\s+(\d+) MiB")
+        m = find(lines, re.escape(label) + r"\s+\d+\s+\d+\s+(\S+)\s+(\S+)\s+(\d+)x\s+(\S+)\s+([\d.]+)x\s+(\d+) MiB(?:\s+(\S+))?")
         if m:
             row("`candidates` vs the real placement-api, %s" % label,
                 # The bench's RSS column is left out: the child is spawned
                 # sharing the test binary's memory (CLONE_VM), whose pages
                 # its peak RSS then counts.
-                "placement-api %s; rpctl process end to end %s: **%sx**; core %s: %sx" % (m.group(1), m.group(4), m.group(5), m.group(2), m.group(3)),
+                "placement-api %s; rpctl process end to end %s: **%sx**%s; core %s: %sx" % (m.group(1), m.group(4), m.group(5),
+                    " (of which the narrowed read and the model %s)" % m.group(7) if m.group(7) else "", m.group(2), m.group(3)),
                 "e2e >= 10x, core >= 100x")
         else:
             row("`candidates` vs the real placement-api, %s" % label, "not run", "e2e >= 10x, core >= 100x")
