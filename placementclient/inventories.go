@@ -26,25 +26,33 @@ type Inventories struct {
 }
 
 // UnmarshalJSON keeps the answer's order of classes (osc lists them in
-// it) beside the map.
+// it) beside the map, in one pass over the inventories object.
 func (inv *Inventories) UnmarshalJSON(b []byte) error {
-	type plain Inventories
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
 	var raw struct {
 		Inventories json.RawMessage `json:"inventories"`
+		Generation  int64           `json:"resource_provider_generation"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	*inv = Inventories(p)
+	*inv = Inventories{Generation: raw.Generation}
 	if len(raw.Inventories) == 0 || raw.Inventories[0] != '{' {
-		return nil
+		// null, or not an object: encoding/json's own answer for the map.
+		if len(raw.Inventories) == 0 {
+			return nil
+		}
+		return json.Unmarshal(raw.Inventories, &inv.Inventories)
 	}
+	inv.Inventories = map[string]Inventory{}
 	var err error
-	inv.Classes, err = objectKeys(raw.Inventories, nil)
+	inv.Classes, err = objectKeys(raw.Inventories, func(class string, v json.RawMessage) error {
+		var one Inventory
+		if err := json.Unmarshal(v, &one); err != nil {
+			return err
+		}
+		inv.Inventories[class] = one
+		return nil
+	})
 	return err
 }
 
