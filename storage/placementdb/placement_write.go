@@ -345,7 +345,15 @@ func writeGroup(ctx context.Context, db *storage.DB, tx *sqlx.Tx, ids *migrate.P
 			return db.Errorf("set root_provider_id: %w", storage.CleanError(err))
 		}
 		if n, err := res.RowsAffected(); err == nil && n != int64(len(roots)) {
-			return db.Errorf("set root_provider_id: %d of %d new providers found by id", n, len(roots))
+			// Rows this transaction inserted are gone: something ended it.
+			// On a Galera node a brute-force abort (another node
+			// committing the same provider) rolls a transaction back
+			// between two statements without the next one failing: the
+			// race test has seen scripts go on outside their transaction,
+			// and this UPDATE match none of the rows its INSERT had just
+			// made. Like a deadlock, the whole transaction is tried again;
+			// its INSERT then meets the other writer's provider.
+			return db.Errorf("set root_provider_id: %d of %d new providers found by id: %w", n, len(roots), storage.ErrRetry)
 		}
 	}
 	// Children a level at a time, since a child's root is its parent's.
@@ -549,7 +557,17 @@ func idsByUUID(ctx context.Context, db *storage.DB, tx *sqlx.Tx, ps []*migrate.P
 		}
 		out[u] = id
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, db.Errorf("read resource provider ids: %w", storage.CleanError(err))
+	}
+	for _, p := range ps {
+		if _, ok := out[p.UUID]; !ok {
+			// As in writeGroup: the transaction that inserted it has
+			// ended under this session.
+			return nil, db.Errorf("read resource provider ids: %s not found after its INSERT: %w", p.UUID, storage.ErrRetry)
+		}
+	}
+	return out, nil
 }
 
 // BulkLoadProviders inserts root providers with their inventories, traits
