@@ -116,6 +116,14 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 	if _, set := cfg.Params["wsrep_sync_wait"]; !set {
 		cfg.Params["wsrep_sync_wait"] = GaleraSyncWait
 	}
+	// Arguments are written into the statement text by the driver rather
+	// than sent to a server-side prepared statement: when another node's
+	// commit brute-force aborts a transaction of this node around a
+	// prepared statement, the server has been seen to run that statement
+	// and the next ones outside the transaction with no error (a read
+	// returned the other node's row), where a plain query reports the
+	// abort as error 1213, which is retried (TestGaleraAbortsNeverSilent).
+	cfg.InterpolateParams = true
 	driverDSN = cfg.FormatDSN()
 	if db, err = openPool(ctx, t, role, name, driverDSN, true); err != nil {
 		return nil, err

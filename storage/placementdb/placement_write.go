@@ -345,14 +345,15 @@ func writeGroup(ctx context.Context, db *storage.DB, tx *sqlx.Tx, ids *migrate.P
 			return db.Errorf("set root_provider_id: %w", storage.CleanError(err))
 		}
 		if n, err := res.RowsAffected(); err == nil && n != int64(len(roots)) {
-			// Rows this transaction inserted are gone: something ended it.
-			// On a Galera node a brute-force abort (another node
-			// committing the same provider) rolls a transaction back
-			// between two statements without the next one failing: the
-			// race test has seen scripts go on outside their transaction,
-			// and this UPDATE match none of the rows its INSERT had just
-			// made. Like a deadlock, the whole transaction is tried again;
-			// its INSERT then meets the other writer's provider.
+			// Rows this transaction inserted are gone: something ended it
+			// without an error. On a Galera node a brute-force abort
+			// (another node committing the same provider) did, around a
+			// server-side prepared statement (the race test saw this
+			// UPDATE match none of the rows its INSERT had just made;
+			// storage.Open now has Galera sessions interpolate arguments,
+			// and this stays as the defence). Like a deadlock, the whole
+			// transaction is tried again; its INSERT then meets the other
+			// writer's provider.
 			return db.Errorf("set root_provider_id: %d of %d new providers found by id: %w", n, len(roots), storage.ErrRetry)
 		}
 	}
