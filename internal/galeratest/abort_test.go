@@ -8,9 +8,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
-	"github.com/rpctl/rpctl/storage"
 )
 
 // TestGaleraAbortsNeverSilent: a write transaction of rpctl's on node 2 that
@@ -27,22 +25,7 @@ func TestGaleraAbortsNeverSilent(t *testing.T) {
 	g := testdb.NewGalera(t)
 	urls := g.NewDatabase(t, "aborts")
 	ctx := context.Background()
-	open := func(i int) *storage.DB {
-		target, err := dsn.Parse(urls[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := storage.Open(ctx, target, storage.RolePlacement, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if !db.Galera {
-			t.Fatalf("node %d not detected as a Galera node", i+1)
-		}
-		return db
-	}
-	victim, winner := open(1), open(0)
+	victim, winner := openNode(t, urls, 1), openNode(t, urls, 0)
 	if _, err := winner.ExecContext(ctx, `CREATE TABLE r (id INT AUTO_INCREMENT PRIMARY KEY, u VARCHAR(64) NOT NULL UNIQUE) ENGINE=InnoDB`); err != nil {
 		t.Fatal(err)
 	}

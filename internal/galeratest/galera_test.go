@@ -16,7 +16,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/storage"
@@ -346,6 +345,17 @@ func TestGaleraConcurrentMigrations(t *testing.T) {
 	t.Logf("whole test: %v", time.Since(began).Round(time.Millisecond))
 }
 
+// openNode opens node i's database of urls through rpctl's storage (closed
+// when the test ends), which must recognise it as a Galera node.
+func openNode(t *testing.T, urls [3]string, i int) *storage.DB {
+	t.Helper()
+	db := testdb.Open(t, urls[i], storage.RolePlacement)
+	if !db.Galera {
+		t.Fatalf("node %d not detected as a Galera node", i+1)
+	}
+	return db
+}
+
 // TestGaleraNoLostUpdates is the lost-update proof across nodes: three
 // writers, one per node, each making 300 read-modify-write edits (what
 // `inventory set --amend` runs) of one provider's inventory; every edit
@@ -358,18 +368,7 @@ func TestGaleraNoLostUpdates(t *testing.T) {
 	ctx := context.Background()
 	stores := make([]*placementdb.Store, writers)
 	for i := range writers {
-		target, err := dsn.Parse(urls[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := storage.Open(ctx, target, storage.RolePlacement, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if !db.Galera {
-			t.Fatalf("node %d not detected as a Galera node", i+1)
-		}
+		db := openNode(t, urls, i)
 		if i == 0 {
 			if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
 				t.Fatal(err)
