@@ -137,8 +137,9 @@ func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int)
 //
 // A node whose statement fails gets that error; the nodes before it have
 // committed (their markers came back) and the ones after it are sent again.
-// A deadlock, a lock wait timeout or a Galera certification failure is
-// retried from the failed node on, as storage.Retry retries a transaction.
+// A deadlock or a lock wait timeout is retried from the failed node on,
+// as storage.Retry retries a transaction (scripts are never sent to a
+// Galera node: see WriteNodes).
 // When the connection is lost, the failed node and every later one of the
 // script are in doubt: the server may have gone on past the last marker the
 // client read, so they get the error wrapped with the session
@@ -182,10 +183,9 @@ func writeScripts(ctx context.Context, db *storage.DB, nodes []migrate.NodeWrite
 			}
 			// The server refused a statement of node from and ran nothing
 			// after it; the node's transaction may still be open. A
-			// ROLLBACK can fail too (on Galera a brute-force abort is
-			// reported to the statement after it): then the connection
-			// goes, and with it the transaction, which the server rolls
-			// back when its client leaves.
+			// ROLLBACK can fail too: then the connection goes, and with
+			// it the transaction, which the server rolls back when its
+			// client leaves.
 			if rollback(ctx, c.conn) != nil {
 				c.release(true)
 			}

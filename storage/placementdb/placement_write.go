@@ -250,8 +250,9 @@ func createCustomClass(ctx context.Context, db *storage.DB, name string) (int64,
 // conflict) can end a script's transaction between its statements, and the
 // rest of the script then ran outside it — the Galera race test caught an
 // inventories row committed on its own after its provider's insert was
-// rolled back. One statement per round trip meets the abort as an error in
-// the transaction. The result has one error (or nil) per node.
+// rolled back. One statement per round trip, with its arguments written
+// into it (storage.Open's Galera sessions), meets the abort as error 1213.
+// The result has one error (or nil) per node.
 func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, nodes []migrate.NodeWrite) []error {
 	errs := make([]error, len(nodes))
 	var fast, slow []int
