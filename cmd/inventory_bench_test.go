@@ -80,6 +80,7 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 	type run struct {
 		bin, label string
 		ratio      float64
+		extra      []string // flags beyond the defaults
 	}
 	bins := [][2]string{{bin, "this build"}}
 	if base := os.Getenv("RPCTL_BENCH_BASELINE"); base != "" {
@@ -91,13 +92,16 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 		var rs []run
 		skip := len(lower) - len(bins)
 		for i, bn := range bins {
-			rs = append(rs, run{bn[0], bn[1] + ", capacity lowered", lower[skip+i]})
+			rs = append(rs, run{bn[0], bn[1] + ", capacity lowered", lower[skip+i], nil})
 		}
 		for i, bn := range bins {
-			rs = append(rs, run{bn[0], bn[1] + ", capacity raised", raise[skip+i]})
+			rs = append(rs, run{bn[0], bn[1] + ", capacity raised", raise[skip+i], nil})
 		}
 		return rs
 	}
+	// The help's claim that --parallel above uWSGI's worker processes is
+	// slower, timed: twice the default against 2 processes.
+	uwsgiRuns := append(runsFor([]float64{3, 1.5}, []float64{2, 5}), run{bin, "this build, capacity raised, --parallel 4", 7, []string{"--parallel", "4"}})
 	type timing struct {
 		label             string
 		wall, cpu, server time.Duration
@@ -112,7 +116,7 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 		oscSampleWallT time.Duration
 	}{
 		{name: "placement-api (wsgiref test server, one thread)", base: testdb.PlacementAPI(b, my.URL), runs: runsFor([]float64{8, 4}, []float64{6, 12}), oscR: 20},
-		{name: "placement-api under uWSGI, 2 processes", base: testdb.PlacementAPIUWSGI(b, my.URL, 2), runs: runsFor([]float64{3, 1.5}, []float64{2, 5}), oscR: 24},
+		{name: "placement-api under uWSGI, 2 processes", base: testdb.PlacementAPIUWSGI(b, my.URL, 2), runs: uwsgiRuns, oscR: 24},
 	}
 	for si := range servers {
 		sv := &servers[si]
@@ -120,8 +124,9 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 		for _, r := range sv.runs {
 			server0 := serverCPU(port)
 			start := time.Now()
-			cmd := exec.Command(r.bin, "--os-endpoint", sv.base, "--os-token", "admin", "inventory", "set", agg, "--aggregate", "--amend", "--yes",
-				fmt.Sprintf("VCPU:allocation_ratio=%g", r.ratio))
+			args := append([]string{"--os-endpoint", sv.base, "--os-token", "admin", "inventory", "set", agg, "--aggregate", "--amend", "--yes",
+				fmt.Sprintf("VCPU:allocation_ratio=%g", r.ratio)}, r.extra...)
+			cmd := exec.Command(r.bin, args...)
 			cmd.Env = env
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("rpctl inventory set --aggregate: %v\n%s", err, out)
@@ -179,6 +184,10 @@ func BenchmarkInventorySetAggregateVsOSC(b *testing.B) {
 	b.ReportMetric(servers[0].times[ours].wall.Seconds(), "rpctl-s")
 	b.ReportMetric(float64(servers[1].oscT)/float64(servers[1].times[ours].wall), "uwsgi-osc-loop/rpctl-x")
 	b.ReportMetric(servers[1].times[ours].wall.Seconds(), "uwsgi-rpctl-s")
+	// Raising capacity under uWSGI: the default --parallel and 4.
+	uw := servers[1].times
+	b.ReportMetric(uw[2*len(bins)-1].wall.Seconds(), "uwsgi-raise-p2-s")
+	b.ReportMetric(uw[len(uw)-1].wall.Seconds(), "uwsgi-raise-p4-s")
 }
 
 // serverCPU is the CPU time used so far by the placement-api processes
