@@ -48,7 +48,9 @@ func (db *DB) ScriptConn(ctx context.Context) (*sql.Conn, error) {
 		}
 		cfg.MultiStatements = true
 		var x *DB
-		if x, p.err = openPool(ctx, db.Target, db.Role, db.Name, cfg.FormatDSN(), true); p.err == nil {
+		// No ping: a server that cannot be reached now is the error of
+		// this call's Conn below, not of every later one.
+		if x, p.err = openPool(ctx, db.Target, db.Role, db.Name, cfg.FormatDSN(), false); p.err == nil {
 			p.db = x.DB
 		}
 	})
