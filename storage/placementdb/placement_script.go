@@ -23,9 +23,6 @@ import (
 // node's index, so that the client knows how far the server got when a
 // statement fails (the server stops the script at the first error).
 
-// maxScriptSQL bounds one script (the same limit as one literal INSERT).
-const maxScriptSQL = 1 << 20
-
 // nodeScript is node k's transaction and marker as SQL, or false when the
 // node cannot go in a script: a provider that exists already (an update, a
 // layout switch's moves), a parent outside the node, a class, trait or
@@ -167,7 +164,7 @@ func writeScripts(ctx context.Context, db *storage.DB, nodes []migrate.NodeWrite
 			}
 			b := make([]byte, 0, 64<<10)
 			to := from
-			for to < len(idx) && (to == from || len(b) < maxScriptSQL) {
+			for to < len(idx) && (to == from || len(b) < sqlutil.MaxLiteralSQL) {
 				b = append(b, scripts[to]...)
 				to++
 			}

@@ -124,10 +124,8 @@ func IsBadValue(err error) bool {
 // argument has one on MySQL (one round trip instead of a prepare and an
 // execute), else with bound arguments.
 func ExecInline(ctx context.Context, db *storage.DB, ex sqlx.ExecerContext, q string, args ...any) (sql.Result, error) {
-	if lit, ok := inline(db, q, args); ok {
-		return ex.ExecContext(ctx, lit)
-	}
-	return ex.ExecContext(ctx, db.Rebind(q), args...)
+	q, args = Inline(db, q, args...)
+	return ex.ExecContext(ctx, q, args...)
 }
 
 // Inline is q with args written in as literals where it can be (one round

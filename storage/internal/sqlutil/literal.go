@@ -20,9 +20,9 @@ import (
 // whose SQL text means the same in every sql_mode are therefore written as
 // literals (one round trip); anything else keeps bound parameters.
 
-// maxLiteralSQL bounds one literal statement well under the 4 MiB
+// MaxLiteralSQL bounds one literal statement well under the 4 MiB
 // max_allowed_packet of the oldest servers Placement supports.
-const maxLiteralSQL = 1 << 20
+const MaxLiteralSQL = 1 << 20
 
 // AppendLiteral appends v as SQL text, or reports false when v has no
 // representation that reads the same with and without NO_BACKSLASH_ESCAPES.
@@ -129,7 +129,7 @@ func (w *RowInsert) execLiteral(ctx context.Context, tx *sqlx.Tx) ([]InsertChunk
 	rows := 0
 	for r := 0; r*nc < len(w.args); r++ {
 		if rows > 0 {
-			if len(b) > maxLiteralSQL {
+			if len(b) > MaxLiteralSQL {
 				stmts, counts = append(stmts, b), append(counts, rows)
 				b, rows = append(make([]byte, 0, 4096), head...), 0
 			} else {
