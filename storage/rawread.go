@@ -14,17 +14,16 @@ type RawQuery func(query string, args ...any) (driver.Rows, error)
 // Prepared, as a RawQuery's first argument, runs the query as a prepared
 // statement on MySQL even when it has no other argument: the binary
 // protocol then carries numbers as the server holds them, where the text
-// protocol has the server print each one and the client parse it back
-// (the larger part of reading the inventories of a model). Elsewhere it is
-// ignored.
+// protocol has the server print each one and the client parse it back.
+// Elsewhere it is ignored.
 var Prepared = prepared{}
 
 type prepared struct{}
 
 // RawReadTx is ReadTx for bulk reads that take every row as the driver
 // hands it. database/sql's Rows takes a lock, checks the context and
-// converts each column through Scan for every row: a third of the time
-// reading placement-nested-perfload's tables. fn runs in one read-only
+// converts each column through Scan for every row, which bulk reads of a
+// whole model need not pay. fn runs in one read-only
 // transaction on one connection and, as with ReadTx, may run again.
 func (db *DB) RawReadTx(ctx context.Context, fn func(query RawQuery) error) error {
 	return Retry(ctx, func() error { return db.rawReadTx1(ctx, fn) })

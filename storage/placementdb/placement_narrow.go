@@ -23,9 +23,8 @@ import (
 
 // providerScope limits the provider-scoped reads of readPlacementRows to
 // whole trees. The roots' ids are written into the SQL as integer literals
-// (they come from the database itself): those reads must stay on MySQL's
-// text protocol (see LoadPlacementModel), which a bound argument would
-// switch to the binary one.
+// (they come from the database itself): one round trip each, where a bound
+// argument would cost a prepare, an execute and a close.
 type providerScope struct {
 	roots []int64 // nil: every provider
 	// providers, when narrowing read them, are every provider row, and
@@ -110,7 +109,7 @@ func LoadPlacementModelFor(ctx context.Context, db *storage.DB, req *candidates.
 // flat cloud differently, and the rows read may not show the trees).
 func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request) (providerScope, bool, error) {
 	// Literals where they can be (one round trip on MySQL instead of a
-	// prepare, an execute and a close: a dozen of these run before the
+	// prepare, an execute and a close: several of these run before the
 	// read, and on a cloud where nothing can be left out they are pure
 	// overhead).
 	q := func(table string, raw *rawRow, q string, args []any, scan func() error) error {

@@ -200,9 +200,9 @@ func tagged[T any](raw *rawRow, dsts []*[]T, row func() T) func() error {
 
 // push appends v, doubling the capacity when it is full. The tables are
 // read without their row counts, and append grows a large slice by a
-// quarter: a 9,000-row inventories table was allocated and copied about
-// five times its size, in memory fresh from the kernel (one page fault a
-// page) since a one-shot command does not collect (see internal/gcfloor).
+// quarter, so a large table is allocated and copied several times its
+// size, in memory fresh from the kernel (one page fault a page) since a
+// one-shot command does not collect (see internal/gcfloor).
 // Doubling touches twice the final size at most; the unused end of the
 // last allocation is never touched.
 func push[T any](s []T, v T) []T {

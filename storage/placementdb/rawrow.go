@@ -109,12 +109,6 @@ func (r *rawRow) float(i int) float64 {
 		err = errNullNumber
 	case float64:
 		return x
-	case float32:
-		// A FLOAT column (allocation_ratio): the shortest decimal that
-		// reads back as the float32, as database/sql converts it and as
-		// MariaDB prints it ("1.1", not 1.100000023841858).
-		var buf [32]byte
-		v, err = strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], float64(x), 'g', -1, 32)), 64)
 	case int64:
 		return float64(x)
 	case []byte:
