@@ -150,8 +150,8 @@ type Change struct {
 	Class  string     `json:"resource_class"`
 	Before *Inventory `json:"before"` // nil: added
 	After  *Inventory `json:"after"`  // nil: removed
-	// Used is the class's usage, read only when the change removes the
-	// class or lowers its capacity (see needsUsage); nil: not read.
+	// Used is the class's usage when the provider's usage was read (for
+	// every change of that provider; see needsUsage); nil: not read.
 	Used *int64 `json:"used"`
 }
 
@@ -160,8 +160,10 @@ type Change struct {
 // lowered below usage is allowed with a warning. Any other change (a new
 // class, capacity kept or raised) is the same whatever the usage, so
 // reading it would cost Placement a request per provider for nothing.
-func needsUsage(changes []Change) bool {
-	return len(Removed(changes)) > 0 || slices.ContainsFunc(changes, lowered)
+// With lowerLater a lowered capacity is checked after the writes
+// (CheckLowered), so only a removal needs the usage now.
+func needsUsage(changes []Change, lowerLater bool) bool {
+	return len(Removed(changes)) > 0 || (!lowerLater && slices.ContainsFunc(changes, lowered))
 }
 
 // lowered: the change keeps the class with less capacity.
@@ -419,7 +421,7 @@ func (e *Editor) read(ctx context.Context, r *Result, edit InventoryEdit) (again
 		r.Outcome = Unchanged
 		return false
 	}
-	if !needsUsage(r.Changes) || (e.LowerLater && len(Removed(r.Changes)) == 0) {
+	if !needsUsage(r.Changes, e.LowerLater) {
 		return false
 	}
 	ugen, usage, err := e.Store.Usages(ctx, p.UUID)
