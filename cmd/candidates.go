@@ -177,8 +177,7 @@ func runCandidates(c *cobra.Command, f *Factory, o *CandidatesOptions) error {
 	if err != nil {
 		return placementError(f, err, 0)
 	}
-	// One answer and exit: the first 64 MiB need no collection (a 1,000 x 7
-	// tree cloud's answer allocates about 20 MB in all).
+	// One answer and exit: the first 64 MiB need no collection.
 	gcfloor.Set(64 << 20)
 	if o.Flavor != "" {
 		q, done, err := flavorQuery(c.Context(), f, o)

@@ -192,8 +192,7 @@ func finishCommandTree(root *cobra.Command) {
 	}
 	walk(root)
 	// The exit-code table joins a command's help when the help is shown:
-	// rendering every command's table at start-up was a fifth of building
-	// the tree, paid by every run.
+	// rendering every command's table at start-up was paid by every run.
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		addExitCodes(c)

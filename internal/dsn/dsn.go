@@ -156,7 +156,7 @@ func parseMySQLURL(raw string) (Target, error) {
 			continue
 		case k == "charset" && handshakeCollation(vs[0]) != "":
 			// Sent in the handshake, as PyMySQL sends it, rather than as a
-			// SET NAMES after it: one round trip less for every command.
+			// SET NAMES after it: one round trip less per connection.
 			cfg.Collation = handshakeCollation(vs[0])
 			continue
 		}
