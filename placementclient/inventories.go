@@ -26,7 +26,8 @@ type Inventories struct {
 }
 
 // UnmarshalJSON keeps the answer's order of classes (osc lists them in
-// it) beside the map, in one pass over the inventories object.
+// it) beside the map: the map and the order come from one walk of the
+// inventories object (objectKeys), not from decoding it twice.
 func (inv *Inventories) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		Inventories json.RawMessage `json:"inventories"`
@@ -36,11 +37,11 @@ func (inv *Inventories) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*inv = Inventories{Generation: raw.Generation}
-	if len(raw.Inventories) == 0 || raw.Inventories[0] != '{' {
+	switch {
+	case len(raw.Inventories) == 0:
+		return nil
+	case raw.Inventories[0] != '{':
 		// null, or not an object: encoding/json's own answer for the map.
-		if len(raw.Inventories) == 0 {
-			return nil
-		}
 		return json.Unmarshal(raw.Inventories, &inv.Inventories)
 	}
 	inv.Inventories = map[string]Inventory{}
