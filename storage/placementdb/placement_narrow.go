@@ -2,7 +2,6 @@ package placementdb
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -260,8 +259,7 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	var inTrees []string
 	amounts := map[int64]int64{}
 	var classes []int64
-	var owns []bool // per group: some class of it must come from the tree
-	nconds := 0
+	nconds := 0 // the conditions other than the classes' come first
 	for _, g := range req.Groups {
 		if g.InTree != "" {
 			inTrees = append(inTrees, g.InTree)
@@ -282,21 +280,16 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 				amounts[id] = g.Resources[c]
 			}
 		}
-		owns = append(owns, own)
-	}
-	// The other conditions are numbered after the classes, which the loop
-	// above has only now all found.
-	for gi, g := range req.Groups {
-		if owns[gi] {
+		if own {
 			for _, set := range g.MemberOf {
 				branches = append(branches, `SELECT ?, pa.resource_provider_id FROM resource_provider_aggregates pa
 				JOIN placement_aggregates ag ON ag.id = pa.aggregate_id WHERE ag.uuid IN (`+sqlutil.InList(len(set))+`)`)
-				args = append(append(args, len(classes)+nconds), anys(set)...)
+				args = append(append(args, nconds), anys(set)...)
 				nconds++
 			}
 			if g.InTree != "" {
 				branches = append(branches, `SELECT ?, id FROM resource_providers WHERE uuid = ?`)
-				args = append(args, len(classes)+nconds, g.InTree)
+				args = append(args, nconds, g.InTree)
 				nconds++
 			}
 		}
@@ -311,38 +304,34 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 				continue
 			}
 			branches = append(branches, `SELECT ?, resource_provider_id FROM resource_provider_traits WHERE trait_id IN (`+sqlutil.InList(len(tids))+`)`)
-			args = append(append(args, len(classes)+nconds), tids...)
+			args = append(append(args, nconds), tids...)
 			nconds++
 		}
 	}
 	if len(classes) > 0 {
 		// Placement's capacity clause, on one provider of the tree (each
 		// class of a group comes from one provider); the condition's
-		// number is the class's place in classes.
+		// number follows the others, in the order classes were found.
 		number, amount := "CASE i.resource_class_id", "CASE i.resource_class_id"
-		var numArgs, amountArgs []any
+		var numArgs, classArgs, amountArgs []any
 		for n, id := range classes {
 			number += " WHEN ? THEN ?"
 			amount += " WHEN ? THEN ?"
-			numArgs = append(numArgs, id, n)
+			numArgs = append(numArgs, id, nconds+n)
+			classArgs = append(classArgs, id)
 			amountArgs = append(amountArgs, id, amounts[id])
 		}
 		number += " END"
 		amount += " END"
 		in := sqlutil.InList(len(classes))
-		branch := `SELECT ` + number + `, i.resource_provider_id FROM inventories i
-			LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used) AS used FROM allocations WHERE resource_class_id IN (` + in + `)
+		branches = append(branches, `SELECT `+number+`, i.resource_provider_id FROM inventories i
+			LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used) AS used FROM allocations WHERE resource_class_id IN (`+in+`)
 				GROUP BY resource_provider_id, resource_class_id) u
 			ON u.resource_provider_id = i.resource_provider_id AND u.resource_class_id = i.resource_class_id
-			WHERE i.resource_class_id IN (` + in + `) AND COALESCE(u.used, 0) + ` + amount + ` <= (i.total - i.reserved) * i.allocation_ratio`
-		classArgs := make([]any, len(classes))
-		for n, id := range classes {
-			classArgs[n] = id
-		}
-		branches = append([]string{branch}, branches...)
-		args = append(append(append(append(numArgs, classArgs...), classArgs...), amountArgs...), args...)
+			WHERE i.resource_class_id IN (`+in+`) AND COALESCE(u.used, 0) + `+amount+` <= (i.total - i.reserved) * i.allocation_ratio`)
+		args = append(append(append(append(args, numArgs...), classArgs...), classArgs...), amountArgs...)
+		nconds += len(classes)
 	}
-	nconds += len(classes)
 	if nconds == 0 {
 		return whole, hasTrees, nil
 	}
@@ -356,27 +345,19 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 		slices.Sort(out)
 		return slices.Compact(out)
 	}
+	// Each condition's providers, then their trees, intersected.
 	met := make([][]int64, nconds)
-	err = q("inventories", raw2, strings.Join(branches, " UNION ALL "), args, func() error {
-		n := raw2.int(0)
-		if raw2.err == nil && (n < 0 || n >= int64(nconds)) {
-			raw2.fail(fmt.Errorf("condition %d of %d", n, nconds))
-		}
-		if raw2.err != nil {
-			return raw2.err
-		}
-		if r, ok := rootOf[raw2.int(1)]; ok {
-			met[n] = append(met[n], r)
-		}
-		return raw2.err
-	})
+	dsts := make([]*[]int64, nconds)
+	for i := range met {
+		dsts[i] = &met[i]
+	}
+	err = q("narrowing conditions", raw2, strings.Join(branches, " UNION ALL "), args, tagged(raw2, dsts, func() int64 { return raw2.int(1) }))
 	if err != nil {
 		return providerScope{}, false, err
 	}
 	var keep []int64
-	for i, roots := range met {
-		slices.Sort(roots)
-		roots = slices.Compact(roots)
+	for i := range met {
+		roots := rootsOf(met[i])
 		if i == 0 {
 			keep = roots
 		} else {
