@@ -54,14 +54,6 @@ func (s providerScope) list() string {
 	return sqlutil.SQLInts(s.roots)
 }
 
-// whereRoot restricts resource_providers itself.
-func (s providerScope) whereRoot() string {
-	if s.roots == nil {
-		return ""
-	}
-	return " WHERE root_provider_id IN (" + s.list() + ")"
-}
-
 // where restricts a table whose col is a provider id.
 func (s providerScope) where(col string) string {
 	if s.roots == nil {
@@ -103,6 +95,29 @@ func LoadPlacementModelFor(ctx context.Context, db *storage.DB, req *candidates.
 	return in, nil
 }
 
+// readTree reads every provider with its root: the scope of every tree,
+// and whether any provider has a parent.
+func readTree(db *storage.DB, query storage.RawQuery) (providerScope, bool, error) {
+	hasTrees := false
+	raw := newRawRow(6)
+	var s providerScope
+	err := scanRaw(db, query, "resource_providers", raw, `SELECT id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`, nil, func() error {
+		p := candidates.ProviderRow{ID: raw.int(0), UUID: raw.str(1), Name: raw.str(2)}
+		p.Generation, _ = raw.nullInt(3)
+		var parent bool
+		p.ParentID, parent = raw.nullInt(4)
+		root, ok := raw.nullInt(5)
+		hasTrees = hasTrees || parent
+		if !ok {
+			root = -1
+		}
+		s.providers = push(s.providers, p)
+		s.rootIDs = push(s.rootIDs, root)
+		return raw.err
+	})
+	return s, hasTrees, err
+}
+
 // narrowRoots returns the trees to read (nil roots: all of them) and
 // whether the database has nested providers at all (the search treats a
 // flat cloud differently, and the rows read may not show the trees).
@@ -139,29 +154,11 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	// providers to their trees, whether there are trees and how many; the
 	// rows are the model's own unless some tree is left out (then they
 	// are filtered here rather than read again).
-	hasTrees := false
-	raw := newRawRow(6)
-	var tree []candidates.ProviderRow
-	var treeRoots []int64
-	err := q("resource_providers", raw, `SELECT id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`, nil, func() error {
-		p := candidates.ProviderRow{ID: raw.int(0), UUID: raw.str(1), Name: raw.str(2)}
-		p.Generation, _ = raw.nullInt(3)
-		var parent bool
-		p.ParentID, parent = raw.nullInt(4)
-		root, ok := raw.nullInt(5)
-		hasTrees = hasTrees || parent
-		if !ok {
-			root = -1
-		}
-		tree = push(tree, p)
-		treeRoots = push(treeRoots, root)
-		return raw.err
-	})
+	whole, hasTrees, err := readTree(db, query)
 	if err != nil {
 		return providerScope{}, false, err
 	}
-	// whole is the scope of every tree.
-	whole := providerScope{providers: tree, rootIDs: treeRoots}
+	tree, treeRoots := whole.providers, whole.rootIDs
 	rootOf := make(map[int64]int64, len(tree))
 	allRoots := map[int64]bool{}
 	for i, p := range tree {

@@ -30,8 +30,11 @@ import (
 func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelInput, error) {
 	var in *candidates.ModelInput
 	err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
-		var err error
-		in, err = readPlacementRows(db, query, providerScope{})
+		whole, _, err := readTree(db, query)
+		if err != nil {
+			return err
+		}
+		in, err = readPlacementRows(db, query, whole)
 		return err
 	})
 	if err != nil {
@@ -41,7 +44,7 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 }
 
 // readPlacementRows is LoadPlacementModel's reading, through query, of the
-// providers in scope (every provider when scope is empty) with their
+// providers in scope (readTree's rows, all or the kept trees') with their
 // inventories, usages and links; the name tables are read whole.
 func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
@@ -56,21 +59,9 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, CAST(allocation_ratio AS CHAR), allocation_ratio FROM inventories` + scope.where("resource_provider_id")
 		invArgs = []any{storage.Prepared}
 	}
-	raw3, raw5, raw9 := newRawRow(3), newRawRow(5), newRawRow(9)
+	in.Providers = scope.inScope()
+	raw3, raw9 := newRawRow(3), newRawRow(9)
 	err := func() error {
-		if scope.providers != nil {
-			in.Providers = scope.inScope()
-		} else if err := scanRaw(db, query, "resource_providers", raw5,
-			`SELECT id, uuid, name, generation, parent_provider_id FROM resource_providers`+scope.whereRoot(), nil,
-			func() error {
-				r := candidates.ProviderRow{ID: raw5.int(0), UUID: raw5.str(1), Name: raw5.str(2)}
-				r.Generation, _ = raw5.nullInt(3)
-				r.ParentID, _ = raw5.nullInt(4)
-				in.Providers = push(in.Providers, r)
-				return raw5.err
-			}); err != nil {
-			return err
-		}
 		if err := scanRaw(db, query, "inventories", raw9, invQuery, invArgs, func() error {
 			in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw9.int(0), ResourceClassID: raw9.int(1),
 				Total: raw9.int(2), Reserved: raw9.int(3), MinUnit: raw9.int(4), MaxUnit: raw9.int(5), StepSize: raw9.int(6),
