@@ -45,10 +45,9 @@ type DB struct {
 	// with a provider): its sessions then read with wsrep_sync_wait.
 	Galera bool
 
-	// driverDSN is what the pool was opened with (MySQL only); scripts is
-	// the second pool ScriptConn opens from it on first use.
-	driverDSN string
-	scripts   *scriptPool
+	// scripts is the second pool ScriptConn opens, from the DSN this pool
+	// was opened with, on first use (MySQL only).
+	scripts *scriptPool
 }
 
 // IsMySQL reports whether the database is MySQL/MariaDB (else SQLite).
@@ -182,7 +181,7 @@ func openPool(ctx context.Context, t dsn.Target, role Role, name, driverDSN stri
 	}
 	db := &DB{DB: x, Role: role, Name: name, Target: t}
 	if t.Driver == dsn.MySQL {
-		db.driverDSN, db.scripts = driverDSN, &scriptPool{}
+		db.scripts = &scriptPool{dsn: driverDSN}
 	}
 	if t.Driver == dsn.SQLite {
 		// One writer at a time is SQLite's model; a single connection also

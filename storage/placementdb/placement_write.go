@@ -243,23 +243,20 @@ func createCustomClass(ctx context.Context, db *storage.DB, name string) (int64,
 
 // WriteNodes applies each node's writes atomically, each node in a
 // transaction of its own, so that one bad node neither undoes nor blocks
-// the others. On MySQL the nodes that only create providers go as scripts,
-// many transactions per round trip (writeScripts); the others, every node
-// on SQLite and every node on a Galera node, one transaction at a time.
-// Not on Galera: a brute-force abort (a replicated write winning a
-// conflict) can end a script's transaction between its statements, and the
-// rest of the script then ran outside it — the Galera race test caught an
-// inventories row committed on its own after its provider's insert was
-// rolled back. One statement per round trip, with its arguments written
-// into it (storage.Open's Galera sessions), meets the abort as error 1213.
-// The result has one error (or nil) per node.
+// the others. Where the database takes scripts (storage.DB.TakesScripts:
+// MySQL, not Galera) the nodes that only create providers go as scripts,
+// many transactions per round trip (writeScripts); the others, and every
+// node elsewhere, one transaction at a time. On Galera one statement per
+// round trip, with its arguments written into it (storage.Open's Galera
+// sessions), meets a brute-force abort as error 1213. The result has one
+// error (or nil) per node.
 func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, nodes []migrate.NodeWrite) []error {
 	errs := make([]error, len(nodes))
 	var fast, slow []int
 	var scripts [][]byte
 	now := db.Now()
 	for i := range nodes {
-		if db.IsMySQL() && !db.Galera {
+		if db.TakesScripts() {
 			if s, ok := nodeScript(&nodes[i], ids, now, len(fast)); ok {
 				fast, scripts = append(fast, i), append(scripts, s)
 				continue
