@@ -133,7 +133,7 @@ func runnableCommands(root *cobra.Command) []*cobra.Command {
 	var out []*cobra.Command
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if c.Hidden || c.Name() == "help" || c.Name() == "completion" && c.HasParent() && !c.Parent().HasParent() {
+		if c.Hidden || c.Name() == "help" || cobraCompletion(c) {
 			return
 		}
 		if c.Runnable() && c.HasParent() && !c.HasSubCommands() {
@@ -204,13 +204,8 @@ func finishCommandTree(root *cobra.Command) {
 // table, once. Cobra's completion commands, which it adds only when it
 // executes, are not rpctl's: they have none.
 func addExitCodes(c *cobra.Command) {
-	if !c.Runnable() || !c.HasParent() || c.HasSubCommands() || c.Name() == "help" || strings.Contains(c.Long, "Exit codes:") {
+	if !c.Runnable() || !c.HasParent() || c.HasSubCommands() || c.Name() == "help" || cobraCompletion(c) || strings.Contains(c.Long, "Exit codes:") {
 		return
-	}
-	for p := c; p.HasParent(); p = p.Parent() {
-		if p.Name() == "completion" && !p.Parent().HasParent() {
-			return
-		}
 	}
 	long := c.Long
 	if long == "" {
@@ -222,10 +217,20 @@ func addExitCodes(c *cobra.Command) {
 // FinishHelp gives every command of root the help text --help shows, exit
 // codes included, for generators that read the texts (docs, man pages).
 func FinishHelp(root *cobra.Command) {
-	addExitCodes(root)
-	for _, c := range root.Commands() {
-		FinishHelp(c)
+	for _, c := range runnableCommands(root) {
+		addExitCodes(c)
 	}
+}
+
+// cobraCompletion: c is cobra's completion command or one below it (cobra
+// adds them when it executes; they are not rpctl's and have no codes).
+func cobraCompletion(c *cobra.Command) bool {
+	for p := c; p.HasParent(); p = p.Parent() {
+		if p.Name() == "completion" && !p.Parent().HasParent() {
+			return true
+		}
+	}
+	return false
 }
 
 func subcommandNames(c *cobra.Command) string {
