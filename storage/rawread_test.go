@@ -5,10 +5,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/dsn"
@@ -55,7 +53,7 @@ func TestRawReadTx(t *testing.T) {
 	}
 	t.Cleanup(func() { lite.Close() })
 	dbs["sqlite"] = lite
-	if testdb.Required() || strings.TrimSpace(os.Getenv("RPCTL_TEST_MYSQL")) != "" {
+	if testdb.MySQLWanted() {
 		dbs["mysql"] = testdb.Open(t, testdb.NewMySQL(t).DSN, storage.RolePlacement)
 	}
 	for name, db := range dbs {

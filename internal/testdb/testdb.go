@@ -36,6 +36,12 @@ func Required() bool {
 	return os.Getenv("CI") == "true" || os.Getenv("RPCTL_INTEGRATION") == "1"
 }
 
+// MySQLWanted reports whether a test that can run on SQLite alone should
+// run on MySQL too: a server is configured, or a missing one must fail.
+func MySQLWanted() bool {
+	return Required() || strings.TrimSpace(os.Getenv("RPCTL_TEST_MYSQL")) != ""
+}
+
 func unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)

@@ -3,7 +3,6 @@ package placementdb_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,7 +27,7 @@ func placementDBs(t *testing.T) map[string]*storage.DB {
 	}
 	t.Cleanup(func() { lite.Close() })
 	out["sqlite"] = lite
-	if testdb.Required() || testdbAvailable() {
+	if testdb.MySQLWanted() {
 		m := testdb.NewMySQL(t)
 		out["mysql"] = testdb.Open(t, m.DSN, storage.RolePlacement)
 	}
@@ -39,10 +38,6 @@ func placementDBs(t *testing.T) map[string]*storage.DB {
 	}
 	return out
 }
-
-// testdbAvailable lets `go test ./storage` without a server still run the
-// SQLite half.
-func testdbAvailable() bool { return strings.TrimSpace(os.Getenv("RPCTL_TEST_MYSQL")) != "" }
 
 // TestLoadPlacementMatchesInput writes synthetic clouds (trees, sharing
 // providers, custom classes, usages) with bulk INSERTs and checks that the
