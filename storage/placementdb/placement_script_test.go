@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
 )
 
-func scriptUUID(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
+func scriptUUID(i int) string { return candidates.SyntheticUUID(0, i) }
 
 // scriptNode is a compute node as the migration writes it: a root with
 // inventories and the COMPUTE_NODE trait, children (NUMA cells) with their
