@@ -3,13 +3,15 @@ package cmd_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 )
 
 // TestCompletion: flag values come from the fixed lists and, for cells,
 // resource classes, traits and providers, from the databases.
 func TestCompletion(t *testing.T) {
 	db := goldenCloud(t)
-	if _, errOut, code := rpctl(t, "--db", db, "migrate", "inventory"); code != 0 {
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "migrate", "inventory"); code != 0 {
 		t.Fatal(errOut)
 	}
 	for _, tc := range []struct {
@@ -30,7 +32,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"--db", db, "__complete", "trait", "delete", "COMPUTE_NODE"}, []string{"COMPUTE_NODE"}},
 		{[]string{"--db", db, "__complete", "resource-class", "delete", "MEMORY_"}, []string{"MEMORY_MB"}},
 	} {
-		out, _, code := rpctl(t, tc.args...)
+		out, _, code := cmdtest.Rpctl(t, tc.args...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		got := lines[:len(lines)-1] // the last line is the directive
 		if code != 0 || strings.Join(got, " ") != strings.Join(tc.want, " ") {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/status"
 )
 
@@ -53,7 +54,7 @@ func TestReadOnlyHelpShowsOwnCodes(t *testing.T) {
 		switch c.Name() {
 		case "list", "show", "tree":
 			n++
-			for _, e := range cmd.ExitCodesOf(c) {
+			for _, e := range cmdutil.ExitCodesOf(c) {
 				if e.Code == 1 {
 					t.Errorf("%s documents exit 1 (%s), which a read never gives", c.CommandPath(), e.Meaning)
 				}

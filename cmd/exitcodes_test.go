@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/internal/testdb"
 )
 
@@ -31,7 +33,7 @@ var offlineCommands = map[string]bool{
 // a private MariaDB server that held the databases and was then stopped.
 func TestExitCodeTable(t *testing.T) {
 	root := cmd.NewCmdRoot(commandTree(), "test")
-	commands := cmd.RunnableCommands(root)
+	commands := cmdutil.RunnableCommands(root)
 	argsOf := func(c string, extra ...string) []string {
 		a := strings.Fields(strings.TrimPrefix(c, "rpctl "))
 		return append(append(a, validArgs[c]...), extra...)
@@ -39,7 +41,7 @@ func TestExitCodeTable(t *testing.T) {
 	documented := func(path string, code int) bool {
 		for _, c := range commands {
 			if c.CommandPath() == path {
-				for _, e := range cmd.ExitCodesOf(c) {
+				for _, e := range cmdutil.ExitCodesOf(c) {
 					if e.Code == code {
 						return true
 					}
@@ -56,7 +58,7 @@ func TestExitCodeTable(t *testing.T) {
 	}
 	check := func(t *testing.T, r row) {
 		t.Helper()
-		out, errOut, code := rpctl(t, r.args...)
+		out, errOut, code := cmdtest.Rpctl(t, r.args...)
 		if code != r.want {
 			t.Errorf("%s [%s] %q: exit %d, want %d\nstdout: %s\nstderr: %s", r.cmd, r.state, r.args, code, r.want, out, errOut)
 		}
@@ -134,7 +136,7 @@ func TestExitCodeTable(t *testing.T) {
 		dbs := []string{"--cell-db", cell, "--api-db", api, "--placement-db", placement}
 		// The databases were there and held a cloud ...
 		for _, args := range [][]string{{"init"}, {"sample-cloud", "--nodes", "5"}} {
-			if out, errOut, code := rpctl(t, append(dbs, args...)...); code != 0 {
+			if out, errOut, code := cmdtest.Rpctl(t, append(dbs, args...)...); code != 0 {
 				t.Fatalf("%q on the private server: exit %d\n%s%s", args, code, out, errOut)
 			}
 		}

@@ -7,20 +7,22 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/internal/testdb"
 )
 
-func commandTree() *cmd.Factory {
+func commandTree() *cmdutil.Factory {
 	ios, _, _, _ := iostreams.Test()
-	return cmd.NewFactory(ios)
+	return cmdutil.NewFactory(ios)
 }
 
 // TestDocsExitCodes: the exit-code table of docs/usage.md is the one the
 // commands declare (and print in --help).
 func TestDocsExitCodes(t *testing.T) {
 	root := cmd.NewCmdRoot(commandTree(), "test")
-	want := cmd.ExitCodesMarkdown(root)
+	want := cmdutil.ExitCodesMarkdown(root)
 	page := filepath.Join(testdb.RepoRoot(), "docs", "usage.md")
 	b, err := os.ReadFile(page)
 	if err != nil {
@@ -42,7 +44,7 @@ func TestDocsExitCodes(t *testing.T) {
 // every table has the common codes.
 func TestHelpShowsExitCodes(t *testing.T) {
 	root := cmd.NewCmdRoot(commandTree(), "test")
-	for _, c := range cmd.RunnableCommands(root) {
+	for _, c := range cmdutil.RunnableCommands(root) {
 		// The table joins the help when it is shown.
 		var help strings.Builder
 		c.SetOut(&help)
@@ -51,14 +53,14 @@ func TestHelpShowsExitCodes(t *testing.T) {
 			t.Errorf("%s --help does not end with one exit-code table:\n%s", c.CommandPath(), help.String())
 		}
 		codes := map[int]bool{}
-		for _, e := range cmd.ExitCodesOf(c) {
+		for _, e := range cmdutil.ExitCodesOf(c) {
 			if codes[e.Code] {
 				t.Errorf("%s: code %d listed twice", c.CommandPath(), e.Code)
 			}
 			codes[e.Code] = true
 		}
 		if !codes[0] || !codes[255] || !codes[130] || !codes[143] {
-			t.Errorf("%s: table %v lacks a common code", c.CommandPath(), cmd.ExitCodesOf(c))
+			t.Errorf("%s: table %v lacks a common code", c.CommandPath(), cmdutil.ExitCodesOf(c))
 		}
 	}
 }
@@ -83,14 +85,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"init", "extra"}, `unknown command "extra"`},
 		{[]string{"-f", "xml", "compute-node", "list"}, "invalid --format"},
 	} {
-		out, errOut, code := rpctl(t, tt.args...)
+		out, errOut, code := cmdtest.Rpctl(t, tt.args...)
 		if code != 255 || out != "" || !strings.Contains(errOut, tt.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 255 and one line with %q", tt.args, code, out, errOut, tt.want)
 		}
 	}
-	for _, c := range cmd.RunnableCommands(cmd.NewCmdRoot(commandTree(), "test")) {
+	for _, c := range cmdutil.RunnableCommands(cmd.NewCmdRoot(commandTree(), "test")) {
 		args := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "rpctl ")), "--no-such-flag")
-		if _, errOut, code := rpctl(t, args...); code != 255 || !strings.Contains(errOut, "unknown flag: --no-such-flag") {
+		if _, errOut, code := cmdtest.Rpctl(t, args...); code != 255 || !strings.Contains(errOut, "unknown flag: --no-such-flag") {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 )
 
 // outputPathCases are the output path flags and a command line that writes
@@ -30,7 +32,7 @@ func TestPathFlagsDeclared(t *testing.T) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.Flags().VisitAll(func(fl *pflag.Flag) {
-			kind := fl.Annotations[cmd.PathFlagAnnotation]
+			kind := fl.Annotations[cmdutil.PathFlagAnnotation]
 			looksLikePath := strings.Contains(strings.ToLower(fl.Usage), "file") || strings.Contains(fl.Usage, "directory") || strings.Contains(fl.Usage, "database URL")
 			if looksLikePath && fl.Value.Type() != "bool" && len(kind) == 0 {
 				t.Errorf("%s --%s (%q) looks like it takes a path: mark it input or output (markPathFlags)", c.CommandPath(), fl.Name, fl.Usage)
@@ -59,7 +61,7 @@ func TestPathFlagsDeclared(t *testing.T) {
 // being read is refused even with --force, by any name; a new file appears
 // whole with no temporary file left beside it.
 func TestOutputFilesNeverOverwrite(t *testing.T) {
-	db := flavorCloud(t)
+	db := cmdtest.FlavorCloud(t)
 	dbBytes, err := os.ReadFile(db)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +77,7 @@ func TestOutputFilesNeverOverwrite(t *testing.T) {
 					}
 					args = append(args, a)
 				}
-				return rpctl(t, args...)
+				return cmdtest.Rpctl(t, args...)
 			}
 			ext := ".txt"
 			if flag == "--plot" {
@@ -130,7 +132,7 @@ func TestOutputFilesNeverOverwrite(t *testing.T) {
 			}
 		})
 	}
-	if _, errOut, code := rpctl(t, "--db", db, "status"); code > 1 {
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "status"); code > 1 {
 		t.Errorf("status after the test: exit %d: %s", code, errOut)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/internal/iostreams"
 )
 
@@ -49,9 +50,9 @@ func setFlags(t *testing.T, root *cobra.Command) map[string]string {
 // test planned the flat layout and switched every migrated node back.
 func TestFlagValuesBelongToTheirTree(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	a := NewCmdRoot(NewFactory(ios), "test")
+	a := NewCmdRoot(cmdutil.NewFactory(ios), "test")
 	want := setFlags(t, a)
-	NewCmdRoot(NewFactory(ios), "test")
+	NewCmdRoot(cmdutil.NewFactory(ios), "test")
 	after := map[string]string{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -89,7 +90,7 @@ func TestMigrateLayoutSurvivesAnotherInvocation(t *testing.T) {
 
 	ios, _, _, errOut := iostreams.Test()
 	args := []string{"--db", db, "migrate", "inventory", "--layout", "nested", "--shared-storage", "ceph=*", "--dry-run"}
-	root := NewCmdRoot(NewFactory(ios), "test")
+	root := NewCmdRoot(cmdutil.NewFactory(ios), "test")
 	c, rest, err := root.Find(args)
 	if err != nil {
 		t.Fatal(err)

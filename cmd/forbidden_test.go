@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 	"github.com/rpctl/rpctl/internal/placementtest"
 )
 
@@ -19,7 +20,7 @@ func TestPlacementForbidden(t *testing.T) {
 		// The allocation commands share the store commands' codes.
 		{"allocation", "show", "a0000000-0000-4000-8000-000000000001"},
 	} {
-		_, errOut, code := rpctl(t, append([]string{"--os-endpoint", p.Base, "--os-token", "not-admin"}, args...)...)
+		_, errOut, code := cmdtest.Rpctl(t, append([]string{"--os-endpoint", p.Base, "--os-token", "not-admin"}, args...)...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "403 Forbidden") || !strings.Contains(errOut, "role") {
 			t.Errorf("%v as a user without a role: exit %d, stderr %q; want 2 and one line about the role", args, code, errOut)
 		}

@@ -17,6 +17,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 )
 
 // formatRun is how one command runs on the sample cloud: its arguments
@@ -116,7 +118,7 @@ func TestEveryCommandEveryFormat(t *testing.T) {
 	t.Parallel()
 	root := cmd.NewCmdRoot(commandTree(), "test")
 	byPath := map[string]*cobra.Command{}
-	for _, c := range cmd.RunnableCommands(root) {
+	for _, c := range cmdutil.RunnableCommands(root) {
 		byPath[strings.TrimPrefix(c.CommandPath(), "rpctl ")] = c
 	}
 	covered := map[string]bool{}
@@ -133,7 +135,7 @@ func TestEveryCommandEveryFormat(t *testing.T) {
 			continue
 		}
 		covered[path] = true
-		formats, refused := cmd.FormatsOf(c)
+		formats, refused := cmdutil.FormatsOf(c)
 		if !strings.Contains(refused, why) || !strings.Contains(c.Long, refused) || !slices.Equal(formats, []string{"table"}) {
 			t.Errorf("%s: refused %q (formats %v), help %q: want the refusal %q, said in its help", path, refused, formats, c.Long, why)
 		}
@@ -147,7 +149,7 @@ func TestEveryCommandEveryFormat(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.db")
 	for _, args := range [][]string{{"sample-cloud", "--nodes", "4", "--seed", "5"}, {"migrate", "all"}} {
-		if out, errOut, code := rpctl(t, append([]string{"--db", base}, args...)...); code != 0 {
+		if out, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", base}, args...)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s%s", args, code, out, errOut)
 		}
 	}
@@ -185,16 +187,16 @@ func TestEveryCommandEveryFormat(t *testing.T) {
 			if !slices.Contains(args, "--db") {
 				args = append([]string{"--db", db}, args...)
 			}
-			formats, _ := cmd.FormatsOf(c)
+			formats, _ := cmdutil.FormatsOf(c)
 			full := append(slices.Clone(args), "-f", format)
-			out, errOut, code := rpctl(t, full...)
+			out, errOut, code := cmdtest.Rpctl(t, full...)
 			if !slices.Contains(formats, format) {
 				// Refused before anything runs: the run that follows in
 				// table on this copy would fail had it written.
 				if code != 255 || !strings.Contains(errOut, "-f "+format+": rpctl "+r.path+" prints no metrics; its formats are table, json, yaml, csv, value") || out != "" {
 					t.Errorf("%v: exit %d, stdout %q, stderr %q; want the documented refusal (255)", full, code, out, errOut)
 				}
-				_, errOut, code = rpctl(t, args...)
+				_, errOut, code = cmdtest.Rpctl(t, args...)
 				if code != r.run.code {
 					t.Errorf("%v after the refusal: exit %d (want %d): %s", args, code, r.run.code, errOut)
 				}
@@ -230,7 +232,7 @@ func TestEveryCommandEveryFormat(t *testing.T) {
 	for _, format := range []string{"json", "yaml", "csv", "value", "prometheus"} {
 		// Each exception refuses every -f, the default spelled out too.
 		for path, why := range formatExceptions {
-			_, errOut, code := rpctl(t, append(strings.Fields(path), "-f", format)...)
+			_, errOut, code := cmdtest.Rpctl(t, append(strings.Fields(path), "-f", format)...)
 			if code != 255 || !strings.Contains(errOut, "-f "+format+": "+why) {
 				t.Errorf("%s -f %s: exit %d, stderr %q; want 255 and %q", path, format, code, errOut, why)
 			}
@@ -240,7 +242,7 @@ func TestEveryCommandEveryFormat(t *testing.T) {
 
 func mustRpctl(t *testing.T, args ...string) string {
 	t.Helper()
-	out, errOut, code := rpctl(t, args...)
+	out, errOut, code := cmdtest.Rpctl(t, args...)
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, errOut)
 	}

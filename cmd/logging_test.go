@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 	"github.com/rpctl/rpctl/internal/testdb"
 )
 
@@ -14,10 +15,10 @@ import (
 // instead; -q leaves standard error to errors.
 func TestDebugLogsSQL(t *testing.T) {
 	my := testdb.NewMySQL(t)
-	if _, errOut, code := rpctl(t, "--cell-db", my.URL, "init"); code != 0 {
+	if _, errOut, code := cmdtest.Rpctl(t, "--cell-db", my.URL, "init"); code != 0 {
 		t.Fatal(errOut)
 	}
-	out, errOut, code := rpctl(t, "--debug", "--cell-db", my.URL, "compute-node", "list")
+	out, errOut, code := cmdtest.Rpctl(t, "--debug", "--cell-db", my.URL, "compute-node", "list")
 	if code != 0 || out != "\n" {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
@@ -31,7 +32,7 @@ func TestDebugLogsSQL(t *testing.T) {
 	}
 
 	log := filepath.Join(t.TempDir(), "rpctl.log")
-	_, errOut, code = rpctl(t, "--log-file", log, "--debug", "--cell-db", my.URL, "compute-node", "list", "--cell", "nope")
+	_, errOut, code = cmdtest.Rpctl(t, "--log-file", log, "--debug", "--cell-db", my.URL, "compute-node", "list", "--cell", "nope")
 	if code != 255 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, `no cell named "nope"`) {
 		t.Errorf("with --log-file: exit %d, stderr %q", code, errOut)
 	}
@@ -40,11 +41,11 @@ func TestDebugLogsSQL(t *testing.T) {
 		t.Errorf("log file (%v):\n%s", err, b)
 	}
 
-	_, errOut, code = rpctl(t, "-q", "--cell-db", my.URL, "migrate", "ratios")
+	_, errOut, code = cmdtest.Rpctl(t, "-q", "--cell-db", my.URL, "migrate", "ratios")
 	if code != 0 || errOut != "" {
 		t.Errorf("-q: exit %d, stderr %q", code, errOut)
 	}
-	_, errOut, code = rpctl(t, "-q", "--cell-db", my.URL, "migrate", "ratios", "--max-count", "0")
+	_, errOut, code = cmdtest.Rpctl(t, "-q", "--cell-db", my.URL, "migrate", "ratios", "--max-count", "0")
 	if code != 127 {
 		t.Errorf("-q --max-count 0: exit %d, stderr %q", code, errOut)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 )
 
 // TestNumberFlags: counts and ratios are parsed by one set of helpers
@@ -13,7 +15,7 @@ import (
 // exponent forms, spaces, negatives and NaN are refused in one line
 // naming the flag, before anything is written.
 func TestNumberFlags(t *testing.T) {
-	db := flavorCloud(t)
+	db := cmdtest.FlavorCloud(t)
 	type row struct {
 		args []string
 		code int
@@ -21,7 +23,7 @@ func TestNumberFlags(t *testing.T) {
 	}
 	check := func(r row) {
 		t.Helper()
-		out, errOut, code := rpctl(t, r.args...)
+		out, errOut, code := cmdtest.Rpctl(t, r.args...)
 		if code != r.code || !strings.Contains(errOut, r.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%q: exit %d, want %d and one line with %q\nstdout: %s\nstderr: %s", r.args, code, r.code, r.want, out, errOut)
 		}
@@ -38,12 +40,12 @@ func TestNumberFlags(t *testing.T) {
 		check(r)
 	}
 	var provs []struct{ UUID string }
-	out, _, _ := rpctl(t, "--db", db, "provider", "list", "-f", "json")
+	out, _, _ := cmdtest.Rpctl(t, "--db", db, "provider", "list", "-f", "json")
 	if err := json.Unmarshal([]byte(out), &provs); err != nil || len(provs) == 0 {
 		t.Fatalf("provider list: %v %s", err, out)
 	}
 	p := provs[0].UUID
-	before, _, _ := rpctl(t, "--db", db, "inventory", "list", p, "-f", "json")
+	before, _, _ := cmdtest.Rpctl(t, "--db", db, "inventory", "list", p, "-f", "json")
 	for _, r := range []row{
 		{[]string{"--db", db, "inventory", "set", p, "VCPU:allocation_ratio=nan", "--amend"}, 2, "allocation_ratio must be a finite, non-negative decimal number"},
 		{[]string{"--db", db, "inventory", "set", p, "VCPU:allocation_ratio=inf", "--amend"}, 2, "allocation_ratio must be a finite"},
@@ -53,7 +55,7 @@ func TestNumberFlags(t *testing.T) {
 	} {
 		check(r)
 	}
-	if after, _, _ := rpctl(t, "--db", db, "inventory", "list", p, "-f", "json"); after != before {
+	if after, _, _ := cmdtest.Rpctl(t, "--db", db, "inventory", "list", p, "-f", "json"); after != before {
 		t.Errorf("a refused edit changed the inventory:\n%s\n%s", before, after)
 	}
 	for _, nodes := range []string{"-1", "0", "4611686018427387904", "18446744073709551616", "1e3"} {
@@ -71,9 +73,9 @@ func TestNumberFlags(t *testing.T) {
 // valid on the hosts of 48 VCPUs and more but not on those of 32, so
 // nothing is written, and the refused providers are named.
 func TestInventorySetBatchValidatesFirst(t *testing.T) {
-	db := flavorCloud(t)
+	db := cmdtest.FlavorCloud(t)
 	var provs []struct{ UUID string }
-	out, _, _ := rpctl(t, "--db", db, "provider", "list", "-f", "json")
+	out, _, _ := cmdtest.Rpctl(t, "--db", db, "provider", "list", "-f", "json")
 	if err := json.Unmarshal([]byte(out), &provs); err != nil || len(provs) < 2 {
 		t.Fatalf("provider list: %v %s", err, out)
 	}
@@ -81,25 +83,25 @@ func TestInventorySetBatchValidatesFirst(t *testing.T) {
 	snapshot := func() string {
 		var b strings.Builder
 		for _, p := range provs {
-			o, _, _ := rpctl(t, "--db", db, "inventory", "list", p.UUID, "-f", "json")
+			o, _, _ := cmdtest.Rpctl(t, "--db", db, "inventory", "list", p.UUID, "-f", "json")
 			b.WriteString(o)
 		}
 		return b.String()
 	}
 	for _, p := range provs {
-		if _, errOut, code := rpctl(t, "--db", db, "provider", "aggregate", "add", p.UUID, agg); code != 0 {
+		if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "provider", "aggregate", "add", p.UUID, agg); code != 0 {
 			t.Fatalf("aggregate add: %d %s", code, errOut)
 		}
 	}
 	before := snapshot()
-	_, errOut, code := rpctl(t, "--db", db, "inventory", "set", agg, "--aggregate", "--amend", "--yes", "VCPU:reserved=40")
+	_, errOut, code := cmdtest.Rpctl(t, "--db", db, "inventory", "set", agg, "--aggregate", "--amend", "--yes", "VCPU:reserved=40")
 	if code != 2 || !strings.Contains(errOut, "reserved 40 is greater than total 32") || !strings.Contains(errOut, "nothing written") {
 		t.Errorf("exit %d, want 2 naming the providers refused and nothing written:\n%s", code, errOut)
 	}
 	if after := snapshot(); after != before {
 		t.Error("a batch with an invalid record wrote the valid ones")
 	}
-	if _, errOut, code := rpctl(t, "--db", db, "inventory", "set", agg, "--aggregate", "--amend", "--yes", "VCPU:reserved=2"); code != 0 {
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "inventory", "set", agg, "--aggregate", "--amend", "--yes", "VCPU:reserved=2"); code != 0 {
 		t.Errorf("a valid batch: exit %d: %s", code, errOut)
 	}
 }

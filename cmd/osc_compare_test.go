@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/placementclient"
 )
@@ -24,8 +25,8 @@ func TestInventoryListMatchesOSC(t *testing.T) {
 		}
 		t.Skip("openstack not installed (apt-get install python3-openstackclient python3-osc-placement)")
 	}
-	my, c := livePlacementDB(t)
-	smallCloud(t, c, 2)
+	my, c := cmdtest.LivePlacementDB(t)
+	cmdtest.SmallCloud(t, c, 2)
 	rps, err := c.ListProviders(context.Background(), placementclient.ProviderFilter{Name: "hosta"})
 	if err != nil || len(rps) != 1 {
 		t.Fatalf("hosta: %v %v", rps, err)
@@ -51,7 +52,7 @@ func TestInventoryListMatchesOSC(t *testing.T) {
 		{"--os-endpoint", my.Base, "--os-token", "admin"},
 		{"--placement-db", my.URL},
 	} {
-		stdout, stderr, code := rpctl(t, append(args, "-f", "json", "inventory", "list", "hosta")...)
+		stdout, stderr, code := cmdtest.Rpctl(t, append(args, "-f", "json", "inventory", "list", "hosta")...)
 		if code != 0 {
 			t.Fatalf("rpctl %v: exit %d: %s", args, code, stderr)
 		}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/testdb"
 )
@@ -190,7 +191,7 @@ func oscWrites() []oscWrite {
 }
 
 // TestDifferentialOSC (issue 21) runs osc-placement's commands and
-// rpctl's against the same real placement-api, in table, json, yaml, csv
+// Rpctl's against the same real placement-api, in table, json, yaml, csv
 // and value, plain and with -c and (lists) --sort-column and
 // --sort-descending, and requires byte-equal output: the same rows in the
 // same order, printed the same way.
@@ -231,7 +232,7 @@ func TestDifferentialOSC(t *testing.T) {
 		{"allocation", "set", oscIns3, "--allocation", "rp=" + oscCN1 + ",VCPU=1", "--allocation", "rp=" + oscSS + ",DISK_GB=40", "--project-id", oscPrj2, "--user-id", oscUser},
 		{"allocation", "set", "c5c5c5c5-cccc-4ccc-8ccc-cccccccccccc", "--allocation", "rp=" + oscCN2 + ",CUSTOM_GPU=1", "--project-id", oscProj, "--user-id", oscUsr2},
 	} {
-		if _, errOut, code := rpctl(t, append(api, line...)...); code != 0 {
+		if _, errOut, code := cmdtest.Rpctl(t, append(api, line...)...); code != 0 {
 			t.Fatalf("fixture %v: exit %d: %s", line, code, errOut)
 		}
 	}
@@ -317,7 +318,7 @@ func TestDifferentialOSC(t *testing.T) {
 		}
 	}
 	for _, j := range jobs {
-		got, errOut, code := rpctl(t, slices.Concat(api, []string{"--os-placement-api-version", j.tc.version}, j.tc.rpctl, j.v.rpctl)...)
+		got, errOut, code := cmdtest.Rpctl(t, slices.Concat(api, []string{"--os-placement-api-version", j.tc.version}, j.tc.rpctl, j.v.rpctl)...)
 		compared++
 		if j.wantCode != 0 || code != 0 || got != j.want {
 			report(j.tc, "rpctl %v %v (exit %d) vs openstack %v %v (exit %d): %s\nrpctl:\n%s\nosc:\n%s", j.tc.rpctl, j.v.rpctl, code, j.tc.osc, j.v.osc, j.wantCode, errOut, got, j.want)
@@ -328,7 +329,7 @@ func TestDifferentialOSC(t *testing.T) {
 	sh := shells[0]
 	do := func(tc oscWrite) {
 		for _, r := range tc.reset {
-			if _, errOut, code := rpctl(t, append(slices.Clip(api), r...)...); code != 0 {
+			if _, errOut, code := cmdtest.Rpctl(t, append(slices.Clip(api), r...)...); code != 0 {
 				t.Fatalf("reset %v: exit %d: %s", r, code, errOut)
 			}
 		}
@@ -339,7 +340,7 @@ func TestDifferentialOSC(t *testing.T) {
 		if tc.genOf == "" {
 			return oscArgs(tc.version, args)
 		}
-		gen, errOut, code := rpctl(t, append(slices.Clip(api), "provider", "show", tc.genOf, "-f", "value", "-c", "generation")...)
+		gen, errOut, code := cmdtest.Rpctl(t, append(slices.Clip(api), "provider", "show", tc.genOf, "-f", "value", "-c", "generation")...)
 		if code != 0 {
 			t.Fatalf("generation of %s: exit %d: %s", tc.genOf, code, errOut)
 		}
@@ -368,7 +369,7 @@ func TestDifferentialOSC(t *testing.T) {
 				do(tc)
 				want, wcode := sh.run(t, writeArgs(tc, v.osc))
 				do(tc)
-				got, errOut, code := rpctl(t, slices.Concat(rv, tc.rpctl, v.rpctl)...)
+				got, errOut, code := cmdtest.Rpctl(t, slices.Concat(rv, tc.rpctl, v.rpctl)...)
 				if wcode != 0 || code != 0 || got != want {
 					report(tc.oscCase, "rpctl %v %v (exit %d) vs openstack %v %v (exit %d): %s\nrpctl:\n%s\nosc:\n%s", tc.rpctl, v.rpctl, code, tc.osc, v.osc, wcode, errOut, got, want)
 				}
@@ -377,12 +378,12 @@ func TestDifferentialOSC(t *testing.T) {
 			}
 			do(tc)
 			wrote, wcode := sh.run(t, writeArgs(tc, v.osc))
-			shown, errOut, code := rpctl(t, slices.Concat(rv, tc.rpctlShow, v.rpctl)...)
+			shown, errOut, code := cmdtest.Rpctl(t, slices.Concat(rv, tc.rpctlShow, v.rpctl)...)
 			if wcode != 0 || code != 0 || wrote != shown {
 				report(tc.oscCase, "openstack %v %v (exit %d) vs rpctl %v %v after it (exit %d): %s\nosc:\n%s\nrpctl:\n%s", tc.osc, v.osc, wcode, tc.rpctlShow, v.rpctl, code, errOut, wrote, shown)
 			}
 			do(tc)
-			wrote, errOut, code = rpctl(t, slices.Concat(rv, tc.rpctl, v.rpctl)...)
+			wrote, errOut, code = cmdtest.Rpctl(t, slices.Concat(rv, tc.rpctl, v.rpctl)...)
 			shown, scode := sh.run(t, oscArgs(tc.version, append(slices.Clip(tc.oscShow), v.osc...)))
 			if scode != 0 || code != 0 || wrote != shown {
 				report(tc.oscCase, "rpctl %v %v (exit %d) vs openstack %v %v after it (exit %d): %s\nrpctl:\n%s\nosc:\n%s", tc.rpctl, v.rpctl, code, tc.oscShow, v.osc, scode, errOut, wrote, shown)
@@ -438,7 +439,7 @@ func oscVariants(t *testing.T, tc oscCase, columns []string) []oscVariant {
 // documented difference.
 func rpctlColumns(t *testing.T, api []string, tc oscCase, oscCols []string) bool {
 	t.Helper()
-	out, errOut, code := rpctl(t, slices.Concat(api, []string{"--os-placement-api-version", tc.version}, tc.rpctl, []string{"-f", "json"})...)
+	out, errOut, code := cmdtest.Rpctl(t, slices.Concat(api, []string{"--os-placement-api-version", tc.version}, tc.rpctl, []string{"-f", "json"})...)
 	if code != 0 {
 		t.Logf("rpctl %v -f json: exit %d: %s", tc.rpctl, code, errOut)
 		return false
@@ -495,7 +496,7 @@ func startOSCShell(t *testing.T, env []string) *oscShell {
 	return sh
 }
 
-// run is one openstack command: its standard output and exit code (-1
+// Run is one openstack command: its standard output and exit code (-1
 // when the batch itself failed, reported with t.Error: run is called from
 // goroutines too).
 func (sh *oscShell) run(t *testing.T, args []string) (string, int) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -17,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 func goldenCloud(t *testing.T) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "cloud.db")
-	if _, errOut, code := rpctl(t, "--db", db, "sample-cloud", "--nodes", "5", "--seed", "7"); code != 0 {
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "sample-cloud", "--nodes", "5", "--seed", "7"); code != 0 {
 		t.Fatalf("sample-cloud: %s", errOut)
 	}
 	return db
@@ -47,7 +49,7 @@ func TestOutputOptionsGolden(t *testing.T) {
 		{"ratios-dry-run-yaml.txt", []string{"migrate", "ratios", "--dry-run", "-f", "yaml", "-c", "id", "-c", "old", "-c", "option"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, errOut, code := rpctl(t, append([]string{"--db", db}, tc.args...)...)
+			out, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db}, tc.args...)...)
 			if code != 0 {
 				t.Fatalf("%q: exit %d: %s", tc.args, code, errOut)
 			}
@@ -73,7 +75,7 @@ func TestOutputOptionsGolden(t *testing.T) {
 // spaces, no trailing space, on every row.
 func TestValueFormat(t *testing.T) {
 	db := goldenCloud(t)
-	out, _, code := rpctl(t, "--db", db, "compute-node", "list", "-f", "value")
+	out, _, code := cmdtest.Rpctl(t, "--db", db, "compute-node", "list", "-f", "value")
 	if code != 0 {
 		t.Fatal(code)
 	}
@@ -100,7 +102,7 @@ func TestColumnNamesSame(t *testing.T) {
 		{"candidates", "--resources", "VCPU:1"},
 	} {
 		with := append([]string{"--db", db}, args...)
-		table, errOut, code := rpctl(t, with...)
+		table, errOut, code := cmdtest.Rpctl(t, with...)
 		if code > 1 {
 			t.Fatalf("%q: exit %d: %s", args, code, errOut)
 		}
@@ -117,14 +119,14 @@ func TestColumnNamesSame(t *testing.T) {
 				t.Errorf("%q: column %q is not snake_case", args, h)
 			}
 		}
-		csvOut, _, _ := rpctl(t, append(with, "-f", "csv", "--quote", "minimal")...)
+		csvOut, _, _ := cmdtest.Rpctl(t, append(with, "-f", "csv", "--quote", "minimal")...)
 		if got := strings.Split(strings.SplitN(csvOut, "\n", 2)[0], ","); !slices.Equal(got, headers) {
 			t.Errorf("%q: csv header %q, table %q", args, got, headers)
 		}
 		if args[0] == "candidates" {
 			continue // -f json is Placement's own body
 		}
-		js, _, _ := rpctl(t, append(with, "-f", "json")...)
+		js, _, _ := cmdtest.Rpctl(t, append(with, "-f", "json")...)
 		dec := json.NewDecoder(strings.NewReader(js))
 		var keys []string
 		// The first object's keys, in order.

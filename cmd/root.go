@@ -1,11 +1,34 @@
+// Package cmd assembles rpctl's command tree (NewCmdRoot) and runs it as a
+// program (Main, Run). It only assembles: each command group is a package
+// of its own below it (cmd/migrate, cmd/status, cmd/inventory, ...), laid out
+// as the GitHub CLI's pkg/cmd/<noun>, and what they share lives in
+// cmd/internal. Commands are thin: they parse flags into an options struct,
+// ask the Factory for streams and databases, call a domain package and
+// print. They hold no SQL and no domain rules.
 package cmd
 
 import (
 	"github.com/spf13/cobra"
+
+	allocationcmd "github.com/rpctl/rpctl/cmd/allocation"
+	candidatescmd "github.com/rpctl/rpctl/cmd/candidates"
+	capacitycmd "github.com/rpctl/rpctl/cmd/capacity"
+	claimscmd "github.com/rpctl/rpctl/cmd/claims"
+	computenodecmd "github.com/rpctl/rpctl/cmd/computenode"
+	exportercmd "github.com/rpctl/rpctl/cmd/exporter"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	inventorycmd "github.com/rpctl/rpctl/cmd/inventory"
+	migratecmd "github.com/rpctl/rpctl/cmd/migrate"
+	providercmd "github.com/rpctl/rpctl/cmd/provider"
+	resourceclasscmd "github.com/rpctl/rpctl/cmd/resourceclass"
+	samplecloudcmd "github.com/rpctl/rpctl/cmd/samplecloud"
+	statuscmd "github.com/rpctl/rpctl/cmd/status"
+	traitcmd "github.com/rpctl/rpctl/cmd/trait"
+	usagecmd "github.com/rpctl/rpctl/cmd/usage"
 )
 
 // NewCmdRoot builds the rpctl command tree.
-func NewCmdRoot(f *Factory, version string) *cobra.Command {
+func NewCmdRoot(f *cmdutil.Factory, version string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "rpctl",
 		Short: "Move Nova compute-node capacity into Placement, check upgrades, and query a built-in Placement core",
@@ -26,10 +49,10 @@ Commands that read or edit Placement can use its REST API instead:
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.IO.Verbose = f.Verbose && !f.Quiet
-			if err := setupLogging(cmd, f); err != nil {
+			if err := cmdutil.SetupLogging(cmd, f); err != nil {
 				return err
 			}
-			return validateOutputFlags(cmd, f)
+			return cmdutil.ValidateOutputFlags(cmd, f)
 		},
 	}
 	pf := root.PersistentFlags()
@@ -45,37 +68,37 @@ Commands that read or edit Placement can use its REST API instead:
 	pf.BoolVar(&f.Force, "force", false, "let --out, --plot and --log-file replace (a log: append to) an existing file; a database or config file rpctl reads is never written")
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on standard error but errors")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
-	markPathFlags(pf, "output", "log-file")
-	markPathFlags(pf, "input", "config-file", "config-dir", "db", "cell-db", "api-db", "placement-db")
-	markSecretFlags(pf, "url", "cell-db", "api-db", "placement-db")
-	addOutputFlags(root, f)
-	addAPIFlags(pf, &f.API)
+	cmdutil.MarkPathFlags(pf, "output", "log-file")
+	cmdutil.MarkPathFlags(pf, "input", "config-file", "config-dir", "db", "cell-db", "api-db", "placement-db")
+	cmdutil.MarkSecretFlags(pf, "url", "cell-db", "api-db", "placement-db")
+	cmdutil.AddOutputFlags(root, f)
+	cmdutil.AddAPIFlags(pf, &f.API)
 
 	root.AddCommand(
-		NewCmdInit(f),
-		NewCmdSampleCloud(f),
-		NewCmdComputeNode(f),
-		NewCmdMigrate(f),
-		NewCmdStatus(f),
-		NewCmdUpgrade(f),
-		NewCmdCandidates(f),
-		NewCmdCapacity(f),
-		NewCmdClaims(f),
-		NewCmdExporter(f),
+		samplecloudcmd.NewCmdInit(f),
+		samplecloudcmd.NewCmdSampleCloud(f),
+		computenodecmd.NewCmdComputeNode(f),
+		migratecmd.NewCmdMigrate(f),
+		statuscmd.NewCmdStatus(f),
+		statuscmd.NewCmdUpgrade(f),
+		candidatescmd.NewCmdCandidates(f),
+		capacitycmd.NewCmdCapacity(f),
+		claimscmd.NewCmdClaims(f),
+		exportercmd.NewCmdExporter(f),
 	)
 	// Ad hoc edits of Placement (issue #10): database or API backend.
-	adhoc := []*cobra.Command{NewCmdProvider(f), NewCmdInventory(f), NewCmdUsage(f), NewCmdResourceClass(f), NewCmdTrait(f), NewCmdAllocation(f)}
-	setStoreExitCodes(adhoc...)
-	completeStoreArgs(f, adhoc...)
+	adhoc := []*cobra.Command{providercmd.NewCmdProvider(f), inventorycmd.NewCmdInventory(f), usagecmd.NewCmdUsage(f), resourceclasscmd.NewCmdResourceClass(f), traitcmd.NewCmdTrait(f), allocationcmd.NewCmdAllocation(f)}
+	cmdutil.SetStoreExitCodes(adhoc...)
+	cmdutil.CompleteStoreArgs(f, adhoc...)
 	root.AddCommand(adhoc...)
 	// Subcommands under parents another file owns, once every command exists.
-	attachProviderApply(root, f)
-	b := Build
+	providercmd.AttachProviderApply(root, f)
+	b := cmdutil.Build
 	if b.Version == "" {
 		b.Version = version
 	}
-	root.SetVersionTemplate(versionString(b))
-	finishCommandTree(root)
-	registerCompletions(root, f)
+	root.SetVersionTemplate(cmdutil.VersionString(b))
+	cmdutil.FinishCommandTree(root)
+	cmdutil.RegisterCompletions(root, f)
 	return root
 }

@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	providercmd "github.com/rpctl/rpctl/cmd/provider"
 	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/internal/logging"
 	"github.com/rpctl/rpctl/internal/sanitize"
@@ -18,7 +20,7 @@ import (
 // the helper programs, which set their hook (DrawChart, ServeMetrics) first.
 func Main(version, commit, date string) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	Build = BuildInfo{Version: version, Commit: commit, Date: date}
+	cmdutil.Build = cmdutil.BuildInfo{Version: version, Commit: commit, Date: date}
 	code := Run(ctx, iostreams.System(), version, os.Args[1:])
 	stop()
 	os.Exit(code)
@@ -28,39 +30,39 @@ func Main(version, commit, date string) {
 // Errors are printed once, as one line on standard error; an ExitError
 // without an error (a warning result, say) prints nothing.
 func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []string) int {
-	f := NewFactory(ios)
+	f := cmdutil.NewFactory(ios)
 	root := NewCmdRoot(f, version)
-	f.args = registerSecrets(root, args)
+	f.Args = cmdutil.RegisterSecrets(root, args)
 	// -q silences ios.ErrOut for the run; errors still reach standard error.
 	errOut := ios.ErrOut
 	ios.ErrOut = logging.RedactingWriter(errOut)
-	root.SetArgs(providerApplyArgs(args))
+	root.SetArgs(providercmd.ProviderApplyArgs(args))
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
 	if err != nil && f.LogFile != "" {
 		// The log file tells the whole story; standard error keeps its line.
-		logging.Logger().Error("rpctl: "+err.Error(), "exit", ExitCode(err))
+		logging.Logger().Error("rpctl: "+err.Error(), "exit", cmdutil.ExitCode(err))
 	}
-	if f.closeLog != nil {
-		if cerr := f.closeLog(); cerr != nil && err == nil {
+	if f.CloseLog != nil {
+		if cerr := f.CloseLog(); cerr != nil && err == nil {
 			err = fmt.Errorf("--log-file: %w", cerr)
 		}
 	}
 	ios.ErrOut = errOut
-	if code, name, ok := signalExit(ctx); ok && err != nil {
+	if code, name, ok := cmdutil.SignalExit(ctx); ok && err != nil {
 		// Whatever the command was doing when the signal came, the
 		// signal is why it stopped.
-		fmt.Fprintln(errOut, "rpctl: "+interrupted(name))
+		fmt.Fprintln(errOut, "rpctl: "+cmdutil.Interrupted(name))
 		return code
 	}
 	if err != nil {
-		var ee *ExitError
+		var ee *cmdutil.ExitError
 		if !errors.As(err, &ee) || ee.Err != nil {
 			// Errors echo hostnames and query values: control
 			// characters in them must not reach the terminal raw.
 			fmt.Fprintln(errOut, "rpctl: "+sanitize.String(logging.Redact(err.Error())))
 		}
 	}
-	return ExitCode(err)
+	return cmdutil.ExitCode(err)
 }

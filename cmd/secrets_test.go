@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 	"github.com/rpctl/rpctl/internal/testdb"
 )
 
@@ -37,7 +38,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		t.Fatal(err)
 	}
 	goDSN := fmt.Sprintf("%s:%s@tcp(%s)/%s", user, dsnPass, cfg.Addr, my.Name)
-	if _, errOut, code := rpctl(t, "--cell-db", goDSN, "init"); code != 0 {
+	if _, errOut, code := cmdtest.Rpctl(t, "--cell-db", goDSN, "init"); code != 0 {
 		t.Fatalf("init through the planted DSN: %s", errOut)
 	}
 
@@ -81,7 +82,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 			if toFile {
 				args = append([]string{"--log-file", log}, args...)
 			}
-			out, errOut, code := rpctl(t, args...)
+			out, errOut, code := cmdtest.Rpctl(t, args...)
 			logText, _ := os.ReadFile(log)
 			if code == 0 && i != 6 {
 				t.Errorf("%q: exit 0; the run was meant to fail and print an error", line)

@@ -15,38 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 )
-
-// buildRpctl builds the command, for tests that signal it as a process.
-func buildRpctl(t testing.TB) string { return testdb.BuildRpctl(t) }
-
-func mustRun(t testing.TB, bin string, args ...string) {
-	t.Helper()
-	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
-		t.Fatalf("rpctl %v: %v\n%s", args, err, out)
-	}
-}
-
-// twentyGroups is the issue's query: twenty resourcesN=VCPU:1 groups with
-// group_policy=none, which on a 200-node nested cloud has more answers than
-// memory holds.
-func twentyGroups() string {
-	var q []string
-	for i := 1; i <= 20; i++ {
-		q = append(q, fmt.Sprintf("resources%d=VCPU:1", i))
-	}
-	return strings.Join(q, "&") + "&group_policy=none"
-}
-
-// nestedCloud is a 200-node SQLite cloud migrated with the nested layout.
-func nestedCloud(t testing.TB, bin string) string {
-	t.Helper()
-	db := filepath.Join(t.TempDir(), "cloud.db")
-	mustRun(t, bin, "--db", db, "sample-cloud", "--nodes", "200", "--seed", "1")
-	mustRun(t, bin, "--db", db, "migrate", "inventory", "--layout", "nested")
-	return db
-}
 
 // hangAfter is how long rpctl may take to exit after a signal before the
 // test calls it hung. It is no speed requirement: the searches and
@@ -117,11 +87,11 @@ func signalAfter(t *testing.T, bin string, sig syscall.Signal, ready string, arg
 }
 
 // TestSignalsStopCandidates: SIGTERM and SIGINT stop a search that would
-// run for hours (--max-candidates 0 lifts the ceiling), with 143 and 130
+// Run for hours (--max-candidates 0 lifts the ceiling), with 143 and 130
 // and a line naming the signal (no wall-clock bound: see hangAfter).
 func TestSignalsStopCandidates(t *testing.T) {
-	bin := buildRpctl(t)
-	db := nestedCloud(t, bin)
+	bin := cmdtest.BuildRpctl(t)
+	db := cmdtest.NestedCloud(t, bin)
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
@@ -131,7 +101,7 @@ func TestSignalsStopCandidates(t *testing.T) {
 			// --verbose prints the request line just before the search
 			// starts: the signal is sent on that progress, not after a
 			// guessed time.
-			code, _, stderr := signalAfter(t, bin, tc.sig, "GET /allocation_candidates?", "--verbose", "--db", db, "candidates", "--query", twentyGroups(), "--max-candidates", "0")
+			code, _, stderr := signalAfter(t, bin, tc.sig, "GET /allocation_candidates?", "--verbose", "--db", db, "candidates", "--query", cmdtest.TwentyGroups(), "--max-candidates", "0")
 			if code != tc.code || !strings.Contains(stderr, "interrupted by "+tc.name) {
 				t.Errorf("exit %d, want %d and \"interrupted by %s\"; stderr:\n%s", code, tc.code, tc.name, stderr)
 			}
@@ -144,9 +114,9 @@ func TestSignalsStopCandidates(t *testing.T) {
 // the documented ceiling with exit 3 and one line naming the ceiling and
 // the flags that change it.
 func TestCandidateCeiling(t *testing.T) {
-	bin := buildRpctl(t)
-	db := nestedCloud(t, bin)
-	c := exec.Command(bin, "--db", db, "candidates", "--query", twentyGroups())
+	bin := cmdtest.BuildRpctl(t)
+	db := cmdtest.NestedCloud(t, bin)
+	c := exec.Command(bin, "--db", db, "candidates", "--query", cmdtest.TwentyGroups())
 	var out, errOut bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errOut
 	c.Run()
@@ -161,7 +131,7 @@ func TestCandidateCeiling(t *testing.T) {
 	}
 	// --limit keeps the first N, and --max-candidates N stops there.
 	for _, extra := range [][]string{{"--limit", "5"}, {"--max-candidates", "7"}} {
-		o, e, code := rpctl(t, append([]string{"--db", db, "candidates", "--query", twentyGroups(), "-f", "json"}, extra...)...)
+		o, e, code := cmdtest.Rpctl(t, append([]string{"--db", db, "candidates", "--query", cmdtest.TwentyGroups(), "-f", "json"}, extra...)...)
 		var body struct {
 			AllocationRequests []json.RawMessage `json:"allocation_requests"`
 		}
@@ -176,9 +146,9 @@ func TestCandidateCeiling(t *testing.T) {
 // printing a summary of what was written; a re-run migrates the rest and
 // the two add up.
 func TestSignalStopsMigration(t *testing.T) {
-	bin := buildRpctl(t)
+	bin := cmdtest.BuildRpctl(t)
 	db := filepath.Join(t.TempDir(), "cloud.db")
-	mustRun(t, bin, "--db", db, "sample-cloud", "--nodes", "2000", "--seed", "3", "--max-instances-per-node", "0")
+	cmdtest.MustRun(t, bin, "--db", db, "sample-cloud", "--nodes", "2000", "--seed", "3", "--max-instances-per-node", "0")
 	args := []string{"--db", db, "migrate", "inventory", "--layout", "nested", "--batch-size", "50", "-f", "json"}
 	code, stdout, stderr := signalAfter(t, bin, syscall.SIGTERM, "rows matched query", args...)
 	if code != 143 {
@@ -207,12 +177,12 @@ func TestSignalStopsMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The re-run finds exactly what the first run's summary did not
-	// count, and migrates all of it.
+	// Count, and migrates all of it.
 	if s := second.Migrations[0]; s.Completed != s.TotalNeeded || first.Migrations[0].Completed+s.TotalNeeded < 1900 {
 		t.Errorf("first run %d completed, re-run %d of %d", first.Migrations[0].Completed, s.Completed, s.TotalNeeded)
 	}
 	// A third run has nothing left: the two runs converged.
-	o, e, code := rpctl(t, "--db", db, "migrate", "inventory", "--layout", "nested", "-f", "json")
+	o, e, code := cmdtest.Rpctl(t, "--db", db, "migrate", "inventory", "--layout", "nested", "-f", "json")
 	if code != 0 || !strings.Contains(o, `"completed": 0`) && !strings.Contains(o, `"completed":0`) {
 		t.Errorf("third run: exit %d %s %s", code, o, e)
 	}
@@ -227,25 +197,6 @@ func granularQuery(n int) string {
 	return strings.Join(q, "&") + "&group_policy=none"
 }
 
-// granularFlavorFile writes the issue's flavor for capacity: n one-VCPU
-// groups, group_policy none.
-func granularFlavorFile(t testing.TB, n int) string {
-	t.Helper()
-	specs := map[string]string{"group_policy": "none"}
-	for i := 1; i <= n; i++ {
-		specs[fmt.Sprintf("resources%d:VCPU", i)] = "1"
-	}
-	body, err := json.Marshal(map[string]any{"name": fmt.Sprintf("g%d", n), "vcpus": n, "ram": 64, "disk": 0, "extra_specs": specs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), fmt.Sprintf("g%d.json", n))
-	if err := os.WriteFile(p, body, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestBoundedSearches: candidates and capacity with 12 to 200 granular
 // groups on the 200-node nested cloud answer, or stop at the candidate
 // ceiling (3, also for memory) or the step ceiling (5) with one line, and
@@ -253,8 +204,8 @@ func granularFlavorFile(t testing.TB, n int) string {
 // limit 1, which used to spin for ever, end at the default step ceiling.
 // The work is counted in steps (--max-steps) and bytes, never seconds.
 func TestBoundedSearches(t *testing.T) {
-	bin := buildRpctl(t)
-	db := nestedCloud(t, bin)
+	bin := cmdtest.BuildRpctl(t)
+	db := cmdtest.NestedCloud(t, bin)
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -265,11 +216,11 @@ func TestBoundedSearches(t *testing.T) {
 		{[]string{"candidates", "--query", granularQuery(129), "--limit", "1"}, 5},
 		{[]string{"candidates", "--query", granularQuery(200), "--limit", "1", "--max-steps", "20000000"}, 5},
 		{[]string{"candidates", "--query", granularQuery(129), "--limit", "1", "--explain", "--max-steps", "20000000"}, 5},
-		{[]string{"capacity", "--flavor", granularFlavorFile(t, 8)}, 0},
-		{[]string{"capacity", "--flavor", granularFlavorFile(t, 12)}, 3},
-		{[]string{"capacity", "--flavor", granularFlavorFile(t, 64)}, 3},
-		{[]string{"capacity", "--flavor", granularFlavorFile(t, 129), "--max-steps", "20000000"}, 5},
-		{[]string{"capacity", "--flavor", granularFlavorFile(t, 200), "--max-steps", "20000000"}, 5},
+		{[]string{"capacity", "--flavor", cmdtest.GranularFlavorFile(t, 8)}, 0},
+		{[]string{"capacity", "--flavor", cmdtest.GranularFlavorFile(t, 12)}, 3},
+		{[]string{"capacity", "--flavor", cmdtest.GranularFlavorFile(t, 64)}, 3},
+		{[]string{"capacity", "--flavor", cmdtest.GranularFlavorFile(t, 129), "--max-steps", "20000000"}, 5},
+		{[]string{"capacity", "--flavor", cmdtest.GranularFlavorFile(t, 200), "--max-steps", "20000000"}, 5},
 	} {
 		c := exec.Command(bin, append([]string{"--db", db}, tc.args...)...)
 		var out, errOut bytes.Buffer
@@ -293,8 +244,8 @@ func TestBoundedSearches(t *testing.T) {
 // (searches that would not end: --max-steps 0) exits 143 and leaves the
 // cloud database byte-identical, with no journal beside it.
 func TestSignalsStopBoundedSearches(t *testing.T) {
-	bin := buildRpctl(t)
-	db := nestedCloud(t, bin)
+	bin := cmdtest.BuildRpctl(t)
+	db := cmdtest.NestedCloud(t, bin)
 	before, err := os.ReadFile(db)
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +255,7 @@ func TestSignalsStopBoundedSearches(t *testing.T) {
 		args  []string
 	}{
 		{"GET /allocation_candidates?", []string{"candidates", "--query", granularQuery(129), "--limit", "1", "--max-steps", "0"}},
-		{"capacity: counting", []string{"capacity", "--flavor", granularFlavorFile(t, 129), "--max-steps", "0"}},
+		{"capacity: counting", []string{"capacity", "--flavor", cmdtest.GranularFlavorFile(t, 129), "--max-steps", "0"}},
 	} {
 		args := tc.args
 		code, _, stderr := signalAfter(t, bin, syscall.SIGTERM, tc.ready, append([]string{"--verbose", "--db", db}, args...)...)

@@ -7,12 +7,13 @@ package main
 import (
 	"github.com/rpctl/rpctl/capacity/chart"
 	"github.com/rpctl/rpctl/cmd"
+	capacitycmd "github.com/rpctl/rpctl/cmd/capacity"
 )
 
 // Set by `make build` (-ldflags -X), as for rpctl.
 var version, commit, date = "dev", "", ""
 
 func main() {
-	cmd.DrawChart = chart.Capacity
+	capacitycmd.DrawChart = chart.Capacity
 	cmd.Main(version, commit, date)
 }

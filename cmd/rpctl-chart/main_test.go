@@ -13,7 +13,7 @@ import (
 
 // TestPlotRunsChartProgram builds rpctl and rpctl-chart side by side, as
 // make build does, and draws a chart through rpctl: the drawing happens in
-// rpctl-chart (rpctl links no plotting library), and without rpctl-chart
+// Rpctl-chart (rpctl links no plotting library), and without rpctl-chart
 // beside it or on PATH rpctl says which program is missing.
 func TestPlotRunsChartProgram(t *testing.T) {
 	if testing.Short() {

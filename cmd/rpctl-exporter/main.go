@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/rpctl/rpctl/cmd"
+	exportercmd "github.com/rpctl/rpctl/cmd/exporter"
 	"github.com/rpctl/rpctl/internal/exporter"
 )
 
@@ -30,6 +31,6 @@ func main() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(runtime.NumCPU() + 2)
 	}
-	cmd.ServeMetrics = exporter.Serve
+	exportercmd.ServeMetrics = exporter.Serve
 	cmd.Main(version, commit, date)
 }

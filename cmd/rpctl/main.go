@@ -1,10 +1,12 @@
 // Command rpctl is the operator CLI; see README.md and docs/.
 package main
 
-import "github.com/rpctl/rpctl/cmd"
+import (
+	"github.com/rpctl/rpctl/cmd"
+)
 
 // Set by `make build` (-ldflags -X); `go install` leaves them empty and
-// rpctl --version falls back to the build info Go records.
+// Rpctl --version falls back to the build info Go records.
 var (
 	version = "dev"
 	commit  string

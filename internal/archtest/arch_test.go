@@ -126,3 +126,103 @@ func TestRootHoldsCmdAndDomains(t *testing.T) {
 		}
 	}
 }
+
+// cmdRole says what a package under cmd/ is, for TestCommandPackages: the
+// root ("root": it assembles the tree, and may import every command
+// package), the helper programs' mains and the docs generator ("main": they
+// wire the root), the plumbing every command shares ("shared": under
+// cmd/internal), the test support ("test": cmd/internal/cmdtest, which runs
+// the whole tree and is for tests only) or a command package ("command":
+// one command group, or one big verb below its group).
+func cmdRole(p string) string {
+	rel := strings.TrimPrefix(p, module+"/")
+	switch {
+	case rel == "cmd":
+		return "root"
+	case rel == "cmd/internal/cmdtest":
+		return "test"
+	case rel == "cmd/internal/gendocs", strings.HasPrefix(rel, "cmd/rpctl"):
+		return "main"
+	case isUnder(rel, "cmd/internal"):
+		return "shared"
+	}
+	return "command"
+}
+
+// cmdImportViolation says why package p may not import dep (both under
+// the module), or "" when it may. Command packages import the shared
+// plumbing and their own sub-packages, never a sibling or the root: what
+// two command groups share moves down into cmd/internal. The plumbing
+// imports no command package. Nothing but tests imports cmd/internal/cmdtest.
+func cmdImportViolation(p, dep string) string {
+	if !isUnder(dep, module+"/cmd") || cmdRole(p) == "root" || cmdRole(p) == "main" || cmdRole(p) == "test" {
+		if cmdRole(dep) == "test" && cmdRole(p) != "test" {
+			return "cmd/internal/cmdtest is for tests only"
+		}
+		return ""
+	}
+	switch cmdRole(dep) {
+	case "root", "main":
+		return "only the root and the mains wire the whole tree"
+	case "test":
+		return "cmd/internal/cmdtest is for tests only"
+	case "shared":
+		return ""
+	}
+	if cmdRole(p) == "shared" {
+		return "the shared plumbing under cmd/internal imports no command package"
+	}
+	if isUnder(dep, p) {
+		return "" // a big verb's own package, below its group
+	}
+	return "a command package imports no sibling: move what both need down into cmd/internal"
+}
+
+func TestCmdImportViolation(t *testing.T) {
+	m := func(s string) string { return module + "/" + s }
+	tests := []struct {
+		p, dep string
+		ok     bool
+	}{
+		{m("cmd/migrate"), m("cmd/internal/cmdutil"), true},
+		{m("cmd/inventory"), m("cmd/inventory/set"), true},
+		{m("cmd/inventory/set"), m("cmd/internal/shared"), true},
+		{m("cmd"), m("cmd/claims"), true},
+		{m("cmd/rpctl"), m("cmd"), true},
+		{m("cmd/migrate"), m("migrate"), true},
+		{m("cmd/exporter"), m("cmd/capacity"), false},
+		{m("cmd/inventory/set"), m("cmd/inventory"), false},
+		{m("cmd/inventory"), m("cmd/provider"), false},
+		{m("cmd/claims"), m("cmd"), false},
+		{m("cmd/internal/shared"), m("cmd/status"), false},
+		{m("cmd/internal/cmdutil"), m("cmd"), false},
+		{m("cmd/migrate"), m("cmd/internal/cmdtest"), false},
+		{m("cmd"), m("cmd/internal/cmdtest"), false},
+	}
+	for _, tt := range tests {
+		if got := cmdImportViolation(tt.p, tt.dep); (got == "") != tt.ok {
+			t.Errorf("%s imports %s: violation %q, want ok=%v", tt.p, tt.dep, got, tt.ok)
+		}
+	}
+}
+
+// TestCommandPackages: cmd/ is laid out as the GitHub CLI's pkg/cmd, one
+// package per command group, shared plumbing under cmd/internal (see
+// cmdImportViolation for the rule and docs/architecture.md for the tree).
+func TestCommandPackages(t *testing.T) {
+	checked := 0
+	for _, p := range goList(t, "./cmd/...") {
+		if cmdRole(p) != "command" && cmdRole(p) != "shared" {
+			continue
+		}
+		checked++
+		for _, d := range deps(t, p) {
+			if why := cmdImportViolation(p, d); why != "" {
+				t.Errorf("%s imports %s: %s", strings.TrimPrefix(p, module+"/"), strings.TrimPrefix(d, module+"/"), why)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d command packages under cmd/: the layout this test knows has moved", checked)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/internal/iostreams"
 )
 
@@ -61,7 +62,7 @@ func generate(out string) error {
 		}
 	}
 	// The markdown pages show flags in a code block; the man pages render
-	// flag usages as markdown too.
+	// Flag usages as markdown too.
 	if err := doc.GenMarkdownTree(commandTree(false), ref); err != nil {
 		return fmt.Errorf("markdown: %w", err)
 	}
@@ -81,8 +82,8 @@ func generate(out string) error {
 // they go, and the texts must be escaped exactly once.
 func commandTree(escapeFlags bool) *cobra.Command {
 	ios, _, _, _ := iostreams.Test()
-	root := cmd.NewCmdRoot(cmd.NewFactory(ios), "")
-	cmd.FinishHelp(root)
+	root := cmd.NewCmdRoot(cmdutil.NewFactory(ios), "")
+	cmdutil.FinishHelp(root)
 	root.InitDefaultCompletionCmd()
 	done := map[*pflag.Flag]bool{}
 	var walk func(c *cobra.Command)

@@ -1,0 +1,240 @@
+// Package exporter holds `rpctl exporter`, run by rpctl-exporter.
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/candidates"
+	"github.com/rpctl/rpctl/capacity"
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/cmd/internal/shared"
+	"github.com/rpctl/rpctl/metrics"
+	"github.com/rpctl/rpctl/status"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
+)
+
+// ServeMetrics serves an exporter's metrics. The rpctl-exporter binary sets
+// it (to exporter.Serve) before running the commands; in rpctl itself it is
+// nil and `rpctl exporter` execs rpctl-exporter, so that no other command
+// links client_golang, whose package init registers collectors.
+var ServeMetrics func(ctx context.Context, o metrics.ServeOptions) error
+
+// ExporterBinary is the program `rpctl exporter` runs.
+const ExporterBinary = "rpctl-exporter"
+
+// ExporterOptions are the flags of `rpctl exporter`.
+type ExporterOptions struct {
+	Listen   string
+	Interval time.Duration
+	Expiry   time.Duration
+	Flavors  []string
+	Mix      string
+	shared.FlavorOptions
+}
+
+// exporterNoFormat is why the exporter takes no -f, in its help and in the
+// refusal.
+const exporterNoFormat = "the exporter takes no -f: it prints no rows, it serves its metrics over HTTP (GET /metrics, always Prometheus' text format)"
+
+// NewCmdExporter builds `rpctl exporter`.
+func NewCmdExporter(f *cmdutil.Factory) *cobra.Command {
+	o := &ExporterOptions{}
+	c := &cobra.Command{
+		Use:   "exporter --listen 127.0.0.1:9xxx [--interval 60s]",
+		Short: "Serve capacity per flavor, upgrade checks and claim audits as Prometheus metrics",
+		Long: `Serve /metrics (Prometheus' client_golang) and /healthz on --listen. In the background, every
+--interval, rpctl collects what these commands print with -f prometheus:
+
+  capacity       every public flavor (or --flavor), mode independent and mode pack (--mix),
+                 with os-capacity's metric names and rpctl's exact counts, and every
+                 inventory's used, reserved and capacity
+  status         every upgrade check's result, the drifted inventories and the instances
+                 without allocations
+  claims audit   orphaned allocations per provider and class (never deletes)
+
+The three run side by side. A scrape never computes: it gets the last collection's page,
+rendered and gzipped once when the collection ended. A part that fails (its database
+unreachable, say) is left out of that collection, counted in
+rpctl_exporter_collect_errors{part} and logged; rpctl_exporter_last_success_timestamp_seconds
+is when the last collection without an error ended. /healthz answers 200 once a collection
+has been published. SIGTERM or SIGINT stop it cleanly (exit 0).
+
+The databases (or the Placement API, for the audit) are given as for the other commands.
+The server is the rpctl-exporter program, installed beside rpctl: rpctl runs it, so that
+no other command pays for the Prometheus library's start-up.
+
+` + exporterNoFormat + `.`,
+		Example: `  rpctl --config-file /etc/nova/nova.conf exporter --listen 127.0.0.1:9465 --interval 60s`,
+		Args:    cobra.NoArgs,
+		RunE:    func(c *cobra.Command, _ []string) error { return runExporter(c.Context(), f, o) },
+	}
+	cmdutil.RefuseFormats(c, exporterNoFormat)
+	cmdutil.SetExitCodes(c,
+		cmdutil.ExitCodeRow{Code: cmdutil.ExitOK, Meaning: "served until SIGTERM or SIGINT, then stopped cleanly (a signal before serving gives 130/143)"},
+		cmdutil.ExitCodeRow{Code: cmdutil.ExitFailed, Meaning: "invalid input (--listen, --interval, a flavor), or the listener failed"},
+	)
+	fl := c.Flags()
+	fl.StringVar(&o.Listen, "listen", "127.0.0.1:9465", "host:port to serve /metrics and /healthz on")
+	fl.DurationVar(&o.Interval, "interval", time.Minute, "how often to collect (in the background)")
+	fl.DurationVar(&o.Expiry, "expiry", 300*time.Second, "claims audit: an allocation whose consumer is younger than this is never an orphan")
+	fl.StringArrayVar(&o.Flavors, "flavor", nil, "a flavor name, id or JSON/YAML file (repeatable; default: every public flavor)")
+	cmdutil.MarkPathFlags(fl, "input", "flavor")
+	fl.StringVar(&o.Mix, "mix", "", "the mix of the pack-mode count, FLAVOR=WEIGHT,... (default one of each)")
+	shared.AddImageFlags(fl, &o.FlavorOptions)
+	return c
+}
+
+func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) error {
+	if o.Interval <= 0 {
+		return cmdutil.UsageError("--interval must be positive, got %s", o.Interval)
+	}
+	if err := shared.CheckExpiry(o.Expiry); err != nil {
+		return cmdutil.UsageError("%v", errors.Unwrap(err))
+	}
+	if ServeMetrics == nil {
+		// What rpctl-exporter would refuse (config, flavors, databases)
+		// is refused here, with the codes of every other command.
+		if _, err := shared.PrepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), false); err != nil {
+			return err
+		}
+		return execExporter()
+	}
+	// Listen first: the connections prepareCapacity opens take
+	// ephemeral ports, which may include the one asked for.
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return cmdutil.UsageError("--listen %s: %v", o.Listen, err)
+	}
+	// Bad flags or flavors are the operator's to fix before serving, not
+	// a collection error to find in the metrics later.
+	if _, err := shared.PrepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), false); err != nil {
+		ln.Close()
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "rpctl exporter: serving http://%s/metrics every %s\n", ln.Addr(), o.Interval)
+	return ServeMetrics(ctx, metrics.ServeOptions{Listener: ln, Interval: o.Interval, Log: f.IO.ErrOut,
+		Collect: func(ctx context.Context) metrics.Run { return collectMetrics(ctx, f, o) }})
+}
+
+func (o *ExporterOptions) capacityOptions(mode capacity.Mode) *shared.CapacityOptions {
+	co := &shared.CapacityOptions{Flavors: o.Flavors, Mode: string(mode), FlavorOptions: o.FlavorOptions}
+	if mode == capacity.Pack {
+		co.Mix = o.Mix
+	}
+	return co
+}
+
+// execExporter replaces this process with rpctl-exporter, same arguments.
+func execExporter() error {
+	return cmdutil.ExecHelper(ExporterBinary, "rpctl exporter")
+}
+
+// collectMetrics is one collection: capacity (both modes), the upgrade
+// checks and the claims audit, each on its own so that one failing leaves
+// the others' metrics. They run side by side: capacity mostly computes
+// while the other two mostly wait on their databases.
+func collectMetrics(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) metrics.Run {
+	run := metrics.Run{Durations: map[string]time.Duration{}}
+	// The Factory reads its config files once, unguarded: read them here,
+	// before the parts share it (runExporter has already, normally).
+	if _, err := f.Options(); err != nil {
+		for _, name := range []string{"capacity", "status", "audit"} {
+			run.Errors = append(run.Errors, metrics.PartError{Part: name, Err: err})
+		}
+		return run
+	}
+	names := []string{"capacity", "status", "audit"}
+	collect := []func() ([]*metrics.Family, error){
+		func() ([]*metrics.Family, error) { return collectCapacity(ctx, f, o) },
+		func() ([]*metrics.Family, error) { return collectStatus(ctx, f) },
+		func() ([]*metrics.Family, error) {
+			opts := claims.AuditOptions{Expiry: o.Expiry, Now: time.Now()}
+			var res *claims.AuditResult
+			err := shared.WithClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
+				res, err = claims.Audit(ctx, ledger, cells, opts)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			return metrics.Audit(res), nil
+		},
+	}
+	fams := make([][]*metrics.Family, len(names))
+	errs := make([]error, len(names))
+	took := make([]time.Duration, len(names))
+	var wg sync.WaitGroup
+	for i := range names {
+		wg.Go(func() {
+			start := time.Now()
+			fams[i], errs[i] = collect[i]()
+			took[i] = time.Since(start)
+		})
+	}
+	wg.Wait()
+	// The page keeps the parts' order, whichever ended first.
+	for i, name := range names {
+		run.Durations[name] = took[i]
+		if errs[i] != nil {
+			run.Errors = append(run.Errors, metrics.PartError{Part: name, Err: errs[i]})
+			continue
+		}
+		run.Families = append(run.Families, fams[i]...)
+	}
+	return run
+}
+
+// collectCapacity counts both modes on one load of the model and one
+// search per flavor.
+func collectCapacity(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) ([]*metrics.Family, error) {
+	in, err := shared.PrepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), true)
+	if err != nil {
+		return nil, err
+	}
+	plans, err := capacity.Search(ctx, in.Model, in.Reqs, candidates.Options{})
+	if err != nil {
+		return nil, err
+	}
+	ind, err := plans.Count(capacity.Options{Mode: capacity.Independent})
+	if err != nil {
+		return nil, err
+	}
+	pack, err := plans.Count(capacity.Options{Mode: capacity.Pack, Mix: in.Mix})
+	if err != nil {
+		return nil, err
+	}
+	in.Name(ind)
+	in.Name(pack)
+	return in.Families(ind, pack), nil
+}
+
+// collectStatus runs every upgrade check, as rpctl status does.
+func collectStatus(ctx context.Context, f *cmdutil.Factory) ([]*metrics.Family, error) {
+	opts, err := f.Options()
+	if err != nil {
+		return nil, err
+	}
+	src, err := f.Sources()
+	if err != nil {
+		return nil, err
+	}
+	dbs, err := storage.ConnectReachable(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	defer dbs.Close()
+	env := &status.Env{Options: opts, MinServiceVersion: status.DefaultMinServiceVersion,
+		Cells: stores.StatusCells(dbs.Cells), CellErrs: dbs.CellErrs, Placement: stores.StatusPlacement(dbs.Placement), PlacementErr: dbs.PlacementErr}
+	checks := status.Checks(env)
+	env.Prefetch(ctx, checks)
+	return shared.StatusFamilies(ctx, env, status.Run(ctx, checks)), nil
+}

@@ -1,0 +1,108 @@
+package cmdutil
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/inventory"
+)
+
+// storeNames lists provider, class or trait names through the selected
+// Store, so that completion works on the database and through the API.
+func storeNames(f *Factory, kind string) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	defer cancel()
+	st, done, err := f.InventoryStore(ctx)
+	if err != nil {
+		return nil
+	}
+	defer done()
+	switch kind {
+	case "provider":
+		ps, err := st.ListProviders(ctx, inventory.ProviderFilter{})
+		if err != nil {
+			return nil
+		}
+		names := make([]string, 0, len(ps))
+		for _, p := range ps {
+			names = append(names, p.Name)
+		}
+		return names
+	case "class":
+		names, _ := st.ListResourceClasses(ctx)
+		return names
+	case "trait":
+		names, _ := st.ListTraits(ctx, inventory.TraitFilter{})
+		return names
+	}
+	return nil
+}
+
+// argKinds says what each positional argument of a store command names:
+// P is a provider; CLASS, TRAIT a class or trait name ("..." repeats the
+// last).
+func argKinds(use string) []string {
+	var kinds []string
+	for _, w := range strings.Fields(use)[1:] {
+		w = strings.TrimSuffix(strings.Trim(w, "[]"), "...")
+		switch w {
+		case "P", "Q":
+			kinds = append(kinds, "provider")
+		case "CLASS":
+			kinds = append(kinds, "class")
+		case "TRAIT":
+			kinds = append(kinds, "trait")
+		case "CUSTOM_NAME":
+			kinds = append(kinds, "custom")
+		default:
+			return kinds
+		}
+	}
+	return kinds
+}
+
+// CompleteStoreArgs gives the store commands' positional arguments
+// completion of provider, class and trait names.
+func CompleteStoreArgs(f *Factory, cmds ...*cobra.Command) {
+	for _, c := range cmds {
+		CompleteStoreArgs(f, c.Commands()...)
+		kinds := argKinds(c.Use)
+		if len(kinds) == 0 || c.ValidArgsFunction != nil {
+			continue
+		}
+		for i, k := range kinds {
+			if k != "custom" {
+				continue
+			}
+			// delete CUSTOM_NAME names an existing class or trait; create
+			// a new one, which nothing can complete.
+			switch {
+			case c.Name() == "create" || c.Parent() == nil:
+				kinds = kinds[:i]
+			case c.Parent().Name() == "resource-class":
+				kinds[i] = "class"
+			default:
+				kinds[i] = "trait"
+			}
+			break
+		}
+		if len(kinds) == 0 {
+			continue
+		}
+		c.ValidArgsFunction = func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			k := kinds[min(len(args), len(kinds)-1)]
+			if len(args) >= len(kinds) && !strings.Contains(c.Use, "...") {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []string
+			for _, n := range storeNames(f, k) {
+				if strings.HasPrefix(n, prefix) {
+					out = append(out, n)
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package migrate
+
+import (
+	"context"
+
+	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/cmd/internal/shared"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/placementdb"
+)
+
+func allocationsMigration() migrationSpec {
+	return migrationSpec{
+		Name:  "allocations",
+		Order: 30,
+		Short: "Give every instance without an allocation the one heal_allocations would (after inventory)",
+		Long: `Every live instance on a node, in no task state, whose consumer has no allocation in
+Placement gets one built from its embedded flavor, exactly as rpctl claims heal (Nova's
+heal_allocations) builds it: on its compute node's provider, or where the layout put the
+resources (NUMA children, a sharing provider; see "rpctl claims heal --help"); an
+allocation under the wrong project or user is fixed. Run it after "migrate inventory", which creates the providers.
+
+As an online migration it heals at most --max-count instances per run (or batches until
+done) and does not stop at an instance it cannot heal (no compute node record, a vGPU
+request, no room in its tree: the row names the class and what to do): that one is
+reported as a skipped row (exit code 2)
+and the others go on. See "rpctl claims heal --help" for the rules.`,
+		Need: storage.NeedCells | storage.NeedPlacement,
+		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}}}}, nil
+		},
+		DryRun: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error {
+			h := claims.Healer{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}}
+			_, err := h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
+			return err
+		},
+	}
+}

@@ -1,0 +1,258 @@
+package migrate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/status"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
+)
+
+func inventoryMigration() migrationSpec {
+	return migrationSpec{
+		Name:  "inventory",
+		Order: 10,
+		Short: "Create a resource provider with inventories in Placement for every legacy compute node",
+		Long: `Every live compute_nodes row of every cell (or --cell) becomes a Placement resource
+provider (uuid = compute_nodes.uuid, generated and stored first when NULL; name =
+hypervisor_hostname) with one inventory per resource class: VCPU, MEMORY_MB, DISK_GB,
+PCI classes from pci_stats, NUMA_* from numa_topology, CUSTOM_* from extra_resources.
+Each node is written in one Placement transaction; re-running changes only what differs.
+
+Allocation ratios: a set cpu/ram/disk_allocation_ratio wins; else the value already in
+Placement is kept; else the row's value unless 0.0/NULL; else initial_*_allocation_ratio.
+
+--layout nested makes each NUMA cell a child provider (HW_NUMA_ROOT) with its PCPU, VCPU,
+MEMORY_MB and PCI pools. Only the flat layout survives a running nova-compute: Nova 26's
+libvirt driver rewrites its root provider's VCPU, MEMORY_MB and DISK_GB at every update, so
+a nested tree gets them back on its root, counted twice (rpctl status fails). Nested and
+shared layouts are for clouds and tools that report that way, and for offline what-if
+questions; --layout nested warns when a cell's nova-compute services are up (updated in the
+last 60 s, not disabled). --shared-storage ceph=compute-*,nfs=gpu-* moves the DISK_GB of the
+matching hosts to one sharing provider per pool (MISC_SHARES_VIA_AGGREGATE).
+
+Switching layouts on migrated nodes (--layout flat|nested, adding or removing
+--shared-storage) moves the inventories and the allocations on them to where the new layout
+puts them, in the node's one transaction: a consumer's allocation goes to the provider of
+the new tree that already holds another of its classes, else to the first with room (root,
+then NUMA cells by id, then the pool's sharing provider); a node leaving a pool leaves its
+aggregate, and a pool no node uses any more loses its DISK_GB. A switch that cannot be made
+safely (no room, a class the new layout does not have, such as PCPU in the flat layout) is
+refused: the node is named with the reason (exit code 2) and keeps its old layout. A re-run
+with the same layout writes nothing. --dry-run lists every allocation a switch would move
+(consumer, class, amount, from and to) and every switch it would refuse.
+
+DISK_GB max_unit is local_gb, as Nova's resource tracker writes it (and rewrites it at
+every update of a running nova-compute). --disk-max-unit available-least uses
+disk_available_least instead (the Newton spec's suggestion): the scheduler then offers no
+host a server larger than its free disk, but every instance already larger than it can no
+longer be healed ("migrate allocations" skips it, exit code 2).
+
+Before anything is written, every live nova-conductor and nova-osapi_compute service of
+every cell must be at least service version 37 (Stein), which reads the providers
+and ratios this writes; older ones are named and the migration refuses (exit code 2)
+unless --force.`,
+		Need:     storage.NeedCells | storage.NeedPlacement,
+		AddFlags: addInventoryFlags,
+		Build:    buildInventory,
+		DryRun:   dryRunInventory,
+	}
+}
+
+// inventoryFlags are the flags of `migrate inventory`, also on `migrate all`.
+type inventoryFlags struct {
+	layout     string
+	pciMaxUnit []string
+	shared     []string
+	parallel   int
+	force      bool
+	diskMax    string
+}
+
+func addInventoryFlags(fs *pflag.FlagSet, mf *migrationFlags) {
+	addRatioFlags(fs, mf)
+	inventoryFlags := &mf.inventory
+	fs.StringVar(&inventoryFlags.layout, "layout", migrate.LayoutFlat, "provider tree: flat (everything on the compute node's provider) or nested (a child provider per NUMA cell)")
+	fs.StringArrayVar(&inventoryFlags.pciMaxUnit, "pci-max-unit", nil, "max_unit of a PCI resource class, CLASS=N (repeatable; default: the class's total)")
+	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
+	fs.StringVar(&inventoryFlags.diskMax, "disk-max-unit", migrate.DiskMaxUnitTotal, "DISK_GB max_unit: total (local_gb, what Nova's resource tracker writes) or available-least (disk_available_least: no server larger than the free disk is scheduled, but heal then refuses every instance already larger)")
+	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL only; SQLite has one writer)")
+	fs.BoolVar(&inventoryFlags.force, "force", false, fmt.Sprintf("migrate even when a nova-conductor or nova-osapi_compute service is older than version %d", status.DefaultMinServiceVersion))
+}
+
+func inventoryConfig(f *cmdutil.Factory, mf *migrationFlags) (migrate.InventoryConfig, error) {
+	var c migrate.InventoryConfig
+	inventoryFlags := &mf.inventory
+	switch inventoryFlags.layout {
+	case migrate.LayoutFlat, migrate.LayoutNested:
+		c.Layout = inventoryFlags.layout
+	default:
+		return c, fmt.Errorf("--layout %q: expected flat or nested", inventoryFlags.layout)
+	}
+	if inventoryFlags.parallel < 1 {
+		return c, fmt.Errorf("--parallel %d: expected 1 or more", inventoryFlags.parallel)
+	}
+	var err error
+	if c.DiskMaxUnit, err = migrate.ParseDiskMaxUnit(inventoryFlags.diskMax); err != nil {
+		return c, err
+	}
+	if c.PCIMaxUnit, err = migrate.ParsePCIMaxUnit(inventoryFlags.pciMaxUnit); err != nil {
+		return c, err
+	}
+	if c.SharedStorage, err = migrate.ParseSharedStorage(inventoryFlags.shared); err != nil {
+		return c, err
+	}
+	if c.Ratios, err = migrationRatios(f, &mf.ratios); err != nil {
+		return c, err
+	}
+	o, err := f.Options()
+	if err != nil {
+		return c, err
+	}
+	c.Reserved = o.Reserved
+	return c, nil
+}
+
+func buildInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+	c, err := inventoryConfig(f, &o.flags)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkControlServices(ctx, f, dbs, o.flags.inventory.force); err != nil {
+		return nil, err
+	}
+	cells := stores.MigrateCells(dbs.Cells)
+	warn, err := migrate.RunningComputesWarning(ctx, cells, c.Layout, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if warn != "" {
+		fmt.Fprintln(f.IO.ErrOut, warn)
+	}
+	m := &migrate.Inventory{Cells: cells, Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: o.flags.inventory.parallel}
+	p := cmdutil.NewProgress(f.IO.ErrOut, f.IO.IsStderrTTY())
+	m.Progress = p.Update
+	m.AfterRun = p.Clear
+	return []migrate.Migration{m}, nil
+}
+
+func fmtInv(v *inventory.Inventory) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("total=%d reserved=%d min=%d max=%d step=%d ratio=%s", v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, migrate.FormatRatio(&v.AllocationRatio))
+}
+
+func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error {
+	c, err := inventoryConfig(f, &o.flags)
+	if err != nil {
+		return err
+	}
+	placement := stores.MigratePlacement(dbs.Placement)
+	plan, err := migrate.PlanInventory(ctx, stores.MigrateCells(dbs.Cells), placement, &c)
+	if err != nil {
+		return err
+	}
+	// Before the rows: a switch that would be refused makes its node a
+	// skipped row.
+	moves, err := plan.PlanMoves(ctx, placement, &c)
+	if err != nil {
+		return err
+	}
+	// One row per change, every column filled, so that -c, --sort-column
+	// and csv see whole rows.
+	rows := output.Rows{Headers: []string{"cell", "id", "provider", "uuid", "action", "resource_class", "before", "after"}}
+	none := output.Cell{} // shown empty, null in json
+	add := func(pn *migrate.PlannedNode) {
+		var id any = none
+		if pn.NodeID != 0 {
+			id = pn.NodeID
+		}
+		if re := pn.RowError(); re != nil {
+			action := "skip (bad row)"
+			if re.Unfit {
+				action = "skip (layout switch refused)"
+			}
+			rows.Add(pn.Cell, id, pn.Host, pn.UUID, action, none, none, none)
+			fmt.Fprintf(f.IO.ErrOut, "would skip %v\n", re)
+			return
+		}
+		for _, ch := range pn.Changes {
+			u := ch.UUID
+			if u == "" {
+				u = "(generated)"
+			}
+			action := ch.Action
+			if len(ch.AddTraits) > 0 {
+				action += " +traits " + strings.Join(ch.AddTraits, ",")
+			}
+			if len(ch.AddAggs) > 0 {
+				action += " +aggregates " + strings.Join(ch.AddAggs, ",")
+			}
+			if len(ch.Inventories) == 0 {
+				rows.Add(pn.Cell, id, ch.Name, u, action, none, none, none)
+			}
+			for _, ic := range ch.Inventories {
+				rows.Add(pn.Cell, id, ch.Name, u, action, ic.ResourceClass, fmtInv(ic.Before), fmtInv(ic.After))
+			}
+		}
+	}
+	for _, pn := range plan.Shared {
+		add(pn)
+	}
+	for _, pn := range plan.Nodes {
+		add(pn)
+	}
+	// A layout switch's allocation moves, one row each: the provider the
+	// allocation leaves, and where it goes.
+	for _, mv := range moves {
+		var id any = none
+		if mv.NodeID != 0 {
+			id = mv.NodeID
+		}
+		to := mv.ToName
+		if to == "" {
+			to = mv.To
+		}
+		from := mv.FromName
+		if from == "" {
+			from = mv.From
+		}
+		rows.Add(mv.Cell, id, from, mv.From, "move allocation", mv.Class,
+			fmt.Sprintf("consumer %s used=%d", mv.Consumer, mv.Used), fmt.Sprintf("consumer %s used=%d on %s", mv.Consumer, mv.Used, to))
+	}
+	if err := f.Write(rows, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d sharing providers, %d allocations to move; nothing written (--dry-run)\n",
+		migrate.InventoryName, len(plan.Nodes), plan.Unchanged, len(plan.Shared), len(moves))
+	return nil
+}
+
+// checkControlServices refuses the inventory migration while a control
+// service is older than the minimum version, unless --force.
+func checkControlServices(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, force bool) error {
+	old, n, err := status.OldControlServices(ctx, stores.StatusCells(dbs.Cells), status.DefaultMinServiceVersion, 5)
+	if err != nil || n == 0 {
+		return err
+	}
+	msg := fmt.Sprintf("%d nova-conductor/nova-osapi_compute %s older than service version %d: %s",
+		n, map[bool]string{true: "service is", false: "services are"}[n == 1], status.DefaultMinServiceVersion, strings.Join(old, ", "))
+	if more := n - len(old); more > 0 {
+		msg += fmt.Sprintf(" and %d more", more)
+	}
+	if force {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %s; migrating anyway (--force).\n", msg)
+		return nil
+	}
+	return &cmdutil.ExitError{Code: 2, Err: fmt.Errorf("refusing to migrate the inventory: %s. Upgrade them first (they do not read what this migration writes), or pass --force", msg)}
+}

@@ -1,0 +1,245 @@
+// Package migrate holds `rpctl migrate`: inventory, ratios, aggregates,
+// allocations and all, with dry runs (the migrate domain does the work).
+package migrate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/internal/flagnum"
+	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage"
+)
+
+// MigrateOptions are the flags every migration shares.
+type MigrateOptions struct {
+	DryRun   bool
+	MaxCount int
+	// maxCountText is --max-count as typed, parsed by flagnum.Count (a
+	// value pflag refuses would exit 255, not nova-manage's 127).
+	maxCountText flagnum.Text
+	// MaxCountSet distinguishes "--max-count not given" (batches until done)
+	// from a given value, as nova-manage does.
+	MaxCountSet bool
+	// BatchSize is the batch of an unlimited run (nova-manage's is 50).
+	BatchSize int
+	Cells     []string // --cell NAME: only these cells
+	// flags are the values of the migrations' own flags (AddFlags).
+	flags migrationFlags
+}
+
+// migrationFlags hold the values of the migrations' own flags, one set per
+// command (migrate all, and each migration's subcommand). They live in the
+// command tree, not in package variables: rpctl may run several
+// invocations in one process (the tests do), and building another tree
+// would otherwise reset this one's values to their defaults mid-run.
+type migrationFlags struct {
+	inventory  inventoryFlags
+	ratios     ratioFlagSet
+	aggregates aggregateFlags
+}
+
+// migrationSpec is one online migration that `rpctl migrate` knows. Each
+// lives in its own file and registers itself in init, so `migrate all` runs
+// them all, ordered by Order.
+type migrationSpec struct {
+	Name  string // subcommand name and summary-table key prefix
+	Order int    // `migrate all` runs lower first
+	Short string
+	Long  string
+	Need  storage.Need
+	// AddFlags adds the migration's own flags (also offered by `migrate all`).
+	AddFlags func(fs *pflag.FlagSet, mf *migrationFlags)
+	// Build returns the migrations to run on dbs.
+	Build func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error)
+	// DryRun prints what Build's migrations would do, writing nothing.
+	DryRun func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error
+	// Standalone, when set, is what the migration's own subcommand runs
+	// instead of the runner (a port of a nova-manage command with its own
+	// exit codes, ExitCodes); the subcommand then has only --dry-run and
+	// AddFlags' flags.
+	Standalone func(ctx context.Context, f *cmdutil.Factory, o *MigrateOptions) error
+	ExitCodes  []cmdutil.ExitCodeRow
+}
+
+// migrationSpecs are the migrations in the order `migrate all` runs them
+// (by Order), built when a command needs them rather than at init.
+func migrationSpecs() []migrationSpec {
+	specs := []migrationSpec{inventoryMigration(), ratiosMigration(), aggregatesMigration(), allocationsMigration()}
+	sort.SliceStable(specs, func(i, j int) bool { return specs[i].Order < specs[j].Order })
+	return specs
+}
+
+// NewCmdMigrate builds `rpctl migrate` and its subcommands.
+func NewCmdMigrate(f *cmdutil.Factory) *cobra.Command {
+	specs := migrationSpecs()
+	parent := &cobra.Command{
+		Use:   "migrate",
+		Short: "Run rpctl's online data migrations (like nova-manage db online_data_migrations)",
+		Long: `Online data migrations, run the way nova-manage db online_data_migrations runs Nova's:
+idempotent, in batches until complete (--batch-size, default 1000; nova-manage uses 50),
+or one batch of --max-count records. Exit codes are nova-manage's.
+
+A row Placement would refuse is a bad row, named with its cell, id, hostname, column and
+value, and skipped before anything is written: a total, reserved or unit outside
+1..2147483647 (0..2147483647 for reserved), a ratio not above 0 or beyond a FLOAT, a uuid
+that is not one, an empty, non-UTF-8 or over-200-character provider name, a name or uuid
+another row already claims, unreadable JSON in pci_stats, numa_topology or extra_resources.
+--dry-run lists them. A signal rolls back the current transaction and prints the summary
+of what was written.`,
+	}
+	all := &cobra.Command{
+		Use:   "all",
+		Short: "Run every online migration rpctl has, in order",
+		Args:  cobra.NoArgs,
+	}
+	var allOpts MigrateOptions
+	addCommonMigrateFlags(all, &allOpts)
+	all.RunE = func(c *cobra.Command, _ []string) error {
+		allOpts.MaxCountSet = c.Flags().Changed("max-count")
+		return runMigrations(c.Context(), f, specs, &allOpts)
+	}
+	parent.AddCommand(all)
+	for _, spec := range specs {
+		spec := spec
+		if spec.AddFlags != nil {
+			spec.AddFlags(all.Flags(), &allOpts.flags)
+		}
+		var o MigrateOptions
+		sub := &cobra.Command{
+			Use:   spec.Name,
+			Short: spec.Short,
+			Long:  spec.Long,
+			Args:  cobra.NoArgs,
+			RunE: func(c *cobra.Command, _ []string) error {
+				o.MaxCountSet = c.Flags().Changed("max-count")
+				return runMigrations(c.Context(), f, []migrationSpec{spec}, &o)
+			},
+		}
+		if spec.Standalone != nil {
+			sub.RunE = func(c *cobra.Command, _ []string) error { return spec.Standalone(c.Context(), f, &o) }
+			cmdutil.SetExitCodes(sub, spec.ExitCodes...)
+			sub.Flags().BoolVar(&o.DryRun, "dry-run", false, "print what would change and write nothing")
+		} else {
+			addCommonMigrateFlags(sub, &o)
+		}
+		if spec.AddFlags != nil {
+			spec.AddFlags(sub.Flags(), &o.flags)
+		}
+		parent.AddCommand(sub)
+	}
+	return parent
+}
+
+// migrateExitCodes are nova-manage db online_data_migrations' codes.
+var migrateExitCodes = []cmdutil.ExitCodeRow{
+	{Code: cmdutil.ExitOK, Meaning: "done: nothing left to migrate"},
+	{Code: cmdutil.ExitMore, Meaning: "some records migrated and more may remain (--max-count): run again"},
+	{Code: cmdutil.ExitFailed, Meaning: "a migration failed or skipped bad rows (named on standard error)"},
+	{Code: cmdutil.ExitBadMaxCount, Meaning: "invalid --max-count (not a positive integer: digits only, 1 to 9223372036854775807) or ratio flag (not a decimal number from 0 to 3.40282e+38, the largest Placement stores); nothing written"},
+}
+
+func addCommonMigrateFlags(c *cobra.Command, o *MigrateOptions) {
+	cmdutil.SetExitCodes(c, migrateExitCodes...)
+	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "print what would change and write nothing")
+	c.Flags().Var(&o.maxCountText, "max-count", "migrate at most this many records in one batch (default: batches of --batch-size until complete)")
+	c.Flags().IntVar(&o.BatchSize, "batch-size", migrate.DefaultBatch, "records per batch when --max-count is not given (nova-manage uses 50)")
+	c.Flags().StringArrayVar(&o.Cells, "cell", nil, "only this cell (repeatable; name as in cell_mappings or --cell-db's database name)")
+}
+
+func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpec, o *MigrateOptions) error {
+	if o.BatchSize < 1 {
+		return fmt.Errorf("--batch-size must be at least 1, got %d", o.BatchSize)
+	}
+	if o.MaxCountSet {
+		n, err := flagnum.Count("max-count", string(o.maxCountText), 1, math.MaxInt)
+		if err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "%v (%v)\n", migrate.ErrMaxCount, err)
+			return cmdutil.Exit(cmdutil.ExitBadMaxCount)
+		}
+		o.MaxCount = int(n)
+	}
+	var need storage.Need
+	for _, s := range specs {
+		need |= s.Need
+	}
+	dbs, err := f.Databases(ctx, need, 0)
+	if err != nil {
+		return err
+	}
+	defer dbs.Close()
+	if err := cmdutil.SelectCells(ctx, f, dbs, o.Cells); err != nil {
+		return err
+	}
+	if o.DryRun {
+		for _, s := range specs {
+			if err := s.DryRun(ctx, f, dbs, o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var ms []migrate.Migration
+	for _, s := range specs {
+		built, err := s.Build(ctx, f, dbs, o)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, built...)
+	}
+	r := &migrate.Runner{Migrations: ms, Log: f.IO.ErrOut, Batch: o.BatchSize}
+	// A bad --max-count was refused above, before any database was opened.
+	sum, runErr := r.Run(ctx, o.MaxCount, !o.MaxCountSet)
+	if runErr != nil && sum.Rows == nil {
+		return runErr
+	}
+	// An interrupted run (signal) still says what it wrote before it ends
+	// with the signal's exit code.
+	// nova-manage's table, with rpctl's column names.
+	rows := output.Rows{Headers: []string{"migration", "total_needed", "completed"}, Align: output.AlignCenter}
+	for _, r := range sum.Rows {
+		rows.Add(r.Migration, r.TotalNeeded, r.Completed)
+	}
+	if err := f.Write(rows, nil); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if len(sum.Errors) > 0 {
+		fmt.Fprintln(f.IO.ErrOut, "Some migrations failed unexpectedly. Check log for details.")
+	}
+	// Not nova-manage's "failed unexpectedly": these rows were expected to
+	// fail, were named above, and the rest of the run went on.
+	bad, unfit, kept := 0, 0, 0
+	for _, re := range sum.RowErrors {
+		switch {
+		case !re.Unfit:
+			bad++
+		case re.Migration == migrate.AllocationsName:
+			unfit++
+		default:
+			kept++
+		}
+	}
+	if bad > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%d rows were skipped because their data is bad (listed above as \"Skipped\"); fix them and run again.\n", bad)
+	}
+	if kept > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%d compute nodes kept their layout: the switch was refused (listed above as \"Skipped\", each with its reason); free the room they name, or keep the layout.\n", kept)
+	}
+	if unfit > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%d instances were not healed (listed above as \"Skipped\", each with its reason and what to do); do what they say and run again.\n", unfit)
+	}
+	if sum.Exit != 0 {
+		return cmdutil.Exit(sum.Exit)
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package migrate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/flagnum"
+	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
+)
+
+func ratiosMigration() migrationSpec {
+	return migrationSpec{
+		Name:  "ratios",
+		Order: 20,
+		Short: "Fix 0.0 and NULL allocation ratios of compute nodes as Nova 26 does",
+		Long: `Every live compute_nodes row with a 0.0 or NULL cpu/ram/disk allocation ratio gets
+xxx_allocation_ratio when it is set (and not 0.0), else initial_xxx_allocation_ratio;
+the row's other ratios are untouched. This is Nova 26's migrate_empty_ratio (the summary
+row keeps that name), run over every cell (or --cell) instead of only [database] connection.
+
+The options come from --config-file ([DEFAULT]); the flags of the same names override it.
+An explicit 0.0 override behaves as in Nova 26: it falls back to the initial value.`,
+		Need:     storage.NeedCells,
+		AddFlags: addRatioFlags,
+		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+			r, err := migrationRatios(f, &o.flags.ratios)
+			if err != nil {
+				return nil, err
+			}
+			return []migrate.Migration{&migrate.EmptyRatios{Cells: stores.MigrateCells(dbs.Cells), Ratios: r}}, nil
+		},
+		DryRun: dryRunRatios,
+	}
+}
+
+// ratioFlag is an optional option value: set says the flag was given, so a
+// Flag can override nova.conf while an absent one leaves it alone.
+type ratioFlag struct {
+	val string
+	set bool
+}
+
+func (r *ratioFlag) String() string { return r.val }
+
+func (r *ratioFlag) Set(s string) error { r.val, r.set = s, true; return nil }
+
+func (r *ratioFlag) Type() string { return "ratio" }
+
+// ratioFlagSet holds the ratio flags of `migrate ratios` and `migrate all`
+// (and of any other command that writes ratios and calls addRatioFlags).
+type ratioFlagSet struct {
+	cpu, ram, disk                      ratioFlag
+	initialCPU, initialRAM, initialDisk ratioFlag
+}
+
+// addRatioFlags adds the nova.conf ratio options as flags. Values are
+// checked only when a migration runs, so that the error names the flag the
+// same way it names a config line. It skips flags already present, so that
+// two migrations offered by `migrate all` may both call it.
+func addRatioFlags(fs *pflag.FlagSet, mf *migrationFlags) {
+	ratioFlags := &mf.ratios
+	add := func(v *ratioFlag, name, usage string) {
+		if fs.Lookup(name) == nil {
+			fs.Var(v, name, usage)
+		}
+	}
+	add(&ratioFlags.cpu, "cpu-allocation-ratio", "override [DEFAULT] cpu_allocation_ratio (unset by default: keep ratios set through the Placement API)")
+	add(&ratioFlags.ram, "ram-allocation-ratio", "override [DEFAULT] ram_allocation_ratio")
+	add(&ratioFlags.disk, "disk-allocation-ratio", "override [DEFAULT] disk_allocation_ratio")
+	add(&ratioFlags.initialCPU, "initial-cpu-allocation-ratio", "override [DEFAULT] initial_cpu_allocation_ratio (default 16.0)")
+	add(&ratioFlags.initialRAM, "initial-ram-allocation-ratio", "override [DEFAULT] initial_ram_allocation_ratio (default 1.5)")
+	add(&ratioFlags.initialDisk, "initial-disk-allocation-ratio", "override [DEFAULT] initial_disk_allocation_ratio (default 1.0)")
+}
+
+// migrationRatios returns the allocation-ratio options: nova.conf's, with
+// the flags given winning. A non-numeric or negative value is an error
+// naming the flag or file line, before anything is written.
+func migrationRatios(f *cmdutil.Factory, ratioFlags *ratioFlagSet) (config.Ratios, error) {
+	o, err := f.Options()
+	if err != nil {
+		return config.Ratios{}, err
+	}
+	r := o.Ratios
+	override := func(fl *ratioFlag, name string, dst **float64, src *string) error {
+		if !fl.set {
+			return nil
+		}
+		v, err := flagnum.Ratio(name, fl.val, inventory.MaxRatio)
+		if err != nil {
+			return &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+		}
+		*dst, *src = &v, "--"+name
+		return nil
+	}
+	initial := func(fl *ratioFlag, name string, dst *float64) error {
+		if !fl.set {
+			return nil
+		}
+		v, err := flagnum.Ratio(name, fl.val, inventory.MaxRatio)
+		if err != nil {
+			return &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+		}
+		*dst = v
+		return nil
+	}
+	for _, err := range []error{
+		override(&ratioFlags.cpu, "cpu-allocation-ratio", &r.CPU, &r.CPUSource),
+		override(&ratioFlags.ram, "ram-allocation-ratio", &r.RAM, &r.RAMSource),
+		override(&ratioFlags.disk, "disk-allocation-ratio", &r.Disk, &r.DiskSource),
+		initial(&ratioFlags.initialCPU, "initial-cpu-allocation-ratio", &r.InitialCPU),
+		initial(&ratioFlags.initialRAM, "initial-ram-allocation-ratio", &r.InitialRAM),
+		initial(&ratioFlags.initialDisk, "initial-disk-allocation-ratio", &r.InitialDisk),
+	} {
+		if err != nil {
+			return config.Ratios{}, err
+		}
+	}
+	// nova.conf's values too (the flags' were checked as parsed): a ratio
+	// beyond a FLOAT column fails the batch at write time, so it is refused
+	// before anything, --dry-run too, as a configuration error.
+	for _, v := range []struct {
+		name string
+		val  *float64
+	}{
+		{r.CPUSource, r.CPU}, {r.RAMSource, r.RAM}, {r.DiskSource, r.Disk},
+		{"initial_cpu_allocation_ratio", &r.InitialCPU}, {"initial_ram_allocation_ratio", &r.InitialRAM}, {"initial_disk_allocation_ratio", &r.InitialDisk},
+	} {
+		if v.val != nil && *v.val > inventory.MaxRatio {
+			return config.Ratios{}, fmt.Errorf("%s = %g is greater than %g, the largest allocation ratio Placement stores (a FLOAT column)", v.name, *v.val, inventory.MaxRatio)
+		}
+	}
+	return r, nil
+}
+
+func dryRunRatios(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error {
+	r, err := migrationRatios(f, &o.flags.ratios)
+	if err != nil {
+		return err
+	}
+	limit := 0
+	if o.MaxCountSet {
+		limit = o.MaxCount
+	}
+	changes, skipped, err := migrate.PlanEmptyRatios(ctx, stores.MigrateCells(dbs.Cells), r, limit)
+	if err != nil {
+		return err
+	}
+	rows := output.Rows{Headers: []string{"cell", "id", "hypervisor_hostname", "ratio", "old", "new", "option"}}
+	for _, c := range changes {
+		rows.Add(c.Cell, c.ID, c.Node, c.Ratio, output.Cell{Text: migrate.FormatRatio(c.Old), Value: c.Old}, c.New, c.Option)
+	}
+	if err := f.Write(rows, nil); err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(f.IO.ErrOut, "would skip %v\n", s)
+	}
+	if len(changes) == 0 && len(skipped) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%s: no compute node has a NULL or 0.0 allocation ratio; nothing to change\n", migrate.EmptyRatioName)
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package migrate_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
+)
+
+// ratiosEmbedded creates an embedded database with a few compute nodes that
+// need fixing and returns its path.
+func ratiosEmbedded(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cloud.db")
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", path, "init"); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	db, err := storage.Open(context.Background(), dsn.SQLiteFile(path), storage.RoleCell, "cell1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := []nova.ComputeNode{
+		cmdtest.RatiosNode(1, cmdtest.RatiosFP(0), nil, cmdtest.RatiosFP(1)),
+		cmdtest.RatiosNode(2, cmdtest.RatiosFP(4), cmdtest.RatiosFP(1), nil),
+		cmdtest.RatiosNode(3, cmdtest.RatiosFP(4), cmdtest.RatiosFP(1), cmdtest.RatiosFP(1)),
+	}
+	if err := celldb.InsertComputeNodes(context.Background(), db, nodes); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func ratiosDump(t *testing.T, path string) string {
+	t.Helper()
+	db, err := storage.Open(context.Background(), dsn.SQLiteFile(path), storage.RoleCell, "cell1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes, err := celldb.ListComputeNodes(context.Background(), db, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	f := func(v *float64) string {
+		if v == nil {
+			return "NULL"
+		}
+		return fmt.Sprint(*v)
+	}
+	for _, n := range nodes {
+		fmt.Fprintf(&b, "%d %s %s %s %v\n", n.ID, f(n.CPUAllocationRatio), f(n.RAMAllocationRatio), f(n.DiskAllocationRatio), n.UpdatedAt != nil)
+	}
+	return b.String()
+}
+
+func TestMigrateRatiosBadInput(t *testing.T) {
+	path := ratiosEmbedded(t)
+	before := ratiosDump(t, path)
+	conf := func(body string) string {
+		p := filepath.Join(t.TempDir(), "nova.conf")
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// Flags are parsed by internal/flagnum (127, bad input); nova.conf's
+	// values are configuration errors (255).
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"non-numeric flag", []string{"migrate", "ratios", "--cpu-allocation-ratio", "lots"}, 127,
+			`rpctl: --cpu-allocation-ratio "lots": not a decimal number`},
+		{"negative initial flag", []string{"migrate", "ratios", "--initial-ram-allocation-ratio", "-1.5"}, 127,
+			`rpctl: --initial-ram-allocation-ratio "-1.5": must not be negative`},
+		{"negative flag through migrate all", []string{"migrate", "all", "--disk-allocation-ratio=-2"}, 127,
+			`rpctl: --disk-allocation-ratio "-2": must not be negative`},
+		{"flag checked on dry run too", []string{"migrate", "ratios", "--dry-run", "--initial-cpu-allocation-ratio", "NaN"}, 127,
+			`rpctl: --initial-cpu-allocation-ratio "NaN": not a decimal number`},
+		{"flag beyond a FLOAT, on dry run", []string{"migrate", "ratios", "--dry-run", "--initial-cpu-allocation-ratio", "1e39"}, 127,
+			`rpctl: --initial-cpu-allocation-ratio "1e39": is greater than 3.40282e+38`},
+		{"non-numeric config", []string{"--config-file", conf("[DEFAULT]\n# ratios\ncpu_allocation_ratio = sixteen\n"), "migrate", "ratios"}, 255,
+			`: [DEFAULT] cpu_allocation_ratio: expected a number, got "sixteen"`},
+		{"negative initial config", []string{"--config-file", conf("[DEFAULT]\ninitial_disk_allocation_ratio = -1\n"), "migrate", "ratios"}, 255,
+			`: [DEFAULT] initial_disk_allocation_ratio: must be >= 0.0, got "-1"`},
+		{"config beyond a FLOAT, on dry run", []string{"--config-file", conf("[DEFAULT]\ninitial_cpu_allocation_ratio = 1e39\n"), "migrate", "ratios", "--dry-run"}, 255,
+			`initial_cpu_allocation_ratio = 1e+39 is greater than 3.40282e+38`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", path}, tt.args...)...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || out != "" {
+				t.Errorf("code %d\nstdout %q\nstderr %q\nwant one line containing %q", code, out, errOut, tt.want)
+			}
+			if after := ratiosDump(t, path); after != before {
+				t.Errorf("bad input wrote:\n%s\nwas:\n%s", after, before)
+			}
+		})
+	}
+}
+
+func TestMigrateRatiosDryRunAndRun(t *testing.T) {
+	path := ratiosEmbedded(t)
+	before := ratiosDump(t, path)
+	out, errOut, code := cmdtest.Rpctl(t, "--db", path, "migrate", "ratios", "--dry-run", "--ram-allocation-ratio", "1.25")
+	if code != 0 {
+		t.Fatalf("dry run: %d %s", code, errOut)
+	}
+	// Numbers are right-aligned, as osc's tables align them (issue 21).
+	want := `+-------+----+---------------------+-----------------------+------+------+-------------------------------+
+| cell  | id | hypervisor_hostname | ratio                 |  old |  new | option                        |
++-------+----+---------------------+-----------------------+------+------+-------------------------------+
+| cell1 |  1 | compute001          | cpu_allocation_ratio  |  0.0 | 16.0 | initial_cpu_allocation_ratio  |
+| cell1 |  1 | compute001          | ram_allocation_ratio  | NULL | 1.25 | ram_allocation_ratio          |
+| cell1 |  2 | compute002          | disk_allocation_ratio | NULL |  1.0 | initial_disk_allocation_ratio |
++-------+----+---------------------+-----------------------+------+------+-------------------------------+
+`
+	if out != want {
+		t.Errorf("dry run printed\n%s\nwant\n%s", out, want)
+	}
+	if ratiosDump(t, path) != before {
+		t.Fatal("dry run wrote")
+	}
+	out, _, _ = cmdtest.Rpctl(t, "--db", path, "-f", "json", "migrate", "ratios", "--dry-run", "--max-count", "1")
+	var changes []map[string]any
+	if err := json.Unmarshal([]byte(out), &changes); err != nil || len(changes) != 2 || changes[0]["old"] != 0.0 || changes[1]["old"] != nil {
+		t.Errorf("json dry run (max-count 1 row): %v %s", err, out)
+	}
+
+	out, errOut, code = cmdtest.Rpctl(t, "--db", path, "migrate", "ratios", "--ram-allocation-ratio", "1.25")
+	if code != 0 || !strings.Contains(out, "| migrate_empty_ratio |      2       |     2     |") ||
+		!strings.Contains(errOut, "2 rows matched query migrate_empty_ratio, 2 migrated") {
+		t.Fatalf("run: %d\n%s\n%s", code, out, errOut)
+	}
+	if got, want := ratiosDump(t, path), "1 16 1.25 1 true\n2 4 1 1 true\n3 4 1 1 false\n"; got != want {
+		t.Errorf("after run:\n%s\nwant\n%s", got, want)
+	}
+	_, errOut, code = cmdtest.Rpctl(t, "--db", path, "migrate", "ratios", "--dry-run")
+	if code != 0 || !strings.Contains(errOut, "nothing to change") {
+		t.Errorf("dry run after: %d %s", code, errOut)
+	}
+}
+
+func TestMigrateRatiosUnknownCell(t *testing.T) {
+	path := ratiosEmbedded(t)
+	_, errOut, code := cmdtest.Rpctl(t, "--db", path, "migrate", "ratios", "--cell", "nope")
+	if code != 255 || !strings.Contains(errOut, `--cell "nope": no such cell`) {
+		t.Errorf("%d %s", code, errOut)
+	}
+}

@@ -1,0 +1,76 @@
+package samplecloud
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/schema"
+)
+
+// NewCmdInit builds `rpctl init`.
+func NewCmdInit(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "init",
+		Short: "Create the cell, API and Placement schemas (as Nova 26 and Placement 8.0.0 do) in empty databases",
+		Long: `Create the schemas rpctl uses, exactly as Nova's and Placement's db sync create them,
+in the embedded file (--db) or in empty MySQL/MariaDB databases (--cell-db, --api-db,
+--placement-db). Databases whose schema is already complete are left alone; Placement's
+standard resource classes and traits are synced.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			f.CreateFiles = true // this command may create the SQLite files it is given
+			// The API schema comes first: the cells are found through its
+			// cell_mappings, a table a new API database does not have yet.
+			dbs, err := f.Databases(ctx, 0, storage.NeedAPI|storage.NeedPlacement)
+			if err != nil {
+				return err
+			}
+			defer dbs.Close()
+			rows := output.Rows{Headers: []string{"schema", "database", "state", "tables"}}
+			do := func(db *storage.DB, part schema.Part) error {
+				res, err := schema.Init(ctx, db, part)
+				for _, r := range res {
+					state := "created"
+					if len(r.Created) == 0 {
+						state = "already present"
+					}
+					rows.Add(string(r.Part), db.Label(), state, len(r.Created)+len(r.Present))
+				}
+				return err
+			}
+			if dbs.API != nil {
+				if err := do(dbs.API, schema.PartAPI); err != nil {
+					return err
+				}
+			}
+			cells := dbs.Cells // the embedded file's one cell, already open
+			if !dbs.Embedded {
+				cdbs, err := f.Databases(ctx, 0, storage.NeedCells)
+				if err != nil {
+					return err
+				}
+				defer cdbs.Close()
+				cells = cdbs.Cells
+			}
+			for _, c := range cells {
+				if err := do(c, schema.PartCell); err != nil {
+					return err
+				}
+			}
+			if dbs.Placement != nil {
+				if err := do(dbs.Placement, schema.PartPlacement); err != nil {
+					return err
+				}
+			}
+			if len(rows.Rows) == 0 {
+				return fmt.Errorf("%w: give --db FILE, or --cell-db/--api-db/--placement-db URLs, or --config-file", storage.ErrNoDatabase)
+			}
+			return f.Write(rows, nil)
+		},
+	}
+}

@@ -1,0 +1,173 @@
+// Package status holds `rpctl status` and `rpctl upgrade check`.
+package status
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/cmd/internal/shared"
+	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/metrics"
+	"github.com/rpctl/rpctl/status"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
+)
+
+// StatusOptions are the flags of `rpctl status`.
+type StatusOptions struct {
+	JSON              bool
+	Checks            []string
+	MinServiceVersion int64
+}
+
+// statusLong is status' help; its list of checks is read from the check
+// registry (status.Checks), so that a new check is listed.
+func statusLong() string {
+	var names []string
+	for _, ch := range status.Checks(&status.Env{}) {
+		names = append(names, ch.Name)
+	}
+	return `Check whether the cloud is ready for (or done with) the move of Nova's compute-node
+capacity into Placement, the way nova-status upgrade check does: every check runs, in
+order, across all cells, and the table is oslo.upgradecheck's.
+
+Checks, in order: ` + strings.Join(names, ", ") + `.
+Aggregates in Sync is a Warning when Nova's host aggregates and Placement's provider
+aggregates disagree either way: memberships rpctl migrate aggregates would add, hosts it
+cannot place, and memberships --prune would remove, with counts and the first hosts; it
+needs the API database. Database Cluster warns when a database is a Galera node that is
+not Synced, and fails when its cluster lost quorum.
+
+A check that crashes, or cannot read its database (not configured, unreachable, a
+table missing), shows as a Failure naming the database; the other checks still run and
+rpctl exits 255, as nova-status does, since no verdict could be reached.
+
+-f prometheus prints the checks' results, the drifted inventories and the instances
+without allocations as Prometheus metrics (text format 0.0.4), as rpctl exporter serves them.`
+}
+
+// NewCmdStatus builds `rpctl status`.
+func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
+	o := &StatusOptions{}
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Run nova-status-style upgrade checks of the cells and Placement (exit 0/1/2)",
+		Long:  statusLong(),
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runStatus(c, f, o) },
+	}
+	addStatusFlags(c, o)
+	return c
+}
+
+// NewCmdUpgrade builds `rpctl upgrade check`, the spelling nova-status and
+// Placement-status use, for the same checks.
+func NewCmdUpgrade(f *cmdutil.Factory) *cobra.Command {
+	o := &StatusOptions{}
+	parent := &cobra.Command{
+		Use:   "upgrade",
+		Short: "Upgrade checks (rpctl upgrade check is rpctl status)",
+	}
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "Run the upgrade checks (same as rpctl status)",
+		Long:  statusLong(),
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runStatus(c, f, o) },
+	}
+	addStatusFlags(check, o)
+	parent.AddCommand(check)
+	return parent
+}
+
+func addStatusFlags(c *cobra.Command, o *StatusOptions) {
+	c.Flags().BoolVar(&o.JSON, "json", false, `print {"name", "checks": [{"check", "result", "details"}]} as oslo.upgradecheck's --json would (same as -f json)`)
+	c.Flags().StringArrayVar(&o.Checks, "check", nil, `run only this check (repeatable; name as in the table, any case, or e.g. "compute-node-uuids")`)
+	c.Flags().Int64Var(&o.MinServiceVersion, "min-service-version", status.DefaultMinServiceVersion,
+		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
+	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
+	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
+	cmdutil.OfferFormats(c, output.Prometheus)
+	cmdutil.SetExitCodes(c,
+		cmdutil.ExitCodeRow{Code: cmdutil.ExitOK, Meaning: "all checks succeeded"},
+		cmdutil.ExitCodeRow{Code: cmdutil.ExitMore, Meaning: "at least one check warns"},
+		cmdutil.ExitCodeRow{Code: cmdutil.ExitFailed, Meaning: "at least one check failed"},
+	)
+}
+
+func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
+	ctx := c.Context()
+	usage := func(err error) error { return &cmdutil.ExitError{Code: status.ExitCrashed, Err: err} }
+	if o.MinServiceVersion < 1 {
+		return usage(fmt.Errorf("--min-service-version must be a positive service version, got %d", o.MinServiceVersion))
+	}
+	opts, err := f.Options()
+	if err != nil {
+		return usage(err)
+	}
+	src, err := f.Sources()
+	if err != nil {
+		return usage(err)
+	}
+	// Select before connecting, so that a typo costs no connections.
+	env := &status.Env{Options: opts, MinServiceVersion: o.MinServiceVersion}
+	checks, err := status.Select(status.Checks(env), o.Checks)
+	if err != nil {
+		return usage(err)
+	}
+	dbs, err := storage.ConnectReachable(ctx, src)
+	if err != nil {
+		return usage(err)
+	}
+	defer dbs.Close()
+	env.Cells, env.CellErrs, env.Placement, env.PlacementErr = stores.StatusCells(dbs.Cells), dbs.CellErrs, stores.StatusPlacement(dbs.Placement), dbs.PlacementErr
+	aggs, closeAggs, aggErr := statusAggregates(ctx, src, dbs)
+	defer closeAggs()
+	env.Aggregates, env.AggregatesErr = aggs, aggErr
+
+	env.Prefetch(ctx, checks)
+	rep := status.Run(ctx, checks)
+	if err := ctx.Err(); err != nil {
+		return usage(err)
+	}
+	format := f.Format
+	if o.JSON {
+		format = output.JSON
+	}
+	switch format {
+	case output.JSON:
+		err = status.RenderJSON(f.IO.Out, rep.Results)
+	case output.Prometheus:
+		err = metrics.WriteText(f.IO.Out, shared.StatusFamilies(ctx, env, rep))
+	case output.Table, "":
+		err = status.RenderTable(f.IO.Out, rep.Results, f.IO.Palette())
+	default:
+		rows := output.Rows{Headers: []string{"Check", "Result", "Details"}}
+		for _, r := range rep.Results {
+			rows.Rows = append(rows.Rows, []string{r.Check, r.Code.String(), r.Details})
+		}
+		err = f.Write(rows, nil)
+	}
+	if err != nil {
+		return usage(err)
+	}
+	code := rep.Exit()
+	if code == status.ExitCrashed {
+		// The table says which; this line tells a CI log why there is no
+		// verdict.
+		n := 0
+		for _, r := range rep.Results {
+			if r.Crashed || r.Unreadable {
+				n++
+			}
+		}
+		return &cmdutil.ExitError{Code: code, Err: fmt.Errorf("%d of %d checks could not run (a check crashed or its database cannot be read; see the table): no verdict", n, len(rep.Results))}
+	}
+	if code != 0 {
+		return cmdutil.Exit(code)
+	}
+	return nil
+}

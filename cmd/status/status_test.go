@@ -1,0 +1,135 @@
+package status_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/internal/testdb"
+)
+
+func results(t *testing.T, js string) map[string]int {
+	t.Helper()
+	var doc cmdtest.StatusDoc
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, js)
+	}
+	if doc.Name != "Upgrade Check Results" {
+		t.Errorf("name %q", doc.Name)
+	}
+	m := map[string]int{}
+	for _, c := range doc.Checks {
+		m[c.Check] = c.Result
+	}
+	return m
+}
+
+// TestStatusSampleCloudMigration is the issue's proof: on a sample cloud in
+// MariaDB (two cells, API, Placement) status exits 1 with the UUID, Resource
+// Providers and Allocation Ratios checks warning; after `rpctl migrate all`
+// it exits 0.
+func TestStatusSampleCloudMigration(t *testing.T) {
+	c1, c2, api, p := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+	dbs := []string{"--cell-db", c1.URL, "--cell-db", c2.URL, "--api-db", api.URL, "--placement-db", p.URL}
+	with := func(args ...string) []string { return append(append([]string(nil), dbs...), args...) }
+	if out, errOut, code := cmdtest.Rpctl(t, with("init")...); code != 0 {
+		t.Fatalf("init exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := cmdtest.Rpctl(t, with("sample-cloud", "--nodes", "60", "--seed", "5")...); code != 0 {
+		t.Fatalf("sample-cloud exit %d\n%s%s", code, out, errOut)
+	}
+
+	out, errOut, code := cmdtest.Rpctl(t, with("status", "--json")...)
+	if code != 1 {
+		t.Errorf("before migration: exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	got := results(t, out)
+	for name, want := range map[string]int{
+		"Compute Node UUIDs": 1, "Resource Providers": 1, "Allocation Ratios": 1, "Instances Without Allocations": 1,
+		"Inventory Drift": 0, "Over-committed Providers": 0, "Missing Root Provider IDs": 0,
+		"Incomplete Consumers": 0, "Orphaned Providers": 0, "Service Versions": 0, "Aggregates in Sync": 1,
+	} {
+		if got[name] != want {
+			t.Errorf("before migration: %s = %d, want %d\n%s", name, got[name], want, out)
+		}
+	}
+	table, _, tcode := cmdtest.Rpctl(t, with("status")...)
+	if tcode != code || !strings.HasPrefix(table, "+---") || strings.Contains(table, "\x1b[") {
+		t.Errorf("table: exit %d, plain table expected:\n%s", tcode, table)
+	}
+	if fj, _, _ := cmdtest.Rpctl(t, with("-f", "json", "status")...); fj != out {
+		t.Errorf("-f json differs from --json:\n%s\n%s", fj, out)
+	}
+
+	if out, errOut, code := cmdtest.Rpctl(t, with("migrate", "all")...); code != 0 {
+		t.Errorf("migrate all: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cmdtest.Rpctl(t, with("status")...)
+	if code != 0 {
+		t.Errorf("after migrate all: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+}
+
+// TestStatusEmbedded runs status on the embedded SQLite file: the same
+// checks, the same exit code, --json equal to -f json.
+func TestStatusEmbedded(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	if out, errOut, code := cmdtest.Rpctl(t, "--db", db, "sample-cloud", "--nodes", "30", "--seed", "3"); code != 0 {
+		t.Fatalf("sample-cloud exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code := cmdtest.Rpctl(t, "--db", db, "status", "--json")
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	got := results(t, out)
+	if got["Compute Node UUIDs"] != 1 || got["Allocation Ratios"] != 1 || got["Resource Providers"] != 1 {
+		t.Errorf("unexpected results %v", got)
+	}
+	if fj, _, _ := cmdtest.Rpctl(t, "--db", db, "-f", "json", "status"); fj != out {
+		t.Errorf("-f json differs from --json")
+	}
+	alias, _, acode := cmdtest.Rpctl(t, "--db", db, "upgrade", "check", "--json")
+	if alias != out || acode != code {
+		t.Errorf("rpctl upgrade check differs from rpctl status: exit %d\n%s", acode, alias)
+	}
+	one, _, ocode := cmdtest.Rpctl(t, "--db", db, "status", "--check", "service-versions", "--json")
+	if ocode != 0 || !strings.Contains(one, `"checks": [{"check": "Service Versions", "result": 0, "details": null}]`) {
+		t.Errorf("--check service-versions: exit %d\n%s", ocode, one)
+	}
+}
+
+// TestStatusUsageErrors: a bad command line exits 255, never 1 or 2 (which
+// CI would read as the cloud's warning or failure), with one line.
+func TestStatusUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"status", "--check", "nope"},
+		{"status", "--bogus"},
+		{"status", "--min-service-version", "0"},
+		{"-f", "xml", "status"},
+		{"upgrade", "check", "--min-service-version", "abc"},
+	} {
+		out, errOut, code := cmdtest.Rpctl(t, args...)
+		if code != 255 {
+			t.Errorf("%q: exit %d, want 255", args, code)
+		}
+		if out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "rpctl: ") {
+			t.Errorf("%q: want one error line, got stdout %q stderr %q", args, out, errOut)
+		}
+	}
+}
+
+// TestStatusNoDatabases: nothing configured fails every check that needs a
+// database, saying how to configure it, and exits 255: a config error is not
+// a verdict on the cloud.
+func TestStatusNoDatabases(t *testing.T) {
+	out, _, code := cmdtest.Rpctl(t, "status", "--json")
+	if code != 255 {
+		t.Errorf("exit %d, want 255\n%s", code, out)
+	}
+	if !bytes.Contains([]byte(out), []byte("no database configured for the Nova cell")) {
+		t.Errorf("no hint how to configure the cell database:\n%s", out)
+	}
+}
