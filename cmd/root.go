@@ -79,12 +79,12 @@ Commands that read or edit Placement can use its REST API instead:
 		samplecloudcmd.NewCmdSampleCloud(f),
 		computenodecmd.NewCmdComputeNode(f),
 		migratecmd.NewCmdMigrate(f),
-		statuscmd.NewCmdStatus(f),
-		statuscmd.NewCmdUpgrade(f),
-		candidatescmd.NewCmdCandidates(f),
-		capacitycmd.NewCmdCapacity(f),
+		statuscmd.NewCmdStatus(f, nil),
+		statuscmd.NewCmdUpgrade(f, nil),
+		candidatescmd.NewCmdCandidates(f, nil),
+		capacitycmd.NewCmdCapacity(f, nil),
 		claimscmd.NewCmdClaims(f),
-		exportercmd.NewCmdExporter(f),
+		exportercmd.NewCmdExporter(f, nil),
 	)
 	// Ad hoc edits of Placement (issue #10): database or API backend.
 	adhoc := []*cobra.Command{providercmd.NewCmdProvider(f), inventorycmd.NewCmdInventory(f), usagecmd.NewCmdUsage(f), resourceclasscmd.NewCmdResourceClass(f), traitcmd.NewCmdTrait(f), allocationcmd.NewCmdAllocation(f)}

@@ -58,8 +58,10 @@ type CandidatesOptions struct {
 	ShowRequest bool
 }
 
-// NewCmdCandidates builds `rpctl candidates`.
-func NewCmdCandidates(f *cmdutil.Factory) *cobra.Command {
+// NewCmdCandidates builds `rpctl candidates`. runF, when not nil, gets the parsed
+// options instead of the command running (how the flags are tested, as the
+// GitHub CLI's NewCmd constructors).
+func NewCmdCandidates(f *cmdutil.Factory, runF func(*CandidatesOptions) error) *cobra.Command {
 	o := &CandidatesOptions{}
 	c := &cobra.Command{
 		Use:   "candidates",
@@ -114,6 +116,9 @@ that is listed as "explanation incomplete" rather than guessed at.` + compareHel
 			o.SeedSet = c.Flags().Changed("seed")
 			if o.Flavor != "" && !c.Flags().Changed("microversion") {
 				o.Microversion = "1.36" // what Nova 26 asks at
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			if o.Compare {
 				return runCandidatesCompare(c, f, o)

@@ -36,8 +36,10 @@ func plotFormat(path string) (string, error) {
 	}
 }
 
-// NewCmdCapacity builds `rpctl capacity`.
-func NewCmdCapacity(f *cmdutil.Factory) *cobra.Command {
+// NewCmdCapacity builds `rpctl capacity`. runF, when not nil, gets the parsed
+// options instead of the command running (how the flags are tested, as the
+// GitHub CLI's NewCmd constructors).
+func NewCmdCapacity(f *cmdutil.Factory, runF func(*shared.CapacityOptions) error) *cobra.Command {
 	o := &shared.CapacityOptions{}
 	c := &cobra.Command{
 		Use:   "capacity",
@@ -83,7 +85,12 @@ openstack_hypervisor_placement_allocated and _allocatable_capacity) and reserved
   rpctl --db cloud.db capacity --mode pack --mix m1.small=3,m1.large=1 -f json
   rpctl --db cloud.db capacity --plot capacity.png`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runCapacity(c.Context(), f, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return runCapacity(c.Context(), f, o)
+		},
 	}
 	cmdutil.OfferFormats(c, output.Prometheus)
 	cmdutil.SetExitCodes(c, append([]cmdutil.ExitCodeRow{

@@ -39,7 +39,7 @@ source side of a move. These commands work straight on the Nova and Placement da
 heal, audit, create and release also work through the Placement API (--os-endpoint or
 --os-cloud), reading only the cell databases.`,
 	}
-	parent.AddCommand(NewCmdClaimsHeal(f))
+	parent.AddCommand(NewCmdClaimsHeal(f, nil))
 	for _, build := range claimsSubcommands() {
 		parent.AddCommand(build(f))
 	}
@@ -94,8 +94,10 @@ database's instance_mappings. --verbose prints nova-manage's progress lines on s
 Exit codes are nova-manage heal_allocations' (5, 6, 7 are its Neutron port failures;
 rpctl does not touch ports).`
 
-// NewCmdClaimsHeal builds `rpctl claims heal`.
-func NewCmdClaimsHeal(f *cmdutil.Factory) *cobra.Command {
+// NewCmdClaimsHeal builds `rpctl claims heal`. runF, when not nil, gets the parsed
+// options instead of the command running (how the flags are tested, as the
+// GitHub CLI's NewCmd constructors).
+func NewCmdClaimsHeal(f *cmdutil.Factory, runF func(*ClaimsHealOptions) error) *cobra.Command {
 	o := &ClaimsHealOptions{}
 	c := &cobra.Command{
 		Use:   "heal",
@@ -105,6 +107,9 @@ func NewCmdClaimsHeal(f *cmdutil.Factory) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !c.Flags().Changed("max-count") {
 				o.MaxCount = ""
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return runClaimsHeal(c.Context(), f, o)
 		},

@@ -45,8 +45,10 @@ type ExporterOptions struct {
 // refusal.
 const exporterNoFormat = "the exporter takes no -f: it prints no rows, it serves its metrics over HTTP (GET /metrics, always Prometheus' text format)"
 
-// NewCmdExporter builds `rpctl exporter`.
-func NewCmdExporter(f *cmdutil.Factory) *cobra.Command {
+// NewCmdExporter builds `rpctl exporter`. runF, when not nil, gets the parsed
+// options instead of the command running (how the flags are tested, as the
+// GitHub CLI's NewCmd constructors).
+func NewCmdExporter(f *cmdutil.Factory, runF func(*ExporterOptions) error) *cobra.Command {
 	o := &ExporterOptions{}
 	c := &cobra.Command{
 		Use:   "exporter --listen 127.0.0.1:9xxx [--interval 60s]",
@@ -75,7 +77,12 @@ no other command pays for the Prometheus library's start-up.
 ` + exporterNoFormat + `.`,
 		Example: `  rpctl --config-file /etc/nova/nova.conf exporter --listen 127.0.0.1:9465 --interval 60s`,
 		Args:    cobra.NoArgs,
-		RunE:    func(c *cobra.Command, _ []string) error { return runExporter(c.Context(), f, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return runExporter(c.Context(), f, o)
+		},
 	}
 	cmdutil.RefuseFormats(c, exporterNoFormat)
 	cmdutil.SetExitCodes(c,

@@ -49,15 +49,17 @@ rpctl exits 255, as nova-status does, since no verdict could be reached.
 without allocations as Prometheus metrics (text format 0.0.4), as rpctl exporter serves them.`
 }
 
-// NewCmdStatus builds `rpctl status`.
-func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
+// NewCmdStatus builds `rpctl status`. runF, when not nil, gets the parsed
+// options instead of the command running (how the flags are tested, as the
+// GitHub CLI's NewCmd constructors).
+func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
 	o := &StatusOptions{}
 	c := &cobra.Command{
 		Use:   "status",
 		Short: "Run nova-status-style upgrade checks of the cells and Placement (exit 0/1/2)",
 		Long:  statusLong(),
 		Args:  cobra.NoArgs,
-		RunE:  func(c *cobra.Command, _ []string) error { return runStatus(c, f, o) },
+		RunE:  func(c *cobra.Command, _ []string) error { return runStatusOr(c, f, o, runF) },
 	}
 	addStatusFlags(c, o)
 	return c
@@ -65,7 +67,7 @@ func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
 
 // NewCmdUpgrade builds `rpctl upgrade check`, the spelling nova-status and
 // Placement-status use, for the same checks.
-func NewCmdUpgrade(f *cmdutil.Factory) *cobra.Command {
+func NewCmdUpgrade(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
 	o := &StatusOptions{}
 	parent := &cobra.Command{
 		Use:   "upgrade",
@@ -76,11 +78,19 @@ func NewCmdUpgrade(f *cmdutil.Factory) *cobra.Command {
 		Short: "Run the upgrade checks (same as rpctl status)",
 		Long:  statusLong(),
 		Args:  cobra.NoArgs,
-		RunE:  func(c *cobra.Command, _ []string) error { return runStatus(c, f, o) },
+		RunE:  func(c *cobra.Command, _ []string) error { return runStatusOr(c, f, o, runF) },
 	}
 	addStatusFlags(check, o)
 	parent.AddCommand(check)
 	return parent
+}
+
+// runStatusOr runs the checks, or runF when the caller gave one.
+func runStatusOr(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions, runF func(*StatusOptions) error) error {
+	if runF != nil {
+		return runF(o)
+	}
+	return runStatus(c, f, o)
 }
 
 func addStatusFlags(c *cobra.Command, o *StatusOptions) {

@@ -1,0 +1,40 @@
+package claims_test
+
+import (
+	"testing"
+
+	claimscmd "github.com/rpctl/rpctl/cmd/claims"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/internal/iostreams"
+)
+
+// TestClaimsHealFlags: what claims heal's flags put in ClaimsHealOptions,
+// through the runF hook (nothing runs). --max-count's default is "" (all,
+// in batches), not the flag's zero text.
+func TestClaimsHealFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want claimscmd.ClaimsHealOptions
+	}{
+		{"defaults", nil, claimscmd.ClaimsHealOptions{}},
+		{"max-count kept as given", []string{"--max-count", "abc"}, claimscmd.ClaimsHealOptions{MaxCount: "abc"}},
+		{"one instance", []string{"--instance", "6f4b1c1e-0000-4000-8000-000000000001", "--force", "--dry-run"},
+			claimscmd.ClaimsHealOptions{Instance: "6f4b1c1e-0000-4000-8000-000000000001", Force: true, DryRun: true}},
+		{"one cell", []string{"--cell", "cell1", "--max-count", "5"}, claimscmd.ClaimsHealOptions{Cell: "cell1", MaxCount: "5"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *claimscmd.ClaimsHealOptions
+			c := claimscmd.NewCmdClaimsHeal(cmdutil.NewFactory(ios), func(o *claimscmd.ClaimsHealOptions) error { got = o; return nil })
+			c.SetArgs(tt.args)
+			if err := c.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			if got == nil || *got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
