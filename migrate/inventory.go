@@ -296,6 +296,10 @@ func (pn *PlannedNode) describe() string {
 // chunk at a time, from one goroutine.
 func planCell(ctx context.Context, cell Cell, cfg *InventoryConfig, st *PlacementState, emit func([]*PlannedNode)) error {
 	const chunk = 256
+	facts, err := readCellFacts(ctx, cell, cfg)
+	if err != nil {
+		return err
+	}
 	type part struct {
 		seq   int
 		nodes []nova.ComputeNode
@@ -311,7 +315,7 @@ func planCell(ctx context.Context, cell Cell, cfg *InventoryConfig, st *Placemen
 			for p := range in {
 				p.out = make([]*PlannedNode, len(p.nodes))
 				for i, n := range p.nodes {
-					p.out[i] = planOne(cell, n, cfg, st)
+					p.out[i] = planOne(cell, facts.row(n), cfg, st)
 				}
 				p.nodes = nil
 				done <- p
@@ -334,7 +338,7 @@ func planCell(ctx context.Context, cell Cell, cfg *InventoryConfig, st *Placemen
 		close(collected)
 	}()
 	cur := &part{}
-	err := cell.ScanNodesForInventory(ctx, func(n nova.ComputeNode) {
+	err = cell.ScanNodesForInventory(ctx, func(n nova.ComputeNode) {
 		cur.nodes = append(cur.nodes, n)
 		if len(cur.nodes) == chunk {
 			in <- cur
@@ -351,12 +355,40 @@ func planCell(ctx context.Context, cell Cell, cfg *InventoryConfig, st *Placemen
 	return err
 }
 
-func planOne(cell Cell, n nova.ComputeNode, cfg *InventoryConfig, st *PlacementState) *PlannedNode {
+// cellFacts are what a cell says beside its compute_nodes rows, read once
+// before the rows are planned.
+type cellFacts struct {
+	disabled map[string]bool // hosts of disabled nova-compute services
+	// pci are the nodes' PCI devices, read only when they are reported.
+	pci map[int64][]nova.PCIDevice
+}
+
+func readCellFacts(ctx context.Context, cell Cell, cfg *InventoryConfig) (*cellFacts, error) {
+	f := &cellFacts{}
+	var err error
+	if f.disabled, err = cell.DisabledComputeHosts(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.PCI.ReportInPlacement {
+		if f.pci, err = cell.PCIDevices(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// row is a compute node row with its facts.
+func (f *cellFacts) row(n nova.ComputeNode) NodeRow {
+	return NodeRow{Node: n, ServiceDisabled: n.Host != nil && f.disabled[*n.Host], PCIDevices: f.pci[n.ID]}
+}
+
+func planOne(cell Cell, r NodeRow, cfg *InventoryConfig, st *PlacementState) *PlannedNode {
+	n := r.Node
 	pn := &PlannedNode{Cell: cell.Name(), NodeID: n.ID, cell: cell}
 	if n.HypervisorHostname != nil {
 		pn.Host = *n.HypervisorHostname
 	}
-	p, err := cfg.PlanNode(cell.Name(), n)
+	p, err := cfg.PlanRow(cell.Name(), r)
 	if err != nil {
 		pn.fail(err)
 		return pn

@@ -29,8 +29,11 @@ const PFResourceClass = "CUSTOM_SRIOV_NET_PF"
 // Traits the layouts put on providers.
 const (
 	TraitComputeNode = "COMPUTE_NODE" // Nova's resource tracker puts it on every compute root
-	TraitNUMARoot    = "HW_NUMA_ROOT"
-	TraitShares      = "MISC_SHARES_VIA_AGGREGATE"
+	// TraitComputeStatusDisabled is on the root of a node whose nova-compute
+	// service is disabled, and only there (statusTraits).
+	TraitComputeStatusDisabled = "COMPUTE_STATUS_DISABLED"
+	TraitNUMARoot              = "HW_NUMA_ROOT"
+	TraitShares                = "MISC_SHARES_VIA_AGGREGATE"
 )
 
 // SharedPool is a --shared-storage pool: the hosts matching Globs keep their
@@ -50,6 +53,17 @@ type InventoryConfig struct {
 	// DiskMaxUnit is DiskMaxUnitTotal (the default, Nova's) or
 	// DiskMaxUnitAvailableLeast.
 	DiskMaxUnit string
+	// NewtonClasses adds what the Newton spec proposed and Nova 26 never
+	// reports: NUMA_CORE, NUMA_THREAD, NUMA_SOCKET and NUMA_MEMORY_MB on a
+	// flat root, and pci_stats' pools (PCI_DEVICE, SRIOV_NET_VF,
+	// CUSTOM_SRIOV_NET_PF, CUSTOM_PCI_*) on the root or, nested, on their
+	// NUMA cell. A nova-compute that starts on the provider deletes them
+	// (its update_provider_tree reports only its own classes); off by
+	// default.
+	NewtonClasses bool
+	// PCI is nova.conf's [pci]: with report_in_placement on, one child
+	// provider per PCI device (pci.go).
+	PCI PCIConfig
 }
 
 // DISK_GB max_unit rules (--disk-max-unit).
@@ -174,6 +188,10 @@ func pciClass(p novaformats.PCIPool) string {
 // 1.0 unless Placement holds a value.
 const ratioFixed RatioKind = -1
 
+// ratioPCPU is PCPU's: always 1.0, as LibvirtDriver.update_provider_tree
+// writes it ('allocation_ratio': 1) at every update.
+const ratioPCPU RatioKind = -2
+
 // DesiredInventory is an inventory before its allocation ratio is resolved
 // against what Placement holds.
 type DesiredInventory struct {
@@ -217,7 +235,10 @@ type DesiredProvider struct {
 	ParentUUID  string
 	Inventories map[string]DesiredInventory
 	Traits      []string
-	Aggregates  []string
+	// NotTraits are traits the provider must not have: a re-run removes
+	// them (statusTraits).
+	NotTraits  []string
+	Aggregates []string
 	// child names a child provider within its tree ("numa-0"); its uuid is
 	// derived from the root's and this.
 	child string
@@ -242,6 +263,9 @@ func (p *NodePlan) Host() string {
 }
 
 func (c *InventoryConfig) ratio(d DesiredInventory, existing *inventory.Inventory) float64 {
+	if d.kind == ratioPCPU {
+		return 1
+	}
 	var cur *float64
 	if existing != nil {
 		cur = &existing.AllocationRatio
@@ -307,51 +331,26 @@ func ReservedDiskGB(mb int64) int64 { return (mb + 1023) / 1024 }
 // PlanNode turns a compute node row into its desired provider tree. An
 // error means the row is bad and is skipped.
 func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, error) {
-	p, err := c.planNode(cell, n)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range p.Providers {
-		if err := checkName("hypervisor_hostname", n.HypervisorHostname, d.Name); err != nil {
-			return nil, err
-		}
-		for _, rc := range sortedKeys(d.Inventories) {
-			if err := checkInventory(rc, d.Inventories[rc]); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return p, nil
+	return c.PlanRow(cell, NodeRow{Node: n})
 }
 
-func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, error) {
-	p := &NodePlan{Cell: cell, Node: n, pool: -1}
-	if err := checkRow(n); err != nil {
+// PlanRow turns a compute node row, with what its cell says beside it,
+// into its desired provider tree: the row is validated once
+// (validate.go), then planned; an error means the row is bad and is
+// skipped.
+func (c *InventoryConfig) PlanRow(cell string, r NodeRow) (*NodePlan, error) {
+	v, err := c.validate(r)
+	if err != nil {
 		return nil, err
 	}
+	return c.plan(cell, v), nil
+}
+
+// plan builds the provider tree of a validated row; it cannot fail.
+func (c *InventoryConfig) plan(cell string, v *validRow) *NodePlan {
+	n := v.row.Node
+	p := &NodePlan{Cell: cell, Node: n, pool: -1}
 	host := p.Host()
-	pools, err := novaformats.ParsePCIStats(n.PCIStats)
-	if err != nil {
-		return nil, blobError("pci_stats", n.PCIStats, err)
-	}
-	cells, err := novaformats.ParseNUMATopology(n.NUMATopology)
-	if err != nil {
-		return nil, blobError("numa_topology", n.NUMATopology, err)
-	}
-	for _, cl := range cells {
-		if cl.MemoryMB > PlacementMaxInt {
-			return nil, badField("numa_topology", quoteValue(n.NUMATopology), "cell %d has %d MB of memory; Placement allows at most %d", cl.ID, cl.MemoryMB, PlacementMaxInt)
-		}
-	}
-	extra, err := novaformats.ParseExtraResources(n.ExtraResources)
-	if err != nil {
-		return nil, blobError("extra_resources", n.ExtraResources, err)
-	}
-	for _, pl := range pools {
-		if pl.Count > PlacementMaxInt {
-			return nil, badField("pci_stats", quoteValue(n.PCIStats), "a pool counts %d devices; Placement allows at most %d", pl.Count, PlacementMaxInt)
-		}
-	}
 	for i := range c.SharedStorage {
 		if c.inPool(i, n) {
 			p.pool = i
@@ -363,48 +362,42 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 		uuid = *n.UUID
 	}
 	root := DesiredProvider{UUID: uuid, Name: host, Inventories: map[string]DesiredInventory{}, Traits: []string{TraitComputeNode}}
+	for _, st := range statusTraits {
+		if st.has(v.row) {
+			root.Traits = append(root.Traits, st.trait)
+		} else {
+			root.NotTraits = append(root.NotTraits, st.trait)
+		}
+	}
 	rs := c.Reserved
 	if p.pool < 0 {
 		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), c.diskMaxUnit(n.LocalGB, n.DiskAvailableLeast), RatioDisk, n.DiskAllocationRatio).fromInt("local_gb", n.LocalGB))
 	} else {
 		root.Aggregates = []string{SharedAggregateUUID(c.SharedStorage[p.pool].Name)}
 	}
-	for name, total := range extra {
-		rc := NormalizeClass(name)
-		if rc == "CUSTOM_" || len(rc) > 255 {
-			return nil, fmt.Errorf("extra_resources: %q is not a usable resource class name", name)
-		}
-		if _, dup := root.Inventories[rc]; dup {
-			return nil, fmt.Errorf("extra_resources: %q names the class %s twice", name, rc)
-		}
+	for _, rc := range sortedKeys(v.extra) {
+		total := v.extra[rc]
 		put(root.Inventories, rc, inv(total, 0, total, ratioFixed, nil).from("extra_resources", n.ExtraResources))
 	}
-	nested := c.Layout == LayoutNested && len(cells) > 0
-	// PCI pools: by class, and in the nested layout by NUMA cell.
-	cellIDs := map[int64]bool{}
-	for _, cl := range cells {
-		cellIDs[cl.ID] = true
+	// VCPU reserved: CONF.reserved_host_cpus, 0 on a CPU-set host (cpu.go).
+	resCPU := rs.CPUs
+	if cpuModes[v.cpu].zeroReserved {
+		resCPU = 0
 	}
-	type key struct {
-		rc   string
-		cell int64 // -1: the root
-	}
-	pci := map[key]int64{}
-	for _, pl := range pools {
-		k := key{pciClass(pl), -1}
-		if nested && pl.NUMANode != nil && cellIDs[*pl.NUMANode] {
-			k.cell = *pl.NUMANode
-		}
-		pci[k] += pl.Count
-	}
+	nested := c.Layout == LayoutNested && len(v.cells) > 0
+	// pciInv adds the Newton spec's PCI pool classes (NewtonClasses only).
 	pciInv := func(where int64, m map[string]DesiredInventory) {
-		for k, total := range pci {
+		if !c.NewtonClasses {
+			return
+		}
+		for _, k := range v.pciKeys {
 			if k.cell != where {
 				continue
 			}
 			if _, clash := m[k.rc]; clash {
 				continue // extra_resources already named it; the row's own list wins
 			}
+			total := v.pci[k]
 			maxUnit := total
 			if mu, ok := c.PCIMaxUnit[k.rc]; ok {
 				maxUnit = mu
@@ -413,37 +406,27 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 		}
 	}
 	pciInv(-1, root.Inventories)
-	if !nested {
-		put(root.Inventories, "VCPU", inv(n.VCPUs, rs.CPUs, n.VCPUs, RatioCPU, n.CPUAllocationRatio).fromInt("vcpus", n.VCPUs))
-		put(root.Inventories, "MEMORY_MB", inv(n.MemoryMB, rs.MemoryMB, n.MemoryMB, RatioRAM, n.RAMAllocationRatio).fromInt("memory_mb", n.MemoryMB))
-		if len(cells) > 0 {
-			var threads, cores, mem, maxT, maxC, maxM int64
-			sockets := map[string]bool{}
-			for _, cl := range cells {
-				t, co := cl.Threads(), cl.CoreCount()
-				threads, cores, mem = threads+t, cores+co, mem+cl.MemoryMB
-				maxT, maxC, maxM = max(maxT, t), max(maxC, co), max(maxM, cl.MemoryMB)
-				if cl.Socket != nil {
-					sockets[fmt.Sprint("s", *cl.Socket)] = true
-				} else {
-					sockets[fmt.Sprint("c", cl.ID)] = true
-				}
-			}
-			put(root.Inventories, "NUMA_THREAD", inv(threads, 0, maxT, ratioFixed, nil).from("numa_topology", n.NUMATopology))
-			put(root.Inventories, "NUMA_CORE", inv(cores, 0, maxC, ratioFixed, nil).from("numa_topology", n.NUMATopology))
-			put(root.Inventories, "NUMA_SOCKET", inv(int64(len(sockets)), 0, 1, ratioFixed, nil).from("numa_topology", n.NUMATopology))
-			put(root.Inventories, "NUMA_MEMORY_MB", inv(mem, 0, maxM, ratioFixed, nil).from("numa_topology", n.NUMATopology))
-		}
-		p.Providers = []DesiredProvider{root}
-		return p, nil
-	}
 	p.Providers = []DesiredProvider{root}
+	p.Providers = append(p.Providers, v.pciChildren(uuid)...)
+	if !nested {
+		put(root.Inventories, "VCPU", inv(n.VCPUs, resCPU, n.VCPUs, RatioCPU, n.CPUAllocationRatio).fromInt("vcpus", n.VCPUs))
+		if cpuModes[v.cpu].pcpu {
+			put(root.Inventories, "PCPU", inv(v.pcpus, 0, v.pcpus, ratioPCPU, nil).from("numa_topology", n.NUMATopology))
+		}
+		put(root.Inventories, "MEMORY_MB", inv(n.MemoryMB, rs.MemoryMB, n.MemoryMB, RatioRAM, n.RAMAllocationRatio).fromInt("memory_mb", n.MemoryMB))
+		if c.NewtonClasses && len(v.cells) > 0 {
+			c.newtonNUMA(root.Inventories, v.cells, n.NUMATopology)
+		}
+		p.Providers[0] = root
+		return p
+	}
+	p.Providers[0] = root
 	// Host reservations fill the cells in id order: Nova reserves host CPUs
 	// and memory per host, not per cell.
-	resCPU, resMem := rs.CPUs, rs.MemoryMB
-	for _, cl := range cells {
+	resMem := rs.MemoryMB
+	for _, cl := range v.cells {
 		child := DesiredProvider{
-			Name:        fmt.Sprintf("%s_NUMA%d", host, cl.ID),
+			Name:        numaChildName(host, cl.ID),
 			ParentUUID:  uuid,
 			Inventories: map[string]DesiredInventory{},
 			Traits:      []string{TraitNUMARoot},
@@ -452,8 +435,13 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 		if uuid != "" {
 			child.UUID = childUUID(uuid, child.child)
 		}
+		// A CPU is PCPU only on a cpu_dedicated_set host; elsewhere pcpuset
+		// repeats cpuset (cpu.go) and counting it again would count every
+		// thread twice.
+		if cpuModes[v.cpu].pcpu {
+			put(child.Inventories, "PCPU", inv(int64(len(cl.PCPUs)), 0, int64(len(cl.PCPUs)), ratioPCPU, nil).from("numa_topology", n.NUMATopology))
+		}
 		shared := int64(len(cl.CPUs))
-		put(child.Inventories, "PCPU", inv(int64(len(cl.PCPUs)), 0, int64(len(cl.PCPUs)), ratioFixed, nil).from("numa_topology", n.NUMATopology))
 		r := min(resCPU, shared)
 		resCPU -= r
 		put(child.Inventories, "VCPU", inv(shared, r, shared, RatioCPU, n.CPUAllocationRatio).from("numa_topology", n.NUMATopology))
@@ -463,8 +451,72 @@ func (c *InventoryConfig) planNode(cell string, n nova.ComputeNode) (*NodePlan, 
 		pciInv(cl.ID, child.Inventories)
 		p.Providers = append(p.Providers, child)
 	}
-	return p, nil
+	return p
 }
+
+// pciChildren are the PCI device providers (pci.go): children of the
+// root, named <hypervisor_hostname>_<PCI ADDRESS>, one class each with
+// total and max_unit the devices it counts and Placement's defaults
+// otherwise (PciResourceProvider.update_provider_tree), and the device's
+// traits.
+func (v *validRow) pciChildren(root string) []DesiredProvider {
+	var out []DesiredProvider
+	for _, pp := range v.pciRPs {
+		n := pp.devs()
+		d := DesiredProvider{
+			Name:        pp.name,
+			ParentUUID:  root,
+			Inventories: map[string]DesiredInventory{},
+			Traits:      pp.traits,
+			child:       "pci-" + pp.addr,
+		}
+		if root != "" {
+			d.UUID = childUUID(root, d.child)
+		}
+		put(d.Inventories, pp.rc, inv(n, 0, n, ratioFixed, nil).from("pci_devices", nil))
+		out = append(out, d)
+	}
+	return out
+}
+
+// newtonNUMA adds the Newton spec's NUMA_* classes to a flat root
+// (NewtonClasses only: Nova never reports them, and a nova-compute that
+// starts deletes them).
+func (c *InventoryConfig) newtonNUMA(m map[string]DesiredInventory, cells []novaformats.NUMACell, raw *string) {
+	var threads, cores, mem, maxT, maxC, maxM int64
+	sockets := map[string]bool{}
+	for _, cl := range cells {
+		t, co := cl.Threads(), cl.CoreCount()
+		threads, cores, mem = threads+t, cores+co, mem+cl.MemoryMB
+		maxT, maxC, maxM = max(maxT, t), max(maxC, co), max(maxM, cl.MemoryMB)
+		if cl.Socket != nil {
+			sockets[fmt.Sprint("s", *cl.Socket)] = true
+		} else {
+			sockets[fmt.Sprint("c", cl.ID)] = true
+		}
+	}
+	put(m, "NUMA_THREAD", inv(threads, 0, maxT, ratioFixed, nil).from("numa_topology", raw))
+	put(m, "NUMA_CORE", inv(cores, 0, maxC, ratioFixed, nil).from("numa_topology", raw))
+	put(m, "NUMA_SOCKET", inv(int64(len(sockets)), 0, 1, ratioFixed, nil).from("numa_topology", raw))
+	put(m, "NUMA_MEMORY_MB", inv(mem, 0, maxM, ratioFixed, nil).from("numa_topology", raw))
+}
+
+// statusTraits are the root traits Nova's resource tracker derives from
+// the cell database beside the row, added when has is true and removed
+// otherwise. COMPUTE_STATUS_DISABLED follows
+// ResourceTracker._sync_compute_service_disabled_trait: the trait is there
+// exactly when Service.get_by_compute_host(host) (the live nova-compute
+// service of the row's host) is disabled; a host without a service row is
+// left as it is there, and gets no trait here.
+var statusTraits = []struct {
+	trait string
+	has   func(NodeRow) bool
+}{
+	{TraitComputeStatusDisabled, func(r NodeRow) bool { return r.ServiceDisabled }},
+}
+
+// numaChildName is a NUMA cell's provider name in the nested layout.
+func numaChildName(host string, cell int64) string { return fmt.Sprintf("%s_NUMA%d", host, cell) }
 
 func (c *InventoryConfig) inPool(i int, n nova.ComputeNode) bool {
 	for _, g := range c.SharedStorage[i].Globs {
@@ -534,13 +586,14 @@ type InventoryChange struct {
 
 // ProviderChange describes what happens to one provider.
 type ProviderChange struct {
-	UUID        string            `json:"uuid"`
-	Name        string            `json:"name"`
-	Parent      string            `json:"parent_provider_uuid,omitempty"`
-	Action      string            `json:"action"` // create or update
-	Inventories []InventoryChange `json:"inventories"`
-	AddTraits   []string          `json:"add_traits,omitempty"`
-	AddAggs     []string          `json:"add_aggregates,omitempty"`
+	UUID         string            `json:"uuid"`
+	Name         string            `json:"name"`
+	Parent       string            `json:"parent_provider_uuid,omitempty"`
+	Action       string            `json:"action"` // create or update
+	Inventories  []InventoryChange `json:"inventories"`
+	AddTraits    []string          `json:"add_traits,omitempty"`
+	RemoveTraits []string          `json:"remove_traits,omitempty"`
+	AddAggs      []string          `json:"add_aggregates,omitempty"`
 }
 
 // Diff compares desired providers with Placement's state and returns the
@@ -631,16 +684,22 @@ func (c *InventoryConfig) Diff(desired []DesiredProvider, st *PlacementState) (*
 				pw.AddTraits = append(pw.AddTraits, t)
 			}
 		}
+		for _, t := range d.NotTraits {
+			if cur.Traits[t] {
+				pw.RemoveTraits = append(pw.RemoveTraits, t)
+			}
+		}
 		for _, a := range d.Aggregates {
 			if !cur.Aggregates[a] {
 				pw.AddAggregates = append(pw.AddAggregates, a)
 			}
 		}
-		ch.AddTraits, ch.AddAggs = pw.AddTraits, pw.AddAggregates
-		if !invChanged && len(pw.AddTraits) == 0 && len(pw.AddAggregates) == 0 {
+		ch.AddTraits, ch.RemoveTraits, ch.AddAggs = pw.AddTraits, pw.RemoveTraits, pw.AddAggregates
+		traitsChanged := len(pw.AddTraits) > 0 || len(pw.RemoveTraits) > 0
+		if !invChanged && !traitsChanged && len(pw.AddAggregates) == 0 {
 			continue
 		}
-		pw.Generation = cur.Generation + bumps(invChanged, len(pw.AddTraits) > 0, len(pw.AddAggregates) > 0)
+		pw.Generation = cur.Generation + bumps(invChanged, traitsChanged, len(pw.AddAggregates) > 0)
 		ch.Action = "update"
 		w.Providers = append(w.Providers, pw)
 		changes = append(changes, ch)

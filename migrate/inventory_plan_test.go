@@ -45,6 +45,19 @@ func totals(d DesiredProvider) map[string][3]int64 {
 	return out
 }
 
+// legacyCells is what the libvirt driver writes with no CPU set configured
+// (or vcpu_pin_set): pcpuset repeats cpuset.
+const legacyCells = `{"nova_object.name": "NUMATopology", "nova_object.version": "1.2", "nova_object.data": {"cells": [
+ {"nova_object.name": "NUMACell", "nova_object.version": "1.5", "nova_object.data": {"id": 0, "cpuset": [0,1,2,3,8,9,10,11], "pcpuset": [0,1,2,3,8,9,10,11], "memory": 1024, "siblings": [[0,8],[1,9],[2,10],[3,11]], "socket": 0}},
+ {"nova_object.name": "NUMACell", "nova_object.version": "1.5", "nova_object.data": {"id": 1, "cpuset": [4,5,6,7,12,13,14,15], "pcpuset": [4,5,6,7,12,13,14,15], "memory": 2048, "siblings": [[4,12],[5,13],[6,14],[7,15]], "socket": 1}}]}}`
+
+// sharedOnlyCells: [compute] cpu_shared_set alone leaves pcpuset empty.
+const sharedOnlyCells = `{"nova_object.name": "NUMATopology", "nova_object.version": "1.2", "nova_object.data": {"cells": [
+ {"nova_object.name": "NUMACell", "nova_object.version": "1.5", "nova_object.data": {"id": 0, "cpuset": [2,3], "pcpuset": [], "memory": 1024, "siblings": [[2],[3]], "socket": 0}}]}}`
+
+func withReservedCPUs(c *InventoryConfig) { c.Reserved.CPUs = 2 }
+func newton(c *InventoryConfig)           { c.NewtonClasses = true }
+
 func TestPlanNodeFlat(t *testing.T) {
 	availLeast := func(c *InventoryConfig) { c.DiskMaxUnit = DiskMaxUnitAvailableLeast }
 	tests := []struct {
@@ -73,18 +86,36 @@ func TestPlanNodeFlat(t *testing.T) {
 			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
 		{"zero totals get no inventory (ironic-style)", nil, func(n *nova.ComputeNode) { n.VCPUs, n.MemoryMB, n.LocalGB = 0, 0, 0 },
 			map[string][3]int64{}},
-		{"NUMA: 2 cells x 4 cores / 8 threads", nil, func(n *nova.ComputeNode) { n.NUMATopology = sp(twoCells) },
-			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000},
+		// Nova 26's libvirt driver (cpu.go): PCPU = Σ |pcpuset| when the
+		// cells' pcpuset is disjoint from cpuset (cpu_dedicated_set), and
+		// VCPU reserved is 0 on any CPU-set host.
+		{"cpu_dedicated_set: PCPU from pcpuset, VCPU reserved 0", withReservedCPUs, func(n *nova.ComputeNode) { n.NUMATopology = sp(twoCells) },
+			map[string][3]int64{"VCPU": {32, 0, 32}, "PCPU": {8, 0, 8}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
+		{"no CPU sets: pcpuset = cpuset is no PCPU, reserved_host_cpus kept", withReservedCPUs, func(n *nova.ComputeNode) { n.NUMATopology = sp(legacyCells) },
+			map[string][3]int64{"VCPU": {32, 2, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
+		{"cpu_shared_set only: empty pcpuset, VCPU reserved 0", withReservedCPUs, func(n *nova.ComputeNode) { n.NUMATopology = sp(sharedOnlyCells) },
+			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
+		{"pre-Train cells (no pcpuset): reserved_host_cpus kept", withReservedCPUs, func(n *nova.ComputeNode) {
+			n.NUMATopology = sp(`{"cells": [{"id": 0, "cpus": "0-3", "mem": {"total": 512}}, {"id": 1, "cpus": "4-9", "mem": {"total": 512}}]}`)
+		}, map[string][3]int64{"VCPU": {32, 2, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
+		{"PCI pools are not written by default", nil, func(n *nova.ComputeNode) { n.PCIStats = sp(pools) },
+			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000}}},
+		// NewtonClasses: the spec's classes, only on request.
+		{"Newton: 2 cells x 4 cores / 8 threads", newton, func(n *nova.ComputeNode) { n.NUMATopology = sp(twoCells) },
+			map[string][3]int64{"VCPU": {32, 0, 32}, "PCPU": {8, 0, 8}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000},
 				"NUMA_CORE": {8, 0, 4}, "NUMA_THREAD": {16, 0, 8}, "NUMA_SOCKET": {2, 0, 1}, "NUMA_MEMORY_MB": {3072, 0, 2048}}},
-		{"NUMA legacy: no siblings, unknown sockets", nil, func(n *nova.ComputeNode) {
+		{"Newton NUMA legacy: no siblings, unknown sockets", newton, func(n *nova.ComputeNode) {
 			n.NUMATopology = sp(`{"cells": [{"id": 0, "cpus": "0-3", "mem": {"total": 512}}, {"id": 1, "cpus": "4-9", "mem": {"total": 512}}]}`)
 		}, map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000},
 			"NUMA_CORE": {10, 0, 6}, "NUMA_THREAD": {10, 0, 6}, "NUMA_SOCKET": {2, 0, 1}, "NUMA_MEMORY_MB": {1024, 0, 512}}},
-		{"NUMA: two cells on one socket", nil, func(n *nova.ComputeNode) {
+		{"Newton NUMA: two cells on one socket", newton, func(n *nova.ComputeNode) {
 			n.NUMATopology = sp(strings.ReplaceAll(twoCells, `"socket": 1`, `"socket": 0`))
-		}, map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000},
+		}, map[string][3]int64{"VCPU": {32, 0, 32}, "PCPU": {8, 0, 8}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000},
 			"NUMA_CORE": {8, 0, 4}, "NUMA_THREAD": {16, 0, 8}, "NUMA_SOCKET": {1, 0, 1}, "NUMA_MEMORY_MB": {3072, 0, 2048}}},
-		{"PCI classes, tag override, zero pool dropped, max unit option", func(c *InventoryConfig) { c.PCIMaxUnit = map[string]int64{"SRIOV_NET_VF": 4} },
+		{"Newton PCI classes, tag override, zero pool dropped, max unit option", func(c *InventoryConfig) {
+			c.NewtonClasses = true
+			c.PCIMaxUnit = map[string]int64{"SRIOV_NET_VF": 4}
+		},
 			func(n *nova.ComputeNode) { n.PCIStats = sp(pools) },
 			map[string][3]int64{"VCPU": {32, 0, 32}, "MEMORY_MB": {65536, 512, 65536}, "DISK_GB": {1000, 0, 1000},
 				"SRIOV_NET_VF": {7, 0, 4}, PFResourceClass: {2, 0, 2}, "PCI_DEVICE": {2, 0, 2}, "CUSTOM_GPU_T4": {3, 0, 3}}},
@@ -132,15 +163,42 @@ func TestPlanNodeNested(t *testing.T) {
 		t.Fatalf("%d providers, want root + 2 NUMA cells", len(p.Providers))
 	}
 	root, c0, c1 := p.Providers[0], p.Providers[1], p.Providers[2]
-	if got := totals(root); !reflect.DeepEqual(got, map[string][3]int64{"DISK_GB": {1000, 0, 1000}, "PCI_DEVICE": {2, 0, 2}, "CUSTOM_GPU_T4": {3, 0, 3}}) {
+	// twoCells is a cpu_dedicated_set host: VCPU reserved is 0 (cpu.go), and
+	// the pools are NewtonClasses' only.
+	if got := totals(root); !reflect.DeepEqual(got, map[string][3]int64{"DISK_GB": {1000, 0, 1000}}) {
 		t.Errorf("root %v", got)
 	}
-	// Host reservations fill cells in id order: 6 CPUs = cell 0's 4 + 2 of cell 1.
-	if got := totals(c0); !reflect.DeepEqual(got, map[string][3]int64{"PCPU": {4, 0, 4}, "VCPU": {4, 4, 4}, "MEMORY_MB": {1024, 1024, 1024}, "SRIOV_NET_VF": {7, 0, 7}}) {
+	if got := totals(c0); !reflect.DeepEqual(got, map[string][3]int64{"PCPU": {4, 0, 4}, "VCPU": {4, 0, 4}, "MEMORY_MB": {1024, 1024, 1024}}) {
 		t.Errorf("cell 0 %v", got)
 	}
-	if got := totals(c1); !reflect.DeepEqual(got, map[string][3]int64{"PCPU": {4, 0, 4}, "VCPU": {4, 2, 4}, "MEMORY_MB": {2048, 476, 2048}, PFResourceClass: {2, 0, 2}}) {
+	if got := totals(c1); !reflect.DeepEqual(got, map[string][3]int64{"PCPU": {4, 0, 4}, "VCPU": {4, 0, 4}, "MEMORY_MB": {2048, 476, 2048}}) {
 		t.Errorf("cell 1 %v", got)
+	}
+	// NewtonClasses puts the pools on their cells (and the others on the
+	// root); on a host without CPU sets the 6 reserved CPUs fill the cells
+	// in id order: all 6 from cell 0's 8, none from cell 1.
+	nc := cfg
+	nc.NewtonClasses = true
+	pn, err := nc.PlanNode("cell1", node(func(n *nova.ComputeNode) { n.NUMATopology, n.PCIStats = sp(legacyCells), sp(pools) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := totals(pn.Providers[0]); !reflect.DeepEqual(got, map[string][3]int64{"DISK_GB": {1000, 0, 1000}, "PCI_DEVICE": {2, 0, 2}, "CUSTOM_GPU_T4": {3, 0, 3}}) {
+		t.Errorf("Newton root %v", got)
+	}
+	if got := totals(pn.Providers[1]); !reflect.DeepEqual(got, map[string][3]int64{"VCPU": {8, 6, 8}, "MEMORY_MB": {1024, 1024, 1024}, "SRIOV_NET_VF": {7, 0, 7}}) {
+		t.Errorf("Newton cell 0 %v", got)
+	}
+	if got := totals(pn.Providers[2]); !reflect.DeepEqual(got, map[string][3]int64{"VCPU": {8, 0, 8}, "MEMORY_MB": {2048, 476, 2048}, PFResourceClass: {2, 0, 2}}) {
+		t.Errorf("Newton cell 1 %v", got)
+	}
+	// No CPU is counted twice: a cell's VCPU + PCPU never exceeds its threads.
+	for _, pl := range []*NodePlan{p, pn} {
+		for _, d := range pl.Providers[1:] {
+			if vc, pc := d.Inventories["VCPU"].Total, d.Inventories["PCPU"].Total; vc+pc > 8 {
+				t.Errorf("%s: VCPU %d + PCPU %d > 8 threads", d.Name, vc, pc)
+			}
+		}
 	}
 	if c0.ParentUUID != root.UUID || c0.Name != "cmp1.example.org_NUMA0" || c0.UUID == "" || c0.UUID == c1.UUID || c0.Traits[0] != TraitNUMARoot {
 		t.Errorf("child 0: %+v", c0)
@@ -197,6 +255,9 @@ func TestPlanNodeBadRows(t *testing.T) {
 		{"unknown numa", func(n *nova.ComputeNode) { n.NUMATopology = sp(`{"sockets": []}`) }, "numa_topology"},
 		{"bad extra", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"x": "lots"}`) }, "extra_resources"},
 		{"extra name clash", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"a b": 1, "A_B": 2}`) }, "twice"},
+		{"pcpuset overlapping cpuset", func(n *nova.ComputeNode) {
+			n.NUMATopology = sp(strings.Replace(twoCells, `"pcpuset": [8,9,10,11]`, `"pcpuset": [3,9,10,11]`, 1))
+		}, "pcpuset overlaps its cpuset"},
 	}
 	cfg := baseCfg()
 	nested := baseCfg()

@@ -73,7 +73,10 @@ type ProviderWrite struct {
 	UpdateInventories map[string]inventory.Inventory
 	DeleteInventories []string
 	AddTraits         []string
-	AddAggregates     []string
+	// RemoveTraits are traits the provider loses (COMPUTE_STATUS_DISABLED
+	// once its service is enabled again).
+	RemoveTraits  []string
+	AddAggregates []string
 	// RemoveAggregates are aggregates the provider leaves (a node leaving
 	// a --shared-storage pool).
 	RemoveAggregates []string
@@ -137,6 +140,18 @@ var ErrInventoryInUse = errors.New("inventory in use")
 // the database, is at fault.
 var ErrBadValue = errors.New("value refused by the database")
 
+// NodeRow is a compute node row with what Nova's compute reports beside
+// it, read from the same cell database.
+type NodeRow struct {
+	Node nova.ComputeNode
+	// ServiceDisabled: the live nova-compute service of the row's host is
+	// disabled (services.disabled).
+	ServiceDisabled bool
+	// PCIDevices are the node's live pci_devices rows, in id order (read
+	// only when [pci] report_in_placement is on).
+	PCIDevices []nova.PCIDevice
+}
+
 // NodeRatios is a compute node's allocation ratios as stored (nil = NULL),
 // with what an operator needs to recognise the row.
 type NodeRatios struct {
@@ -160,6 +175,12 @@ type Cell interface {
 	// ScanNodesForInventory calls fn for every live compute node, in id
 	// order, while the rows arrive.
 	ScanNodesForInventory(ctx context.Context, fn func(nova.ComputeNode)) error
+	// DisabledComputeHosts returns the hosts whose live nova-compute
+	// service is disabled.
+	DisabledComputeHosts(ctx context.Context) (map[string]bool, error)
+	// PCIDevices returns the live pci_devices rows of the live compute
+	// nodes, by compute node id, in id order.
+	PCIDevices(ctx context.Context) (map[int64][]nova.PCIDevice, error)
 	// SetComputeNodeUUIDs stores generated uuids in rows whose uuid is still
 	// NULL and returns the uuid every row holds afterwards.
 	SetComputeNodeUUIDs(ctx context.Context, want map[int64]string) (map[int64]string, error)

@@ -9,7 +9,10 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/novaformats"
+	"github.com/rpctl/rpctl/internal/standards"
 	"github.com/rpctl/rpctl/inventory"
 
 	"github.com/rpctl/rpctl/internal/sanitize"
@@ -69,6 +72,10 @@ var canonicalUUID = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 })
 
+// customName is what Placement accepts as a custom resource class or
+// trait name (its API schema's ^CUSTOM_[A-Z0-9_]+$).
+var customName = &lazyre.Regexp{Expr: `^CUSTOM_[A-Z0-9_]+$`}
+
 // checkName reports a provider name Placement would refuse: not UTF-8
 // (a JSON body cannot carry it) or longer than 200 characters.
 func checkName(field string, raw *string, name string) *FieldError {
@@ -88,15 +95,140 @@ func shorten(s string) string {
 	return sanitize.String(s)
 }
 
-// checkInventory reports an inventory field outside Placement's API
-// schema (the inventory domain's CheckSchema: total 1..2^31-1, reserved
-// 0..2^31-1, min_unit, max_unit and step_size 1..2^31-1), naming the
-// column the inventory comes from.
-func checkInventory(rc string, v DesiredInventory) error {
-	if err := inventory.CheckSchema(rc, inventory.Inventory(v.Inventory)); err != nil {
-		return badField(v.src, v.value(), "Placement would refuse the inventory: %v", err)
+// checkTotal reports a total outside Placement's API schema (the
+// inventory domain's CheckSchema), naming the column it comes from. It is
+// the only inventory field a row decides: the planner caps reserved and
+// max_unit at the total and sets min_unit and step_size to 1.
+func checkTotal(src string, raw *string, rc string, total int64) error {
+	if total <= 0 {
+		return nil // no inventory
+	}
+	if err := inventory.CheckSchema(rc, inventory.Inventory{Total: total, MinUnit: 1, MaxUnit: total, StepSize: 1}); err != nil {
+		return badField(src, quoteValue(raw), "Placement would refuse the inventory: %v", err)
 	}
 	return nil
+}
+
+// pciKey is a NewtonClasses PCI pool inventory: its class and the NUMA
+// cell whose child provider holds it (-1: the root).
+type pciKey struct {
+	rc   string
+	cell int64
+}
+
+// validRow is a compute node row that passed every check, with its blobs
+// parsed: planning it cannot fail.
+type validRow struct {
+	row   NodeRow
+	cells []novaformats.NUMACell
+	extra map[string]int64 // extra_resources by class
+	cpu   cpuMode
+	pcpus int64
+	// pci are the NewtonClasses pools' totals, in pciKeys' order.
+	pci     map[pciKey]int64
+	pciKeys []pciKey
+	// pciRPs are the PCI device providers ([pci] report_in_placement).
+	pciRPs []*pciProvider
+}
+
+// validate is the one check of a row before it is planned: every column
+// and blob the plan reads, and every name and total it will write.
+func (c *InventoryConfig) validate(r NodeRow) (*validRow, error) {
+	n := r.Node
+	if err := checkRow(n); err != nil {
+		return nil, err
+	}
+	host := *n.HypervisorHostname
+	v := &validRow{row: r}
+	pools, err := novaformats.ParsePCIStats(n.PCIStats)
+	if err != nil {
+		return nil, blobError("pci_stats", n.PCIStats, err)
+	}
+	if v.cells, err = novaformats.ParseNUMATopology(n.NUMATopology); err != nil {
+		return nil, blobError("numa_topology", n.NUMATopology, err)
+	}
+	for _, cl := range v.cells {
+		if cl.MemoryMB > PlacementMaxInt {
+			return nil, badField("numa_topology", quoteValue(n.NUMATopology), "cell %d has %d MB of memory; Placement allows at most %d", cl.ID, cl.MemoryMB, PlacementMaxInt)
+		}
+	}
+	if v.cpu, v.pcpus = cpuSplit(v.cells); v.cpu == cpuBad {
+		return nil, badField("numa_topology", quoteValue(n.NUMATopology), "a cell's pcpuset overlaps its cpuset without being equal to it; Nova's libvirt driver writes either the same set (no cpu_dedicated_set) or disjoint ones")
+	}
+	if err := checkTotal("numa_topology", n.NUMATopology, "PCPU", v.pcpus); err != nil {
+		return nil, err
+	}
+	extra, err := novaformats.ParseExtraResources(n.ExtraResources)
+	if err != nil {
+		return nil, blobError("extra_resources", n.ExtraResources, err)
+	}
+	v.extra = make(map[string]int64, len(extra))
+	for _, name := range sortedKeys(extra) {
+		rc := NormalizeClass(name)
+		if rc == "CUSTOM_" || len(rc) > 255 {
+			return nil, fmt.Errorf("extra_resources: %q is not a usable resource class name", name)
+		}
+		if _, dup := v.extra[rc]; dup {
+			return nil, fmt.Errorf("extra_resources: %q names the class %s twice", name, rc)
+		}
+		if err := checkTotal("extra_resources", n.ExtraResources, rc, extra[name]); err != nil {
+			return nil, err
+		}
+		v.extra[rc] = extra[name]
+	}
+	for _, pl := range pools {
+		if pl.Count > PlacementMaxInt {
+			return nil, badField("pci_stats", quoteValue(n.PCIStats), "a pool counts %d devices; Placement allows at most %d", pl.Count, PlacementMaxInt)
+		}
+	}
+	nested := c.Layout == LayoutNested && len(v.cells) > 0
+	if nested {
+		for _, cl := range v.cells {
+			if err := checkName("hypervisor_hostname", n.HypervisorHostname, numaChildName(host, cl.ID)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// PCI pools: by class, and in the nested layout by NUMA cell. Only
+	// NewtonClasses writes them, but a pci_stats whose classes Placement
+	// could never hold is a corrupt row whatever the options.
+	cellIDs := map[int64]bool{}
+	for _, cl := range v.cells {
+		cellIDs[cl.ID] = true
+	}
+	v.pci = map[pciKey]int64{}
+	for _, pl := range pools {
+		k := pciKey{pciClass(pl), -1}
+		if nested && pl.NUMANode != nil && cellIDs[*pl.NUMANode] {
+			k.cell = *pl.NUMANode
+		}
+		if _, seen := v.pci[k]; !seen {
+			v.pciKeys = append(v.pciKeys, k)
+		}
+		v.pci[k] += pl.Count
+	}
+	for _, k := range v.pciKeys {
+		if err := checkTotal("pci_stats", n.PCIStats, k.rc, v.pci[k]); err != nil {
+			return nil, err
+		}
+	}
+	if v.pciRPs, err = c.PCI.pciProviders(host, r.PCIDevices); err != nil {
+		return nil, badField("pci_devices", fmt.Sprintf("(%d devices)", len(r.PCIDevices)), "nova-compute would fail to report them: %v", err)
+	}
+	for _, pp := range v.pciRPs {
+		if err := checkName("hypervisor_hostname", n.HypervisorHostname, pp.name); err != nil {
+			return nil, err
+		}
+		if !customName.Get().MatchString(pp.rc) && !standards.IsResourceClass(pp.rc) || len(pp.rc) > 255 {
+			return nil, badField("pci_devices", strconv.Quote(pp.name), "resource class %s is not one Placement accepts", strconv.Quote(pp.rc))
+		}
+		for _, t := range pp.traits {
+			if !customName.Get().MatchString(t) && !standards.IsTrait(t) || len(t) > 255 {
+				return nil, badField("pci_devices", strconv.Quote(pp.name), "trait %s is not one Placement accepts", strconv.Quote(t))
+			}
+		}
+	}
+	return v, nil
 }
 
 // checkRatio reports an allocation ratio Placement would refuse.

@@ -21,7 +21,7 @@ scripts/reference-dbsync.sh "mysql+pymysql://rpctl:rpctl-test-pw@127.0.0.1:$MARI
 scripts/reference-dbsync.sh "sqlite:///" "$tmp/nova.db" "$tmp/api.db" "$tmp/placement.db"
 
 # The tables rpctl reads or writes; Placement's are all of them.
-cell_tables="services compute_nodes instances instance_extra migrations"
+cell_tables="services compute_nodes instances instance_extra migrations pci_devices"
 api_tables="cell_mappings host_mappings instance_mappings flavors flavor_extra_specs flavor_projects aggregates aggregate_hosts aggregate_metadata"
 placement_tables=$(m -N -e 'SHOW TABLES' dump_placement | tr '\n' ' ')
 

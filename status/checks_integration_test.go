@@ -223,7 +223,7 @@ func TestCheckComputeNodeUUIDs(t *testing.T) {
 			}
 		}, status.Warning, []string{"7 compute nodes have a NULL uuid", "cell1: cmp2, cmp3, cmp4, cmp5, cmp6 and 2 more", `Run "rpctl migrate inventory"`}, []string{"cmp1,"}},
 		{"fail: missing table", status.CheckComputeNodeUUIDs, func(f *fixture) {
-			f.exec(f.cell, "DROP TABLE compute_nodes")
+			f.exec(f.cell, "DROP TABLE pci_devices, compute_nodes") // pci_devices refers to it (Nova's schema)
 		}, status.Failure, []string{`cell "cell1" database (rpctl:***@tcp(127.0.0.1:`, "compute_nodes' doesn't exist"}, nil},
 	})
 }
@@ -355,7 +355,7 @@ func TestCheckOrphanedProviders(t *testing.T) {
 			"old-cmp (node deleted, cell1: old-cmp)", "vanished (no compute node)"}, []string{"cmp1 "}},
 		{"fail: unreadable cell", status.CheckOrphanedProviders, func(f *fixture) {
 			f.nodeProvider(f.node("cmp1"))
-			f.exec(f.cell, "DROP TABLE compute_nodes")
+			f.exec(f.cell, "DROP TABLE pci_devices, compute_nodes") // pci_devices refers to it (Nova's schema)
 		}, status.Failure, []string{"Cannot run the check", "compute_nodes' doesn't exist"}, nil},
 	})
 }

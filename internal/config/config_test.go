@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -101,5 +102,48 @@ func TestZeroRatioIsSet(t *testing.T) {
 	}
 	if o.Ratios.RAM == nil || *o.Ratios.RAM != 0 {
 		t.Errorf("ram ratio %v", o.Ratios.RAM)
+	}
+}
+
+// TestPCIOptions: [pci] report_in_placement is an oslo.config boolean, and
+// device_spec a MultiStrOpt: every line of every file, in order; its
+// deprecated names count only when it is not set.
+func TestPCIOptions(t *testing.T) {
+	tests := []struct {
+		name   string
+		files  []string
+		report bool
+		specs  []string
+		err    string
+	}{
+		{"defaults", []string{"[DEFAULT]\n"}, false, nil, ""},
+		{"lines and files gathered", []string{
+			"[pci]\nreport_in_placement = True\ndevice_spec = {\"vendor_id\": \"8086\"}\ndevice_spec = [{\"product_id\": \"1eb8\",\n  \"resource_class\": \"gpu\"}]\n",
+			"[pci]\ndevice_spec = {\"address\": \"*:81:*.*\"}\n"},
+			true, []string{`{"vendor_id": "8086"}`, "[{\"product_id\": \"1eb8\",\n\"resource_class\": \"gpu\"}]", `{"address": "*:81:*.*"}`}, ""},
+		{"deprecated name", []string{"[pci]\nreport_in_placement = yes\npassthrough_whitelist = {\"vendor_id\": \"10de\"}\n"}, true, []string{`{"vendor_id": "10de"}`}, ""},
+		{"new name wins", []string{"[DEFAULT]\npci_passthrough_whitelist = {\"vendor_id\": \"10de\"}\n[pci]\ndevice_spec = {}\nreport_in_placement = off\n"}, false, []string{`{}`}, ""},
+		{"not a boolean", []string{"[pci]\nreport_in_placement = maybe\n"}, false, nil, "[pci] report_in_placement: expected a boolean"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var paths []string
+			for i, body := range tt.files {
+				paths = append(paths, write(t, string(rune('a'+i))+".conf", body))
+			}
+			o, err := LoadFiles(paths)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.PCI.ReportInPlacement != tt.report || !slices.Equal(o.PCI.DeviceSpec, tt.specs) {
+				t.Errorf("got %v %q, want %v %q", o.PCI.ReportInPlacement, o.PCI.DeviceSpec, tt.report, tt.specs)
+			}
+		})
 	}
 }

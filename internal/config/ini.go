@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -22,6 +23,9 @@ type INI struct {
 type value struct {
 	v      string
 	source string // "file:line", so errors can point at the line an operator must fix
+	// all are every value given, in order, for multi-valued options
+	// (oslo.config's MultiStrOpt gathers them from every line and file).
+	all []string
 }
 
 // NewINI returns an empty INI.
@@ -53,6 +57,7 @@ func (ini *INI) Parse(r io.Reader, name string) error {
 			}
 			v := ini.sections[section][lastKey]
 			v.v += "\n" + line
+			v.all[len(v.all)-1] = v.v
 			ini.sections[section][lastKey] = v
 			continue
 		case line[0] == '[':
@@ -76,7 +81,8 @@ func (ini *INI) Parse(r io.Reader, name string) error {
 		key := strings.TrimSpace(line[:i])
 		val := strings.TrimSpace(line[i+1:])
 		val = unquote(val)
-		ini.sections[section][key] = value{v: val, source: fmt.Sprintf("%s:%d", name, lineNo)}
+		prev := ini.sections[section][key].all
+		ini.sections[section][key] = value{v: val, source: fmt.Sprintf("%s:%d", name, lineNo), all: append(slices.Clip(prev), val)}
 		lastKey = key
 	}
 	if err := sc.Err(); err != nil {
@@ -109,6 +115,24 @@ func (ini *INI) Lookup(section, key string) (val, source string, ok bool, err er
 		return "", v.source, true, fmt.Errorf("%s: %s: %w", v.source, optionName(section, key), err)
 	}
 	return out, v.source, true, nil
+}
+
+// LookupMulti is Lookup for a multi-valued option: every value given, in
+// the order of the lines and files, each substituted; source is the last
+// value's.
+func (ini *INI) LookupMulti(section, key string) (vals []string, source string, ok bool, err error) {
+	v, ok := ini.raw(section, key)
+	if !ok {
+		return nil, "", false, nil
+	}
+	for _, one := range v.all {
+		out, err := ini.substitute(section, one, map[[2]string]bool{{section, key}: true})
+		if err != nil {
+			return nil, v.source, true, fmt.Errorf("%s: %s: %w", v.source, optionName(section, key), err)
+		}
+		vals = append(vals, out)
+	}
+	return vals, v.source, true, nil
 }
 
 // optionName is "[section] key" as an error shows it: quoted when it holds

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Nova's defaults for the options rpctl reads (nova/conf/compute.py, Zed).
@@ -31,6 +32,19 @@ type Options struct {
 
 	Ratios   Ratios
 	Reserved Reserved
+	PCI      PCI
+}
+
+// PCI is nova.conf's [pci] as Nova's PCI Placement report reads it.
+type PCI struct {
+	// ReportInPlacement is [pci] report_in_placement (False in Zed).
+	ReportInPlacement bool
+	// DeviceSpec are the [pci] device_spec values in order (a JSON dict or
+	// list each), or those of its deprecated names [pci]
+	// passthrough_whitelist and [DEFAULT] pci_passthrough_whitelist.
+	DeviceSpec []string
+	// Source names where they came from, for messages.
+	Source string
 }
 
 // Ratios are Nova's allocation-ratio options. A nil override means the option
@@ -139,6 +153,31 @@ func FromINI(ini *INI) (Options, error) {
 				return
 			}
 			*dst = n
+		}
+	}
+	if v, src, ok := get("pci", "report_in_placement"); ok && v != "" {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "1", "t", "true", "on", "y", "yes":
+			o.PCI.ReportInPlacement = true
+		case "0", "f", "false", "off", "n", "no":
+		default:
+			err = fmt.Errorf("%s: [pci] report_in_placement: expected a boolean, got %q", src, v)
+		}
+	}
+	// device_spec first, then its deprecated names (oslo.config's
+	// deprecated_opts: the new name wins when both are set).
+	for _, name := range [][2]string{{"pci", "device_spec"}, {"pci", "passthrough_whitelist"}, {"DEFAULT", "pci_passthrough_whitelist"}} {
+		if err != nil {
+			break
+		}
+		vals, src, ok, lerr := ini.LookupMulti(name[0], name[1])
+		if lerr != nil {
+			err = lerr
+			break
+		}
+		if ok {
+			o.PCI.DeviceSpec, o.PCI.Source = vals, src
+			break
 		}
 	}
 	integer("reserved_host_cpus", &o.Reserved.CPUs)

@@ -219,3 +219,20 @@ type Aggregate struct {
 	Metadata  map[string]string `json:"metadata"`
 	CreatedAt *time.Time        `json:"created_at"`
 }
+
+// PCIDevice is one row of a cell database's pci_devices table, with the
+// columns Nova's PCI Placement report reads (nova/db/main/models.py
+// PciDevice). Every live row is a device, whatever its status; pci_stats
+// counts only the free ones.
+type PCIDevice struct {
+	ID            int64   `json:"id"`
+	ComputeNodeID int64   `json:"compute_node_id"`
+	Address       string  `json:"address"` // domain:bus:slot.func, "0000:81:00.1"
+	VendorID      string  `json:"vendor_id"`
+	ProductID     string  `json:"product_id"`
+	DevType       string  `json:"dev_type"` // type-PCI, type-PF, type-VF, vdpa
+	Status        string  `json:"status"`   // available, claimed, allocated, unavailable, removed, deleted, ...
+	InstanceUUID  *string `json:"instance_uuid"`
+	NUMANode      *int64  `json:"numa_node"`
+	ParentAddr    *string `json:"parent_addr"` // a VF's PF
+}

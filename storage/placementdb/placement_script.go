@@ -48,7 +48,7 @@ func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int)
 	b := append(make([]byte, 0, 1024), "START TRANSACTION;\n"...)
 	for i := range w.Providers {
 		p := &w.Providers[i]
-		if !p.Create || len(p.UpdateInventories) > 0 || len(p.DeleteInventories) > 0 || len(p.RemoveAggregates) > 0 {
+		if !p.Create || len(p.UpdateInventories) > 0 || len(p.DeleteInventories) > 0 || len(p.RemoveAggregates) > 0 || len(p.RemoveTraits) > 0 {
 			return nil, false
 		}
 		parent, inNode := index[p.ParentUUID]

@@ -435,6 +435,11 @@ func writeGroup(ctx context.Context, db *storage.DB, tx *sqlx.Tx, ids *migrate.P
 					return db.Errorf("delete inventory %s of %s: %w", rc, p.UUID, storage.CleanError(err))
 				}
 			}
+			for _, t := range p.RemoveTraits {
+				if _, err := tx.ExecContext(ctx, db.Rebind(`DELETE FROM resource_provider_traits WHERE resource_provider_id = ? AND trait_id IN (SELECT id FROM traits WHERE name = ?)`), id, t); err != nil {
+					return db.Errorf("remove trait %s of %s: %w", t, p.UUID, storage.CleanError(err))
+				}
+			}
 			for _, t := range p.AddTraits {
 				tid, ok := ids.Traits[t]
 				if !ok {

@@ -189,7 +189,8 @@ func initPart(ctx context.Context, db *storage.DB, part Part) (InitResult, error
 // addedLater are the tables a part gained after rpctl first created it, in
 // schema order; Init adds them to a database that has the rest.
 var addedLater = map[Part][]string{
-	PartAPI: {"aggregates", "aggregate_hosts", "aggregate_metadata"},
+	PartAPI:  {"aggregates", "aggregate_hosts", "aggregate_metadata"},
+	PartCell: {"pci_devices"},
 }
 
 func missing(all, present []string) []string {

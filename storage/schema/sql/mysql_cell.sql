@@ -193,3 +193,32 @@ CREATE TABLE `migrations` (
   CONSTRAINT `fk_migrations_instance_uuid` FOREIGN KEY (`instance_uuid`) REFERENCES `instances` (`uuid`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci
 ;
+
+CREATE TABLE `pci_devices` (
+  `created_at` datetime DEFAULT NULL,
+  `updated_at` datetime DEFAULT NULL,
+  `deleted_at` datetime DEFAULT NULL,
+  `deleted` int(11) DEFAULT NULL,
+  `id` int(11) NOT NULL AUTO_INCREMENT,
+  `compute_node_id` int(11) NOT NULL,
+  `address` varchar(12) NOT NULL,
+  `product_id` varchar(4) NOT NULL,
+  `vendor_id` varchar(4) NOT NULL,
+  `dev_type` varchar(8) NOT NULL,
+  `dev_id` varchar(255) DEFAULT NULL,
+  `label` varchar(255) NOT NULL,
+  `status` varchar(36) NOT NULL,
+  `extra_info` text DEFAULT NULL,
+  `instance_uuid` varchar(36) DEFAULT NULL,
+  `request_id` varchar(36) DEFAULT NULL,
+  `numa_node` int(11) DEFAULT NULL,
+  `parent_addr` varchar(12) DEFAULT NULL,
+  `uuid` varchar(36) DEFAULT NULL,
+  PRIMARY KEY (`id`),
+  UNIQUE KEY `uniq_pci_devices0compute_node_id0address0deleted` (`compute_node_id`,`address`,`deleted`),
+  KEY `ix_pci_devices_instance_uuid_deleted` (`instance_uuid`,`deleted`),
+  KEY `ix_pci_devices_compute_node_id_deleted` (`compute_node_id`,`deleted`),
+  KEY `ix_pci_devices_compute_node_id_parent_addr_deleted` (`compute_node_id`,`parent_addr`,`deleted`),
+  CONSTRAINT `pci_devices_compute_node_id_fkey` FOREIGN KEY (`compute_node_id`) REFERENCES `compute_nodes` (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci
+;

@@ -187,3 +187,31 @@ CREATE INDEX migrations_by_host_nodes_and_status_idx ON migrations (deleted, sou
 CREATE INDEX migrations_instance_uuid_and_status_idx ON migrations (deleted, instance_uuid, status);
 CREATE INDEX migrations_updated_at_idx ON migrations (updated_at);
 CREATE UNIQUE INDEX migrations_uuid ON migrations (uuid);
+
+CREATE TABLE pci_devices (
+	created_at DATETIME, 
+	updated_at DATETIME, 
+	deleted_at DATETIME, 
+	deleted INTEGER, 
+	id INTEGER NOT NULL, 
+	compute_node_id INTEGER NOT NULL, 
+	address VARCHAR(12) NOT NULL, 
+	product_id VARCHAR(4) NOT NULL, 
+	vendor_id VARCHAR(4) NOT NULL, 
+	dev_type VARCHAR(8) NOT NULL, 
+	dev_id VARCHAR(255), 
+	label VARCHAR(255) NOT NULL, 
+	status VARCHAR(36) NOT NULL, 
+	extra_info TEXT, 
+	instance_uuid VARCHAR(36), 
+	request_id VARCHAR(36), 
+	numa_node INTEGER, 
+	parent_addr VARCHAR(12), 
+	uuid VARCHAR(36), 
+	PRIMARY KEY (id), 
+	CONSTRAINT uniq_pci_devices0compute_node_id0address0deleted UNIQUE (compute_node_id, address, deleted), 
+	CONSTRAINT pci_devices_compute_node_id_fkey FOREIGN KEY(compute_node_id) REFERENCES compute_nodes (id)
+);
+CREATE INDEX ix_pci_devices_compute_node_id_deleted ON pci_devices (compute_node_id, deleted);
+CREATE INDEX ix_pci_devices_compute_node_id_parent_addr_deleted ON pci_devices (compute_node_id, parent_addr, deleted);
+CREATE INDEX ix_pci_devices_instance_uuid_deleted ON pci_devices (instance_uuid, deleted);
