@@ -24,15 +24,22 @@ func inventoryMigration() migrationSpec {
 		Short: "Create a resource provider with inventories in Placement for every legacy compute node",
 		Long: `Every live compute_nodes row of every cell (or --cell) becomes a Placement resource
 provider (uuid = compute_nodes.uuid, generated and stored first when NULL; name =
-hypervisor_hostname) with one inventory per resource class: VCPU, MEMORY_MB, DISK_GB,
-PCI classes from pci_stats, NUMA_* from numa_topology, CUSTOM_* from extra_resources.
+hypervisor_hostname) with what Nova 26's nova-compute would report for the row and
+nova.conf: VCPU, PCPU (cells whose pcpuset is disjoint from cpuset: cpu_dedicated_set;
+VCPU reserved is then 0), MEMORY_MB, DISK_GB, CUSTOM_* from extra_resources, traits
+COMPUTE_NODE and, for a disabled nova-compute service, COMPUTE_STATUS_DISABLED; with
+[pci] report_in_placement = True, one child provider per PCI device from pci_devices
+(<hypervisor_hostname>_<PCI ADDRESS>, classes and traits from [pci] device_spec).
+--newton-classes also writes the Newton spec's NUMA_* and pci_stats pool classes, which
+Nova never reports and nova-compute removes when it starts.
 Each node is written in one Placement transaction; re-running changes only what differs.
 
 Allocation ratios: a set cpu/ram/disk_allocation_ratio wins; else the value already in
 Placement is kept; else the row's value unless 0.0/NULL; else initial_*_allocation_ratio.
 
---layout nested makes each NUMA cell a child provider (HW_NUMA_ROOT) with its PCPU, VCPU,
-MEMORY_MB and PCI pools. Only the flat layout survives a running nova-compute: Nova 26's
+--layout nested makes each NUMA cell a child provider (HW_NUMA_ROOT) with its VCPU,
+MEMORY_MB, PCPU (cpu_dedicated_set hosts only: no CPU is counted twice) and, with
+--newton-classes, PCI pools. Only the flat layout survives a running nova-compute: Nova 26's
 libvirt driver rewrites its root provider's VCPU, MEMORY_MB and DISK_GB at every update, so
 a nested tree gets them back on its root, counted twice (rpctl status fails). Nested and
 shared layouts are for clouds and tools that report that way, and for offline what-if
@@ -76,13 +83,15 @@ type inventoryFlags struct {
 	parallel   int
 	force      bool
 	diskMax    string
+	newton     bool
 }
 
 func addInventoryFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 	addRatioFlags(fs, mf)
 	inventoryFlags := &mf.inventory
 	fs.StringVar(&inventoryFlags.layout, "layout", migrate.LayoutFlat, "provider tree: flat (everything on the compute node's provider) or nested (a child provider per NUMA cell)")
-	fs.StringArrayVar(&inventoryFlags.pciMaxUnit, "pci-max-unit", nil, "max_unit of a PCI resource class, CLASS=N (repeatable; default: the class's total)")
+	fs.StringArrayVar(&inventoryFlags.pciMaxUnit, "pci-max-unit", nil, "max_unit of a --newton-classes PCI pool class, CLASS=N (repeatable; default: the class's total)")
+	fs.BoolVar(&inventoryFlags.newton, "newton-classes", false, "also write the Newton spec's classes Nova 26 never reports: NUMA_CORE, NUMA_THREAD, NUMA_SOCKET, NUMA_MEMORY_MB and pci_stats' pools (PCI_DEVICE, SRIOV_NET_VF, ...); nova-compute removes them when it starts")
 	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
 	fs.StringVar(&inventoryFlags.diskMax, "disk-max-unit", migrate.DiskMaxUnitTotal, "DISK_GB max_unit: total (local_gb, what Nova's resource tracker writes) or available-least (disk_available_least: no server larger than the free disk is scheduled, but heal then refuses every instance already larger)")
 	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL only; SQLite has one writer)")
@@ -119,6 +128,10 @@ func inventoryConfig(f *cmdutil.Factory, mf *migrationFlags) (migrate.InventoryC
 		return c, err
 	}
 	c.Reserved = o.Reserved
+	c.NewtonClasses = inventoryFlags.newton
+	if c.PCI, err = migrate.ParsePCIConfig(o.PCI.ReportInPlacement, o.PCI.DeviceSpec); err != nil {
+		return c, fmt.Errorf("%s: %w", o.PCI.Source, err)
+	}
 	return c, nil
 }
 
