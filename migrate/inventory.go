@@ -70,6 +70,9 @@ type InventoryPlan struct {
 	Shared    []*PlannedNode `json:"shared_providers"`
 	Nodes     []*PlannedNode `json:"compute_nodes"`
 	Unchanged int            `json:"unchanged"`
+	// UnusedHostConfigs are the hosts of InventoryConfig.Hosts that have
+	// no live compute node in the cells planned.
+	UnusedHostConfigs []string `json:"unused_host_configs,omitempty"`
 
 	classes, traits, aggregates []string
 }
@@ -113,8 +116,12 @@ type planStream struct {
 	// The names every plan so far uses; Inventory creates the new ones
 	// before it writes a batch.
 	classes, traits, aggregates map[string]bool
-	complete                    bool
-	err                         error
+	// hosts are the hosts of InventoryConfig.Hosts that have a live
+	// compute node; only the goroutine reading the rows touches it
+	// until the stream is complete.
+	hosts    map[string]bool
+	complete bool
+	err      error
 }
 
 func newPlanStream(cfg *InventoryConfig, st *PlacementState) *planStream {
@@ -123,6 +130,7 @@ func newPlanStream(cfg *InventoryConfig, st *PlacementState) *planStream {
 		names: map[string]*PlannedNode{}, uuids: map[string]*PlannedNode{},
 		changed: make(chan struct{}),
 		classes: map[string]bool{}, traits: map[string]bool{}, aggregates: map[string]bool{},
+		hosts: map[string]bool{},
 	}
 }
 
@@ -130,7 +138,7 @@ func newPlanStream(cfg *InventoryConfig, st *PlacementState) *planStream {
 func (s *planStream) run(ctx context.Context, cells []Cell) {
 	var err error
 	for _, cell := range cells {
-		if err = planCell(ctx, cell, s.cfg, s.st, s.add); err != nil {
+		if err = planCell(ctx, cell, s.cfg, s.st, s.add, s.hosts); err != nil {
 			break
 		}
 	}
@@ -229,7 +237,7 @@ func (s *planStream) missingNames(ids *PlacementIDs) (classes, traits, aggregate
 func (s *planStream) finish() (*InventoryPlan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := &InventoryPlan{Shared: []*PlannedNode{}, Nodes: s.nodes, Unchanged: s.unchanged}
+	out := &InventoryPlan{Shared: []*PlannedNode{}, Nodes: s.nodes, Unchanged: s.unchanged, UnusedHostConfigs: s.cfg.UnusedHosts(s.hosts)}
 	if out.Nodes == nil {
 		out.Nodes = []*PlannedNode{}
 	}
@@ -294,7 +302,8 @@ func (pn *PlannedNode) describe() string {
 // while the rows still arrive: parsing 100,000 nodes' NUMA and PCI blobs is
 // most of the planning time. emit gets the planned nodes in row order, a
 // chunk at a time, from one goroutine.
-func planCell(ctx context.Context, cell Cell, cfg *InventoryConfig, st *PlacementState, emit func([]*PlannedNode)) error {
+// seen gets the hosts of cfg.Hosts that have a row.
+func planCell(ctx context.Context, cell Cell, cfg *InventoryConfig, st *PlacementState, emit func([]*PlannedNode), seen map[string]bool) error {
 	const chunk = 256
 	facts, err := readCellFacts(ctx, cell, cfg)
 	if err != nil {
@@ -339,6 +348,11 @@ func planCell(ctx context.Context, cell Cell, cfg *InventoryConfig, st *Placemen
 	}()
 	cur := &part{}
 	err = cell.ScanNodesForInventory(ctx, func(n nova.ComputeNode) {
+		if n.Host != nil && len(cfg.Hosts) > 0 {
+			if _, ok := cfg.Hosts[*n.Host]; ok {
+				seen[*n.Host] = true
+			}
+		}
 		cur.nodes = append(cur.nodes, n)
 		if len(cur.nodes) == chunk {
 			in <- cur
@@ -369,7 +383,7 @@ func readCellFacts(ctx context.Context, cell Cell, cfg *InventoryConfig) (*cellF
 	if f.disabled, err = cell.DisabledComputeHosts(ctx); err != nil {
 		return nil, err
 	}
-	if cfg.PCI.ReportInPlacement {
+	if cfg.reportsPCI() {
 		if f.pci, err = cell.PCIDevices(ctx); err != nil {
 			return nil, err
 		}
@@ -435,6 +449,10 @@ type Inventory struct {
 	// AfterRun, when set, is called at the end of every Run (to clear a
 	// progress bar before the runner prints).
 	AfterRun func()
+	// Warn, when set, is told once the plan is complete about the host
+	// configs (Config.Hosts) of hosts with no live compute node.
+	Warn   func(msg string)
+	warned bool
 	// NewUUID generates compute node uuids (tests make it deterministic).
 	NewUUID func() string
 
@@ -572,6 +590,12 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 	}
 	if m.nodes, m.complete, err = m.stream.wait(ctx, m.next+count); err != nil {
 		return 0, 0, err
+	}
+	if m.complete && !m.warned {
+		m.warned = true
+		if msg := m.Config.UnusedHostsWarning(m.Config.UnusedHosts(m.stream.hosts)); msg != "" && m.Warn != nil {
+			m.Warn(msg)
+		}
 	}
 	if err := m.ensureNames(ctx); err != nil {
 		return 0, 0, err

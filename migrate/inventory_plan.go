@@ -64,6 +64,83 @@ type InventoryConfig struct {
 	// PCI is nova.conf's [pci]: with report_in_placement on, one child
 	// provider per PCI device (pci.go).
 	PCI PCIConfig
+	// Hosts are the compute hosts' own nova.conf (--compute-config-dir),
+	// by the host column of compute_nodes: for a node of such a host the
+	// options its nova-compute reads from its own config come from there
+	// (ForHost); a host not listed uses Ratios, Reserved and PCI above.
+	Hosts map[string]HostConfig
+}
+
+// HostConfig is what one nova-compute reads from its own nova.conf and
+// reports to Placement: [DEFAULT] *_allocation_ratio and
+// initial_*_allocation_ratio (ResourceTracker._copy_resources and
+// update_provider_tree), reserved_host_cpus/memory_mb/disk_mb
+// (_get_reserved_host_*), [pci] report_in_placement and device_spec
+// (pci_placement_translator, Whitelist). They are the global options
+// with the host's file read over them, ratio flags winning over both.
+type HostConfig struct {
+	Source   string // the host's file, for messages
+	Ratios   config.Ratios
+	Reserved config.Reserved
+	PCI      PCIConfig
+}
+
+// ForHost returns the effective config of a compute host (a
+// compute_nodes.host; nil for a row without one): c itself, or with the
+// host's own Ratios, Reserved and PCI when Hosts has it. It is the one
+// place a node's host config is chosen: PlanRow plans every row with it.
+func (c *InventoryConfig) ForHost(host *string) *InventoryConfig {
+	if host == nil {
+		return c
+	}
+	h, ok := c.Hosts[*host]
+	if !ok {
+		return c
+	}
+	hc := *c
+	hc.Ratios, hc.Reserved, hc.PCI = h.Ratios, h.Reserved, h.PCI
+	hc.Hosts = nil
+	return &hc
+}
+
+// UnusedHostsWarning names unused hosts (UnusedHosts) and their files; ""
+// when there are none.
+func (c *InventoryConfig) UnusedHostsWarning(unused []string) string {
+	if len(unused) == 0 {
+		return ""
+	}
+	files := make([]string, len(unused))
+	for i, h := range unused {
+		files[i] = c.Hosts[h].Source
+	}
+	return fmt.Sprintf("Warning: no live compute node has host %s: %s not used (%s)",
+		strings.Join(unused, ", "), map[bool]string{true: "its config is", false: "their configs are"}[len(unused) == 1], strings.Join(files, ", "))
+}
+
+// reportsPCI says whether any host's config reports PCI devices in
+// Placement: only then are the cells' pci_devices read.
+func (c *InventoryConfig) reportsPCI() bool {
+	if c.PCI.ReportInPlacement {
+		return true
+	}
+	for _, h := range c.Hosts {
+		if h.PCI.ReportInPlacement {
+			return true
+		}
+	}
+	return false
+}
+
+// UnusedHosts are the hosts of Hosts that are not in seen, sorted: a
+// file for a host that has no compute node in the cells migrated.
+func (c *InventoryConfig) UnusedHosts(seen map[string]bool) []string {
+	var out []string
+	for _, h := range sortedKeys(c.Hosts) {
+		if !seen[h] {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // DISK_GB max_unit rules (--disk-max-unit).
@@ -198,6 +275,10 @@ type DesiredInventory struct {
 	inventory.Inventory
 	kind RatioKind
 	row  *float64 // the compute node row's ratio column
+	// ratios are the ratio options of the config the inventory was
+	// planned with (its host's: ForHost), so that every later diff of the
+	// plan resolves the ratio as its own nova-compute would.
+	ratios *config.Ratios
 	// src and val name the column the inventory comes from and its
 	// value, for the message of a bad row. The value is quoted only for
 	// that message: quoting numa_topology for every inventory of every
@@ -273,7 +354,11 @@ func (c *InventoryConfig) ratio(d DesiredInventory, existing *inventory.Inventor
 	// The Stein initial-allocation-ratios rule, shared with `migrate ratios`.
 	override, initial := (*float64)(nil), 1.0
 	if d.kind != ratioFixed {
-		override, initial = d.kind.Conf(c.Ratios)
+		r := &c.Ratios
+		if d.ratios != nil {
+			r = d.ratios
+		}
+		override, initial = d.kind.Conf(*r)
 	}
 	v, _ := PlacementRatio(override, cur, d.row, initial)
 	return v
@@ -338,12 +423,28 @@ func (c *InventoryConfig) PlanNode(cell string, n nova.ComputeNode) (*NodePlan, 
 // into its desired provider tree: the row is validated once
 // (validate.go), then planned; an error means the row is bad and is
 // skipped.
+//
+// The row is planned with its host's config (ForHost).
 func (c *InventoryConfig) PlanRow(cell string, r NodeRow) (*NodePlan, error) {
-	v, err := c.validate(r)
+	hc := c.ForHost(r.Node.Host)
+	v, err := hc.validate(r)
 	if err != nil {
 		return nil, err
 	}
-	return c.plan(cell, v), nil
+	p := hc.plan(cell, v)
+	hc.bindRatios(p.Providers)
+	return p, nil
+}
+
+// bindRatios records c's ratio options on every inventory of providers.
+func (c *InventoryConfig) bindRatios(providers []DesiredProvider) {
+	r := &c.Ratios
+	for _, d := range providers {
+		for rc, di := range d.Inventories {
+			di.ratios = r
+			d.Inventories[rc] = di
+		}
+	}
 }
 
 // plan builds the provider tree of a validated row; it cannot fail.
@@ -545,7 +646,8 @@ func (p *NodePlan) Bind(uuid string) {
 // DISK_GB total is the largest local_gb the members report (they all see
 // the same pool), reserved is reserved_host_disk_mb rounded up, max_unit the
 // total, and the ratio follows the disk rule with the first member's row
-// value.
+// value. A pool spans hosts: its options are the global ones, never a
+// host's own (Hosts).
 func (c *InventoryConfig) SharedPlans(plans []*NodePlan) []DesiredProvider {
 	var out []DesiredProvider
 	for i, sp := range c.SharedStorage {
@@ -574,6 +676,7 @@ func (c *InventoryConfig) SharedPlans(plans []*NodePlan) []DesiredProvider {
 		put(d.Inventories, "DISK_GB", inv(total, ReservedDiskGB(c.Reserved.DiskMB), total, RatioDisk, row))
 		out = append(out, d)
 	}
+	c.bindRatios(out)
 	return out
 }
 

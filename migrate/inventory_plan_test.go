@@ -354,9 +354,15 @@ func TestDiffRatiosAndChanges(t *testing.T) {
 	if w, _, _ := cfg.Diff(p.Providers, state(cur)); w != nil {
 		t.Errorf("API-set ratio not kept: %+v", w.Providers[0].UpdateInventories)
 	}
+	// The plan carries the ratio options it was planned with (its host's:
+	// ForHost), so the override is planned too.
 	over := cfg
 	over.Ratios.CPU = fp(4)
-	w, _, _ = over.Diff(p.Providers, state(cur))
+	po, err := over.PlanNode("cell1", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, _ = over.Diff(po.Providers, state(cur))
 	if w == nil || w.Providers[0].UpdateInventories["VCPU"].AllocationRatio != 4 || len(w.Providers[0].UpdateInventories) != 1 {
 		t.Errorf("override not applied to VCPU alone: %+v", w)
 	}

@@ -88,7 +88,13 @@ func migrationRatios(f *cmdutil.Factory, ratioFlags *ratioFlagSet) (config.Ratio
 	if err != nil {
 		return config.Ratios{}, err
 	}
-	r := o.Ratios
+	return withRatioFlags(o.Ratios, ratioFlags)
+}
+
+// withRatioFlags returns r (a nova.conf's ratio options: the global
+// files', or a compute host's own) with the flags given winning, checked
+// as migrationRatios says.
+func withRatioFlags(r config.Ratios, ratioFlags *ratioFlagSet) (config.Ratios, error) {
 	override := func(fl *ratioFlag, name string, dst **float64, src *string) error {
 		if !fl.set {
 			return nil

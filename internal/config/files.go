@@ -52,3 +52,27 @@ func WithDirs(files, dirs []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// HostFiles lists a directory of compute hosts' own config files: every
+// regular file named <host>.conf, by host (the name without ".conf",
+// which may hold dots: compute-1.example.org.conf). Other files are not
+// read. A directory that cannot be read is an error naming it.
+func HostFiles(dir string) (map[string]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		host, ok := strings.CutSuffix(e.Name(), ".conf")
+		if !ok || host == "" || e.IsDir() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		out[host] = p
+	}
+	return out, nil
+}

@@ -79,12 +79,28 @@ func (f *Factory) Options() (config.Options, error) {
 	return *f.opts, nil
 }
 
-func (f *Factory) loadOptions() (config.Options, error) {
+// configFiles are the files Options reads, in order.
+func (f *Factory) configFiles() ([]string, error) {
 	files := f.ConfigFiles
 	if len(files) == 0 && f.Embedded == "" && len(f.CellDBs) == 0 && f.APIDB == "" && f.PlacementDB == "" {
 		files = config.ExistingDefaultFiles()
 	}
-	files, err := config.WithDirs(files, f.ConfigDirs)
+	return config.WithDirs(files, f.ConfigDirs)
+}
+
+// HostOptions returns the options of one compute host's own nova.conf
+// read over the files Options reads (later wins, as oslo.config reads
+// --config-file after --config-file). An error names the file and line.
+func (f *Factory) HostOptions(file string) (config.Options, error) {
+	files, err := f.configFiles()
+	if err != nil {
+		return config.Options{}, err
+	}
+	return config.LoadFiles(append(files, file))
+}
+
+func (f *Factory) loadOptions() (config.Options, error) {
+	files, err := f.configFiles()
 	if err != nil {
 		return config.Options{}, err
 	}
