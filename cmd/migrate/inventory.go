@@ -35,6 +35,13 @@ COMPUTE_NODE and, for a disabled nova-compute service, COMPUTE_STATUS_DISABLED; 
 Nova never reports and nova-compute removes when it starts.
 Each node is written in one Placement transaction; re-running changes only what differs.
 
+nova-compute reads [pci] report_in_placement and device_spec, reserved_host_* and the
+allocation ratio options from its own host's nova.conf: --compute-config-dir DIR names a
+directory of those files, DIR/<host>.conf (the host column of compute_nodes), each read
+over --config-file for the nodes of that host (ratio flags still win); other hosts use
+--config-file. A file that does not parse is refused, naming it; a file whose host has no
+compute node is a warning.
+
 Allocation ratios: a set cpu/ram/disk_allocation_ratio wins; else the value already in
 Placement is kept; else the row's value unless 0.0/NULL; else initial_*_allocation_ratio.
 
