@@ -32,6 +32,15 @@ type PlannedNode struct {
 	// Field and Value name the column that makes the row bad.
 	Field string `json:"field,omitempty"`
 	Value string `json:"value,omitempty"`
+	// Owner is the virt driver capability trait on the node's root
+	// provider that shows a nova-compute owns it (owned.go); "" when none.
+	Owner string `json:"owned_by_nova_compute,omitempty"`
+	// LeftAlone: the node is owned and the plan differs from what
+	// Placement holds, but without --force nothing is written; Changes
+	// are what a forced run would write, LeftReason why a plan could not
+	// even be made.
+	LeftAlone  bool   `json:"left_alone,omitempty"`
+	LeftReason string `json:"left_alone_reason,omitempty"`
 
 	cell  Cell
 	plan  *NodePlan
@@ -73,6 +82,9 @@ type InventoryPlan struct {
 	// UnusedHostConfigs are the hosts of InventoryConfig.Hosts that have
 	// no live compute node in the cells planned.
 	UnusedHostConfigs []string `json:"unused_host_configs,omitempty"`
+	// LeftAlone are the nodes a nova-compute owns whose plan differs from
+	// Placement: nothing is written to them without --force.
+	LeftAlone []*PlannedNode `json:"left_alone"`
 
 	classes, traits, aggregates []string
 }
@@ -113,6 +125,7 @@ type planStream struct {
 	nodes     []*PlannedNode
 	plans     []*NodePlan
 	unchanged int
+	leftAlone []*PlannedNode
 	// The names every plan so far uses; Inventory creates the new ones
 	// before it writes a batch.
 	classes, traits, aggregates map[string]bool
@@ -180,6 +193,8 @@ func (s *planStream) add(pns []*PlannedNode) {
 			s.note(d)
 		}
 		switch {
+		case pn.LeftAlone:
+			s.leftAlone = append(s.leftAlone, pn)
 		case pn.err != nil:
 			s.nodes = append(s.nodes, pn)
 		case pn.write == nil && !pn.needsUUID:
@@ -237,9 +252,12 @@ func (s *planStream) missingNames(ids *PlacementIDs) (classes, traits, aggregate
 func (s *planStream) finish() (*InventoryPlan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := &InventoryPlan{Shared: []*PlannedNode{}, Nodes: s.nodes, Unchanged: s.unchanged, UnusedHostConfigs: s.cfg.UnusedHosts(s.hosts)}
+	out := &InventoryPlan{Shared: []*PlannedNode{}, Nodes: s.nodes, Unchanged: s.unchanged, UnusedHostConfigs: s.cfg.UnusedHosts(s.hosts), LeftAlone: s.leftAlone}
 	if out.Nodes == nil {
 		out.Nodes = []*PlannedNode{}
+	}
+	if out.LeftAlone == nil {
+		out.LeftAlone = []*PlannedNode{}
 	}
 	for _, d := range s.cfg.SharedPlans(s.plans) {
 		s.note(d)
@@ -415,13 +433,46 @@ func planOne(cell Cell, r NodeRow, cfg *InventoryConfig, st *PlacementState) *Pl
 	if !pn.needsUUID {
 		pn.UUID = *n.UUID
 	}
-	w, ch, err := cfg.Diff(p.Providers, st)
-	if err != nil {
+	if err := cfg.diffNode(pn, st); err != nil {
 		pn.fail(err)
-		return pn
 	}
-	pn.write, pn.Changes = w, ch
 	return pn
+}
+
+// diffNode diffs the node's plan with st. A node whose root provider a
+// nova-compute owns (owned.go) is left alone unless OverwriteOwned: its
+// write is dropped, and a plan that cannot be made there (an inventory of
+// nova-compute's in use, a layout switch) is no bad row but the reason it
+// is left alone.
+func (c *InventoryConfig) diffNode(pn *PlannedNode, st *PlacementState) error {
+	pn.Owner = nodeOwner(pn.plan.Providers, st)
+	pn.LeftAlone, pn.LeftReason = false, ""
+	w, ch, err := c.Diff(pn.plan.Providers, st)
+	pn.write, pn.Changes = w, ch
+	if pn.Owner == "" || c.OverwriteOwned {
+		return err
+	}
+	if err != nil {
+		pn.LeftAlone, pn.LeftReason = true, err.Error()
+	} else if w != nil {
+		pn.LeftAlone = true
+	}
+	pn.write = nil
+	return nil
+}
+
+// LeftAloneNote is what the run says of a node it left alone.
+func (pn *PlannedNode) LeftAloneNote() string {
+	why := "differs from the plan: " + DescribeChanges(pn.Changes)
+	if pn.LeftReason != "" {
+		why = "the plan cannot be made there: " + pn.LeftReason
+	}
+	return pn.rowError(fmt.Errorf("owned by nova-compute (%s on its provider): left alone; it %s (--force overwrites)", pn.Owner, why)).Error()
+}
+
+// forcedNote is what a forced run says of an owned node before it writes.
+func (pn *PlannedNode) forcedNote() string {
+	return pn.rowError(fmt.Errorf("owned by nova-compute (%s on its provider): overwriting (--force): %s", pn.Owner, DescribeChanges(pn.Changes))).Error()
 }
 
 // DefaultParallel is --parallel's default: two Placement writers keep a
@@ -455,6 +506,10 @@ type Inventory struct {
 	warned bool
 	// NewUUID generates compute node uuids (tests make it deterministic).
 	NewUUID func() string
+	// Notice, when set, gets one line per node a nova-compute owns: left
+	// alone (said at the end of the Run that reached it), or, with --force,
+	// what will be overwritten (said before it is written).
+	Notice func(string)
 
 	stream   *planStream
 	startErr error
@@ -477,6 +532,40 @@ type Inventory struct {
 	finished int
 	// elsewhere counts nodes found migrated by another writer.
 	elsewhere int
+	// told is how many of the stream's left-alone nodes were noticed;
+	// leftLate are nodes found owned only when their write was retried.
+	told     int
+	leftLate []*PlannedNode
+	lateMu   sync.Mutex
+}
+
+// LeftAlone is every node the run left alone because a nova-compute owns
+// it, so far.
+func (m *Inventory) LeftAlone() []*PlannedNode {
+	var out []*PlannedNode
+	if m.stream != nil {
+		m.stream.mu.Lock()
+		out = append(out, m.stream.leftAlone...)
+		m.stream.mu.Unlock()
+	}
+	m.lateMu.Lock()
+	out = append(out, m.leftLate...)
+	m.lateMu.Unlock()
+	return out
+}
+
+// tellLeftAlone notices the left-alone nodes not noticed yet.
+func (m *Inventory) tellLeftAlone() {
+	if m.stream == nil {
+		return
+	}
+	all := m.LeftAlone()
+	for _, pn := range all[min(m.told, len(all)):] {
+		if m.Notice != nil {
+			m.Notice(pn.LeftAloneNote())
+		}
+	}
+	m.told = len(all)
 }
 
 // DoneElsewhere implements SharedWork: the nodes Run reported done because
@@ -577,9 +666,12 @@ func (m *Inventory) total() int {
 
 // Run implements Migration: it migrates up to count pending nodes.
 func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err error) {
-	if m.AfterRun != nil {
-		defer m.AfterRun()
-	}
+	defer func() {
+		if m.AfterRun != nil {
+			m.AfterRun()
+		}
+		m.tellLeftAlone()
+	}()
 	if m.stream == nil {
 		m.startErr = m.start(ctx)
 	}
@@ -612,6 +704,9 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 	for i, pn := range batch {
 		if pn.err != nil {
 			continue
+		}
+		if pn.Owner != "" && pn.write != nil && m.Notice != nil {
+			m.Notice(pn.forcedNote())
 		}
 		if pn.needsUUID {
 			gen[i] = uuid.NewString()
@@ -745,11 +840,9 @@ func (m *Inventory) replan(ctx context.Context, pn *PlannedNode) error {
 	if err != nil {
 		return err
 	}
-	w, ch, err := m.Config.Diff(pn.plan.Providers, st)
-	if err != nil {
+	if err := m.Config.diffNode(pn, st); err != nil {
 		return planError{err}
 	}
-	pn.write, pn.Changes = w, ch
 	return nil
 }
 
@@ -851,7 +944,15 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 				} else {
 					// Bound to a uuid whose providers already match.
 					for _, i := range part {
-						if errs[i] == nil && batch[i].write == nil {
+						switch {
+						case errs[i] != nil:
+						case batch[i].LeftAlone:
+							// A nova-compute set the uuid and owns the
+							// provider already.
+							m.lateMu.Lock()
+							m.leftLate = append(m.leftLate, batch[i])
+							m.lateMu.Unlock()
+						case batch[i].write == nil:
 							ok[i] = doneElsewhere
 						}
 					}
@@ -867,6 +968,14 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 					state := doneHere
 					for try := 0; e != nil && try < conflictRetries && (errors.Is(e, ErrGenerationConflict) || errors.Is(e, ErrDuplicate)); try++ {
 						if e = m.replan(ctx, pn); e != nil {
+							break
+						}
+						if pn.LeftAlone {
+							// A nova-compute took the node over meanwhile.
+							state = notDone
+							m.lateMu.Lock()
+							m.leftLate = append(m.leftLate, pn)
+							m.lateMu.Unlock()
 							break
 						}
 						if pn.write == nil {

@@ -64,6 +64,9 @@ type InventoryConfig struct {
 	// PCI is nova.conf's [pci]: with report_in_placement on, one child
 	// provider per PCI device (pci.go).
 	PCI PCIConfig
+	// OverwriteOwned (--force) writes the nodes whose root provider a
+	// nova-compute already owns (owned.go); without it they are left alone.
+	OverwriteOwned bool
 	// Hosts are the compute hosts' own nova.conf (--compute-config-dir),
 	// by the host column of compute_nodes: for a node of such a host the
 	// options its nova-compute reads from its own config come from there

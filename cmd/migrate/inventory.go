@@ -75,7 +75,15 @@ longer be healed ("migrate allocations" skips it, exit code 2).
 Before anything is written, every live nova-conductor and nova-osapi_compute service of
 every cell must be at least service version 37 (Stein), which reads the providers
 and ratios this writes; older ones are named and the migration refuses (exit code 2)
-unless --force.`,
+unless --force.
+
+Never fighting a running compute: a provider whose root holds one of the virt driver's
+capability traits (COMPUTE_NET_ATTACH_INTERFACE, COMPUTE_DEVICE_TAGGING, COMPUTE_IMAGE_TYPE_*,
+...: nova/virt/driver.py CAPABILITY_TRAITS_MAP) has been reported by a nova-compute, which
+rewrites it at every periodic update; rpctl never writes those traits. Such a node is left
+alone: nothing of its providers is changed, and the run says so per node where its plan
+differs ("owned by nova-compute (...): left alone"). --force overwrites it, printing what it
+changes first.`,
 		Need:     storage.NeedCells | storage.NeedPlacement,
 		AddFlags: addInventoryFlags,
 		Build:    buildInventory,
@@ -108,7 +116,7 @@ func addInventoryFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 	fs.StringVar(&inventoryFlags.hostConfDir, "compute-config-dir", "", "directory of the compute hosts' own nova.conf files, DIR/<host>.conf (the host column of compute_nodes): each is read over --config-file, and a node of that host takes from it what its nova-compute reads from its own config ([pci] report_in_placement and device_spec, reserved_host_*, *_allocation_ratio, initial_*_allocation_ratio; ratio flags still win); other hosts use --config-file")
 	cmdutil.MarkPathFlags(fs, "input", "compute-config-dir")
 	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL only; SQLite has one writer)")
-	fs.BoolVar(&inventoryFlags.force, "force", false, fmt.Sprintf("migrate even when a nova-conductor or nova-osapi_compute service is older than version %d", status.DefaultMinServiceVersion))
+	fs.BoolVar(&inventoryFlags.force, "force", false, fmt.Sprintf("migrate even when a nova-conductor or nova-osapi_compute service is older than version %d, and overwrite the providers a nova-compute already owns (its virt driver's capability traits are on the root), printing each change first", status.DefaultMinServiceVersion))
 }
 
 func inventoryConfig(f *cmdutil.Factory, mf *migrationFlags) (migrate.InventoryConfig, error) {
@@ -142,6 +150,7 @@ func inventoryConfig(f *cmdutil.Factory, mf *migrationFlags) (migrate.InventoryC
 	}
 	c.Reserved = o.Reserved
 	c.NewtonClasses = inventoryFlags.newton
+	c.OverwriteOwned = inventoryFlags.force
 	if c.PCI, err = migrate.ParsePCIConfig(o.PCI.ReportInPlacement, o.PCI.DeviceSpec); err != nil {
 		return c, fmt.Errorf("%s: %w", o.PCI.Source, err)
 	}
@@ -203,6 +212,7 @@ func buildInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databa
 	m.Progress = p.Update
 	m.AfterRun = p.Clear
 	m.Warn = func(msg string) { p.Clear(); fmt.Fprintln(f.IO.ErrOut, msg) }
+	m.Notice = func(line string) { fmt.Fprintln(f.IO.ErrOut, line) }
 	return []migrate.Migration{m}, nil
 }
 
@@ -253,6 +263,9 @@ func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 				u = "(generated)"
 			}
 			action := ch.Action
+			if pn.Owner != "" {
+				action += " (owned by nova-compute, --force)"
+			}
 			if len(ch.AddTraits) > 0 {
 				action += " +traits " + strings.Join(ch.AddTraits, ",")
 			}
@@ -272,6 +285,22 @@ func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 	}
 	for _, pn := range plan.Nodes {
 		add(pn)
+	}
+	// Nodes a nova-compute owns: nothing is written there without --force.
+	for _, pn := range plan.LeftAlone {
+		fmt.Fprintf(f.IO.ErrOut, "would leave %s\n", strings.TrimPrefix(pn.LeftAloneNote(), migrate.InventoryName+": "))
+		action := "left alone (owned by nova-compute)"
+		if len(pn.Changes) == 0 {
+			rows.Add(pn.Cell, pn.NodeID, pn.Host, pn.UUID, action, none, none, none)
+		}
+		for _, ch := range pn.Changes {
+			for _, ic := range ch.Inventories {
+				rows.Add(pn.Cell, pn.NodeID, ch.Name, ch.UUID, action, ic.ResourceClass, fmtInv(ic.Before), fmtInv(ic.After))
+			}
+			if len(ch.Inventories) == 0 {
+				rows.Add(pn.Cell, pn.NodeID, ch.Name, ch.UUID, action, none, none, none)
+			}
+		}
 	}
 	// A layout switch's allocation moves, one row each: the provider the
 	// allocation leaves, and where it goes.
@@ -297,8 +326,8 @@ func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 	if msg := c.UnusedHostsWarning(plan.UnusedHostConfigs); msg != "" {
 		fmt.Fprintln(f.IO.ErrOut, msg)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d sharing providers, %d allocations to move; nothing written (--dry-run)\n",
-		migrate.InventoryName, len(plan.Nodes), plan.Unchanged, len(plan.Shared), len(moves))
+	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d left alone (owned by nova-compute), %d sharing providers, %d allocations to move; nothing written (--dry-run)\n",
+		migrate.InventoryName, len(plan.Nodes), plan.Unchanged, len(plan.LeftAlone), len(plan.Shared), len(moves))
 	return nil
 }
 
