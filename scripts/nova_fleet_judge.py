@@ -377,7 +377,7 @@ def build(args):
         f.write('%d\n' % pid)
     try:
         result = {'api_database': url['api'], 'placement_database':
-                  url['placement'], 'cells': {}}
+                  url['placement'], 'cells': {}, 'workdir': work}
         for cell in CELLS:
             hosts = [h for h in HOSTS if h['cell'] == cell]
             cinfo = {'database': url[cell],
@@ -462,7 +462,11 @@ def run_computes(args):
     CONF = nova.conf.CONF
     objects.register_all()
     hosts = [h for h in HOSTS if h['cell'] == args.cell]
-    first = os.path.join(args.workdir, '%s.conf' % hosts[0]['name'])
+    # restart: the same hosts started again on another Placement (their
+    # confs rewritten by restart()), with nothing booted.
+    conf_dir = getattr(args, 'conf_dir', None) or args.workdir
+    restarting = conf_dir != args.workdir
+    first = os.path.join(conf_dir, '%s.conf' % hosts[0]['name'])
     config.parse_args(['nova-compute', '--config-file', first])
 
     # The fake PCI driver's ids do not fit MariaDB's VARCHAR(4)
@@ -590,7 +594,7 @@ def run_computes(args):
         inst.save()
         return inst_uuid
     for h in hosts:
-        conf = os.path.join(args.workdir, '%s.conf' % h['name'])
+        conf = os.path.join(conf_dir, '%s.conf' % h['name'])
         CONF.reset()
         CONF(['--config-file', conf], project='nova')
         CONF.set_override('instances_path', instances_path)
@@ -630,6 +634,14 @@ def run_computes(args):
                     'nova.virt.libvirt.LibvirtDriver._get_local_gb_info',
                     return_value=dict(h['disk'])),
             ]
+        if restarting:
+            # The claimed instances' guests were never defined in fakelibvirt
+            # (build claims them through the resource tracker only), so
+            # init_host's per-instance recovery (_init_instance: plug_vifs,
+            # power state) has nothing to recover; the restart measures what
+            # the resource tracker reports.
+            patches.append(mock.patch.object(
+                compute_manager.ComputeManager, '_init_instance'))
         for p in patches:
             p.start()
         try:
@@ -651,7 +663,7 @@ def run_computes(args):
             mgr.update_available_resource(ctx, startup=True)
             nodes = objects.ComputeNodeList.get_all_by_host(ctx, h['name'])
             for i, spec in enumerate(INSTANCES):
-                if spec['host'] == h['name']:
+                if spec['host'] == h['name'] and not restarting:
                     uuid = boot(ctx, mgr, h['name'], spec, i)
                     claimed.setdefault(h['name'], []).append(uuid)
             if h['name'] in claimed:
@@ -676,7 +688,13 @@ def run_computes(args):
                                  'product_id': dev.product_id,
                                  'status': dev.status,
                                  'instance_uuid': dev.instance_uuid})
+            # the host's CPU threads: the fake drivers' vcpus, the fake
+            # libvirt host's CPUs
+            threads = getattr(mgr.driver, 'vcpus', 0)
+            if h['driver'] == 'libvirt':
+                threads = host_info.cpus
             report[h['name']] = {'nodes': [cn.uuid for cn in nodes],
+                                 'threads': threads,
                                  'pci_devices': devs,
                                  'driver_traits': sorted(traits),
                                  'instances': claimed.get(h['name'], [])}
@@ -689,6 +707,29 @@ def run_computes(args):
     sys.stdout.flush()
     # The libvirt driver's event threads are not ours to join.
     os._exit(0)
+
+
+def restart(args):
+    """Start one cell's nova-computes again, as a service restart does
+    (init_host, then update_available_resource(startup=True)), with their
+    own nova.conf but [placement] pointed at another placement-api: the
+    one rpctl migrated into. Prints the same per-host JSON line as
+    _computes."""
+    work = os.path.abspath(args.workdir)
+    conf_dir = os.path.join(work, 'restart-%s' % args.cell)
+    os.makedirs(conf_dir, exist_ok=True)
+    for h in HOSTS:
+        if h['cell'] != args.cell:
+            continue
+        with open(os.path.join(work, '%s.conf' % h['name'])) as f:
+            lines = f.read().split('\n')
+        out = [('endpoint_override = %s' % args.placement_url)
+               if ln.startswith('endpoint_override = ') else ln
+               for ln in lines]
+        with open(os.path.join(conf_dir, '%s.conf' % h['name']), 'w') as f:
+            f.write('\n'.join(out))
+    args.conf_dir = conf_dir
+    run_computes(args)
 
 
 def main():
@@ -709,9 +750,15 @@ def main():
     c = sub.add_parser('_computes')
     c.add_argument('--cell', required=True)
     c.add_argument('--workdir', required=True)
+    r = sub.add_parser('restart')
+    r.add_argument('--cell', required=True)
+    r.add_argument('--workdir', required=True)
+    r.add_argument('--placement-url', required=True)
     args = ap.parse_args()
     if args.cmd == 'build':
         build(args)
+    elif args.cmd == 'restart':
+        restart(args)
     elif args.cmd == 'dump':
         text = json.dumps(dump_placement(args.placement_url), indent=1,
                           sort_keys=True)

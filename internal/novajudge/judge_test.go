@@ -26,6 +26,9 @@ type judgeOut struct {
 	Cells       map[string]judgeCell `json:"cells"`
 	Placement   dump                 `json:"placement"`
 	Seconds     float64              `json:"seconds"`
+	// Workdir holds the hosts' nova.conf files (the no-fight phase starts
+	// the computes again from them).
+	Workdir string `json:"workdir"`
 }
 
 type judgeCell struct {
@@ -42,6 +45,7 @@ type judgeHost struct {
 	Nodes        []string `json:"nodes"`
 	DriverTraits []string `json:"driver_traits"`
 	Instances    []string `json:"instances"`
+	Threads      int      `json:"threads"` // the host's CPU threads
 	PCIDevices   []struct {
 		Address string `json:"address"`
 		DevType string `json:"dev_type"`
@@ -243,6 +247,7 @@ func TestNovaIsTheJudge(t *testing.T) {
 		}
 		t.Errorf("%d differences between Nova's report and rpctl's migration that no entry of knownDifferences explains:\n%s", len(unexpected), b.String())
 	}
+	noFightPhase(t, bin, my, judge, hosts, placementURL, base, mine)
 	t.Logf("whole test: %s", time.Since(start).Round(time.Second))
 }
 
