@@ -304,14 +304,6 @@ func (d DesiredInventory) fromInt(src string, v int64) DesiredInventory {
 	return d
 }
 
-// value is the source column's value as a bad row's message shows it.
-func (d DesiredInventory) value() string {
-	if d.isNum {
-		return intValue(d.num)
-	}
-	return quoteValue(d.val)
-}
-
 // DesiredProvider is one provider of a node's tree.
 type DesiredProvider struct {
 	UUID        string

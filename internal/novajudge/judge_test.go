@@ -116,14 +116,6 @@ type expected struct {
 	Match func(d Diff, hostOf func(string) (host, bool)) bool
 }
 
-var pciClass = func(rc string) bool {
-	switch rc {
-	case "VCPU", "PCPU", "MEMORY_MB", "DISK_GB":
-		return false
-	}
-	return !strings.HasPrefix(rc, "NUMA_")
-}
-
 // knownDifferences: what rpctl gets wrong today, each tied to its item of
 // issue #32. Remove an entry when its rule is fixed. Fixed so far (their
 // entries are gone, and the test fails if they come back): #32.1 PCPU and
