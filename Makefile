@@ -63,7 +63,7 @@ demo: build
 	$(BIN) --db $(DEMO_DB) migrate all
 	$(BIN) --db $(DEMO_DB) status
 	$(BIN) --db $(DEMO_DB) candidates --resources VCPU:4,MEMORY_MB:8192,DISK_GB:40 --limit 3
-	$(BIN) --db $(DEMO_DB) candidates --resources VCPU:32,MEMORY_MB:98304,DISK_GB:300,NUMA_SOCKET:1 --limit 3 --explain
+	$(BIN) --db $(DEMO_DB) candidates --resources PCPU:16,MEMORY_MB:32768,DISK_GB:100 --limit 3 --explain
 
 bench:
 	@scripts/bench.sh
