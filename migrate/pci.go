@@ -334,11 +334,10 @@ func (c *PCIConfig) pciProviders(host string, devs []nova.PCIDevice) ([]*pciProv
 	var out []*pciProvider
 	byName := map[string]*pciProvider{}
 	ensure := func(addr string) *pciProvider {
-		addr = strings.ToUpper(addr)
-		name := host + "_" + addr // PlacementView._get_rp_name_for_address
+		name := pciProviderName(host, addr)
 		p := byName[name]
 		if p == nil {
-			p = &pciProvider{name: name, addr: addr}
+			p = &pciProvider{name: name, addr: strings.ToUpper(addr)}
 			byName[name] = p
 			out = append(out, p)
 		}
@@ -346,30 +345,23 @@ func (c *PCIConfig) pciProviders(host string, devs []nova.PCIDevice) ([]*pciProv
 	}
 	for i := range devs {
 		d := devs[i]
-		if pciGone(d.Status) {
+		addr, tags, parent, ok, err := c.devicePlace(d)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			continue
 		}
-		s := c.spec(d)
-		if s == nil || s.Tags["physical_network"] != "" {
-			continue // no spec: Nova warns and skips; physnet: Neutron's SR-IOV
-		}
-		parent, known := pciRole(d.DevType)
-		if !known {
-			return nil, fmt.Errorf("unhandled PCI device type %q for %s", d.DevType, d.Address)
-		}
-		rc, traits := pciClassAndTraits(d, s.Tags)
+		rc, traits := pciClassAndTraits(d, tags)
 		if parent {
-			p := ensure(d.Address)
+			p := ensure(addr)
 			if p.parent != nil || len(p.children) > 0 {
 				return nil, fmt.Errorf("PCI device %s and its dependent devices would share one resource provider", d.Address)
 			}
 			p.parent, p.rc, p.traits = &d, rc, traits
 			continue
 		}
-		if d.ParentAddr == nil || *d.ParentAddr == "" {
-			return nil, fmt.Errorf("missing parent address for PCI device %s of type %s", d.Address, d.DevType)
-		}
-		p := ensure(*d.ParentAddr)
+		p := ensure(addr)
 		switch {
 		case p.parent != nil:
 			return nil, fmt.Errorf("PCI device %s and its dependent devices would share one resource provider", p.parent.Address)
@@ -383,6 +375,62 @@ func (c *PCIConfig) pciProviders(host string, devs []nova.PCIDevice) ([]*pciProv
 	}
 	return out, nil
 }
+
+// pciProviderName is PlacementView._get_rp_name_for_address: the device
+// provider of address addr on the compute node named node
+// (hypervisor_hostname).
+func pciProviderName(node, addr string) string { return node + "_" + strings.ToUpper(addr) }
+
+// devicePlace is process_dev and _add_dev for one device: ok is false for
+// a device Nova skips (removed or deleted, no spec, a physical_network
+// spec); otherwise addr is the address of the device its provider is
+// named after (its own for a parent type, its PF's for a VF), tags are its
+// spec's. An unknown type or a VF without a parent is an error (Nova's
+// report fails).
+func (c *PCIConfig) devicePlace(d nova.PCIDevice) (addr string, tags map[string]string, parent, ok bool, err error) {
+	if pciGone(d.Status) {
+		return "", nil, false, false, nil
+	}
+	s := c.spec(d)
+	if s == nil || s.Tags["physical_network"] != "" {
+		return "", nil, false, false, nil // no spec: Nova warns and skips; physnet: Neutron's SR-IOV
+	}
+	parent, known := pciRole(d.DevType)
+	if !known {
+		return "", nil, false, false, fmt.Errorf("unhandled PCI device type %q for %s", d.DevType, d.Address)
+	}
+	if parent {
+		return d.Address, s.Tags, true, true, nil
+	}
+	if d.ParentAddr == nil || *d.ParentAddr == "" {
+		return "", nil, false, false, fmt.Errorf("missing parent address for PCI device %s of type %s", d.Address, d.DevType)
+	}
+	return *d.ParentAddr, s.Tags, false, true, nil
+}
+
+// PCIDeviceProvider is where the nova-compute of host (a compute_nodes.host,
+// its config chosen by ForHost) reports device d of its compute node named
+// node (hypervisor_hostname) in Placement: the device provider's name and
+// resource class (pci_placement_translator's PciResourceProvider, the rule
+// migrate inventory writes the children with). ok is false when the host
+// does not report PCI in Placement or the device is on no provider.
+// claims' heal uses it to put an instance's devices in its allocation.
+func (c *InventoryConfig) PCIDeviceProvider(host *string, node string, d nova.PCIDevice) (name, class string, ok bool) {
+	pc := &c.ForHost(host).PCI
+	if !pc.ReportInPlacement {
+		return "", "", false
+	}
+	addr, tags, _, ok, err := pc.devicePlace(d)
+	if err != nil || !ok {
+		return "", "", false
+	}
+	rc, _ := pciClassAndTraits(d, tags)
+	return pciProviderName(node, addr), rc, true
+}
+
+// ReportsPCI says whether the nova-compute of host reports PCI devices in
+// Placement ([pci] report_in_placement, its host's config).
+func (c *InventoryConfig) ReportsPCI(host *string) bool { return c.ForHost(host).PCI.ReportInPlacement }
 
 // pciClassAndTraits are _get_rc_for_dev and _get_traits_for_dev.
 func pciClassAndTraits(d nova.PCIDevice, tags map[string]string) (string, []string) {

@@ -173,3 +173,39 @@ func TestPlanPCIDevices(t *testing.T) {
 		})
 	}
 }
+
+func TestPCIDeviceProvider(t *testing.T) {
+	on, err := ParsePCIConfig(true, []string{`{"vendor_id": "8086", "product_id": "154c"}`, `{"vendor_id": "10de", "resource_class": "gpu"}`, `{"vendor_id": "15b3", "physical_network": "net1"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(s string) *string { return &s }
+	gpuHost, offHost, plainHost := "gpu-host", "off-host", "plain-host"
+	c := &InventoryConfig{PCI: on, Hosts: map[string]HostConfig{offHost: {}}}
+	pf := str("0000:81:00.0")
+	cases := []struct {
+		name      string
+		host      *string
+		dev       nova.PCIDevice
+		wantName  string
+		wantClass string
+		wantOK    bool
+	}{
+		{"a VF counts on its PF's provider", &plainHost, nova.PCIDevice{Address: "0000:81:00.3", VendorID: "8086", ProductID: "154c", DevType: "type-VF", Status: "allocated", ParentAddr: pf}, "n1_0000:81:00.0", "CUSTOM_PCI_8086_154C", true},
+		{"a type-PCI device is its own provider, the tag's class", &gpuHost, nova.PCIDevice{Address: "0000:3b:00.0", VendorID: "10de", ProductID: "1db4", DevType: "type-PCI", Status: "allocated"}, "n1_0000:3B:00.0", "CUSTOM_GPU", true},
+		{"no host: the global config", nil, nova.PCIDevice{Address: "0000:3b:00.0", VendorID: "10de", ProductID: "1db4", DevType: "type-PCI", Status: "allocated"}, "n1_0000:3B:00.0", "CUSTOM_GPU", true},
+		{"host whose own config does not report", &offHost, nova.PCIDevice{Address: "0000:3b:00.0", VendorID: "10de", ProductID: "1db4", DevType: "type-PCI", Status: "allocated"}, "", "", false},
+		{"no spec matches", &plainHost, nova.PCIDevice{Address: "0000:3b:00.0", VendorID: "1af4", ProductID: "1000", DevType: "type-PCI", Status: "allocated"}, "", "", false},
+		{"a physical_network spec is Neutron's", &plainHost, nova.PCIDevice{Address: "0000:5e:00.0", VendorID: "15b3", ProductID: "1017", DevType: "type-PF", Status: "allocated"}, "", "", false},
+		{"a removed device is dropped", &plainHost, nova.PCIDevice{Address: "0000:3b:00.0", VendorID: "10de", ProductID: "1db4", DevType: "type-PCI", Status: "removed"}, "", "", false},
+		{"a VF without a parent is on no provider", &plainHost, nova.PCIDevice{Address: "0000:81:00.3", VendorID: "8086", ProductID: "154c", DevType: "type-VF", Status: "allocated"}, "", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			name, class, ok := c.PCIDeviceProvider(tc.host, "n1", tc.dev)
+			if name != tc.wantName || class != tc.wantClass || ok != tc.wantOK {
+				t.Fatalf("got (%q, %q, %v), want (%q, %q, %v)", name, class, ok, tc.wantName, tc.wantClass, tc.wantOK)
+			}
+		})
+	}
+}
