@@ -23,6 +23,8 @@ type Skipped struct {
 type Batch struct {
 	Cells     []Cell
 	Placement Placement
+	// PCI is Healer.PCI.
+	PCI PCIProviders
 	// Page bounds the instances read at once (default DefaultPage).
 	Page int
 
@@ -48,7 +50,7 @@ const conflictRereads = 3
 // needed healing (healed or skipped), done those healed.
 func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []Skipped, err error) {
 	if b.run == nil {
-		b.run = &healRun{Healer: &Healer{Cells: b.Cells, Placement: b.Placement}, log: io.Discard, nodeCache: map[string]string{}}
+		b.run = &healRun{Healer: &Healer{Cells: b.Cells, Placement: b.Placement, PCI: b.PCI}, log: io.Discard, nodeCache: map[string]string{}}
 	}
 	page := b.Page
 	if page <= 0 {

@@ -76,6 +76,11 @@ type CellResult struct {
 type Healer struct {
 	Cells     []Cell
 	Placement Placement
+	// PCI, when set, is where compute hosts report PCI devices: an
+	// instance's devices on a reporting host are added to its allocation
+	// (pci.go). Nil heals no PCI device allocation (nova-manage's
+	// heal_allocations heals none either).
+	PCI PCIProviders
 }
 
 type healKind int
@@ -376,6 +381,13 @@ func (r *healRun) decide(ctx context.Context, cell Cell, in *Instance, cur *Allo
 		}
 		fresh.ConsumerGeneration = alloc.ConsumerGeneration
 		alloc = fresh
+	}
+	pci, err := r.addPCI(ctx, cell, in, &alloc)
+	if err != nil {
+		return Write{}, healNone, fmt.Errorf("cell %s: instance %s: %w", cell.Name(), in.UUID, err)
+	}
+	if pci && kind == healNone {
+		kind = healUpdate
 	}
 	if kind == healNone {
 		cr.UpToDate++

@@ -431,16 +431,39 @@ func (r *healRun) recount(w Write, cur *Allocations) {
 // being read the first time an instance needs one. A Placement backend that
 // cannot show its providers gets Nova's allocation.
 func (r *healRun) placeFor(ctx context.Context, in *Instance, node string, f Flavor, bfv bool, res map[string]int64, held *Allocations) (map[string]ProviderAllocation, error) {
+	if err := r.loadPlacer(ctx); err != nil {
+		return nil, err
+	}
 	if r.placer == nil {
-		pm, ok := r.Placement.(ProviderModel)
-		if !ok {
-			return map[string]ProviderAllocation{node: {Resources: res}}, nil
-		}
-		mi, err := pm.PlacementModel(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read Placement's providers to place healed instances: %w", err)
-		}
-		r.placer = newPlacer(mi)
+		return map[string]ProviderAllocation{node: {Resources: res}}, nil
 	}
 	return r.placer.place(ctx, in, node, f, bfv, res, held)
+}
+
+// loadPlacer reads the model the first time it is needed; the placer stays
+// nil for a Placement backend that cannot show its providers.
+func (r *healRun) loadPlacer(ctx context.Context) error {
+	if r.placer != nil {
+		return nil
+	}
+	pm, ok := r.Placement.(ProviderModel)
+	if !ok {
+		return nil
+	}
+	mi, err := pm.PlacementModel(ctx)
+	if err != nil {
+		return fmt.Errorf("read Placement's providers to place healed instances: %w", err)
+	}
+	r.placer = newPlacer(mi)
+	return nil
+}
+
+// byName returns the uuid of the provider named name.
+func (p *placer) byName(name string) (string, bool) {
+	for _, r := range p.in.Providers {
+		if r.Name == name {
+			return r.UUID, true
+		}
+	}
+	return "", false
 }

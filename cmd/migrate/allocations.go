@@ -29,11 +29,19 @@ reported as a skipped row (exit code 2)
 and the others go on. See "rpctl claims heal --help" for the rules.`,
 		Need: storage.NeedCells | storage.NeedPlacement,
 		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
-			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}}}}, nil
+			pci, err := pciConfig(f, &o.flags)
+			if err != nil {
+				return nil, err
+			}
+			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}, PCI: pci}}}, nil
 		},
 		DryRun: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error {
-			h := claims.Healer{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}}
-			_, err := h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
+			pci, err := pciConfig(f, &o.flags)
+			if err != nil {
+				return err
+			}
+			h := claims.Healer{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}, PCI: pci}
+			_, err = h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
 			return err
 		},
 	}

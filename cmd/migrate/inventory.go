@@ -160,6 +160,25 @@ func inventoryConfig(f *cmdutil.Factory, mf *migrationFlags) (migrate.InventoryC
 	return c, nil
 }
 
+// pciConfig is what the allocations migration heals PCI device
+// allocations with: [pci] of the global config files and, on `migrate
+// all`, of each --compute-config-dir host (migrate.InventoryConfig's
+// ForHost chooses).
+func pciConfig(f *cmdutil.Factory, mf *migrationFlags) (*migrate.InventoryConfig, error) {
+	o, err := f.Options()
+	if err != nil {
+		return nil, err
+	}
+	c := &migrate.InventoryConfig{}
+	if c.PCI, err = migrate.ParsePCIConfig(o.PCI.ReportInPlacement, o.PCI.DeviceSpec); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.PCI.Source, err)
+	}
+	if c.Hosts, err = hostConfigs(f, mf); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // hostConfigs reads --compute-config-dir: for every DIR/<host>.conf, the
 // global config files with that file read last, the ratio flags winning.
 // A file that does not parse, or whose options are bad, is an error

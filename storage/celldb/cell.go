@@ -18,6 +18,7 @@ import (
 var (
 	_ claims.Cell        = (*Cell)(nil)
 	_ claims.CellView    = (*Cell)(nil)
+	_ claims.PCICell     = (*Cell)(nil)
 	_ migrate.Cell       = (*Cell)(nil)
 	_ status.Cell        = (*Cell)(nil)
 	_ samplecloud.CellDB = (*Cell)(nil)
