@@ -122,18 +122,10 @@ type expected struct {
 // the pinned instances' heal, #32.2 PCI totals, #32.3 NUMA_* and root PCI
 // pools, #32.4 pools on the root and the device children of hosts whose
 // device_spec is their own (rpctl reads each host's nova.conf with
-// --compute-config-dir), #32.5 COMPUTE_STATUS_DISABLED and VCPU reserved.
-var knownDifferences = []expected{
-	{"#32.4", "report_in_placement hosts: the instance's PCI device allocation on the device's child provider (Nova's resource tracker puts it there) is missing",
-		func(d Diff, hostOf func(string) (host, bool)) bool {
-			if d.Kind != "allocation" || d.Nova == "" || d.Rpctl != "" {
-				return false
-			}
-			rp, _, _ := strings.Cut(d.Class, "/")
-			h, root := hostOf(rp)
-			return !root && h.pciInPlacement
-		}},
-}
+// --compute-config-dir) and the instances' PCI device allocations on
+// those children (heal adds them as the resource tracker does), #32.5
+// COMPUTE_STATUS_DISABLED and VCPU reserved.
+var knownDifferences = []expected{}
 
 // Run-time-only exceptions: what Nova's compute reports from what it probes
 // on the host while running, which no database row records. They are taken
