@@ -81,11 +81,15 @@ func NewCmdAllocation(f *cmdutil.Factory) *cobra.Command {
 	return c
 }
 
-func checkConsumer(consumer string) error {
-	if !candidates.UUIDLike(consumer) {
-		return fmt.Errorf("%w: consumer %q is not a uuid", claims.ErrBadInput, consumer)
+// checkConsumer refuses a consumer that is not a uuid and gives the
+// canonical form (lower case) of one that is: every spelling of a uuid is
+// one consumer, on either backend, as in claims create.
+func checkConsumer(consumer string) (string, error) {
+	canonical, ok := candidates.CanonicalUUID(consumer)
+	if !ok {
+		return "", fmt.Errorf("%w: consumer %q is not a uuid", claims.ErrBadInput, consumer)
 	}
-	return nil
+	return canonical, nil
 }
 
 // allocationRows are osc's: one row per provider, with consumer_type from
@@ -121,15 +125,16 @@ and (from Placement microversion 1.38, and always from the database) the consume
 ` + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkConsumer(args[0]); err != nil {
+			consumer, err := checkConsumer(args[0])
+			if err != nil {
 				return allocationError(err)
 			}
 			return withConsumerPlacement(c, f, func(ctx context.Context, p consumerPlacement) error {
-				got, err := p.ConsumerAllocations(ctx, []string{args[0]})
+				got, err := p.ConsumerAllocations(ctx, []string{consumer})
 				if err != nil {
 					return err
 				}
-				return f.Write(allocationRows(got[args[0]], p.consumerType), nil)
+				return f.Write(allocationRows(got[consumer], p.consumerType), nil)
 			})
 		},
 	}
@@ -151,8 +156,8 @@ microversion 1.38 the API keeps the consumer's type and takes none.
 ` + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			consumer := args[0]
-			if err := checkConsumer(consumer); err != nil {
+			consumer, err := checkConsumer(args[0])
+			if err != nil {
 				return allocationError(err)
 			}
 			want := map[string]claims.ProviderAllocation{}
@@ -237,8 +242,8 @@ checked; what remains is written back (PUT), or the consumer goes when nothing r
 ` + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			consumer := args[0]
-			if err := checkConsumer(consumer); err != nil {
+			consumer, err := checkConsumer(args[0])
+			if err != nil {
 				return allocationError(err)
 			}
 			return withConsumerPlacement(c, f, func(ctx context.Context, p consumerPlacement) error {
@@ -250,7 +255,14 @@ checked; what remains is written back (PUT), or the consumer goes when nothing r
 				if cur == nil {
 					return fmt.Errorf("%w: consumer %s holds no allocation", claims.ErrBadInput, consumer)
 				}
-				rest, err := claims.Unset(*cur, providers, classes)
+				var provs []string
+				for _, rp := range providers {
+					if u, ok := candidates.CanonicalUUID(rp); ok {
+						rp = u
+					}
+					provs = append(provs, rp)
+				}
+				rest, err := claims.Unset(*cur, provs, classes)
 				if err != nil {
 					return err
 				}

@@ -175,3 +175,40 @@ func TestProviderListOSCFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocationSetOneConsumerPerUUID (issue 37 row 1): allocation set
+// with a consumer uuid in upper case, then in lower case, is one consumer
+// (lower case) holding the second allocation, through the placement-api and
+// on the Placement database alike.
+func TestAllocationSetOneConsumerPerUUID(t *testing.T) {
+	p := placementtest.New(t)
+	const (
+		rp   = "11111111-1111-4111-8111-111111111111"
+		proj = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
+	)
+	for _, line := range [][]string{{"provider", "create", "cmp", "--uuid", rp}, {"inventory", "set", rp, "VCPU=64"}} {
+		if _, errOut, code := cmdtest.Rpctl(t, append([]string{"--placement-db", p.URL}, line...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", line, code, errOut)
+		}
+	}
+	for i, backend := range [][]string{{"--os-endpoint", p.Base, "--os-token", "admin"}, {"--placement-db", p.URL}} {
+		consumer := fmt.Sprintf("eeeeeeee-1111-4000-8000-00000000000%d", i)
+		for n, spelling := range []string{strings.ToUpper(consumer), consumer} {
+			args := append(append([]string{}, backend...), "allocation", "set", spelling, "--allocation",
+				fmt.Sprintf("rp=%s,VCPU=%d", strings.ToUpper(rp), n+1), "--project-id", proj, "--user-id", proj)
+			if _, errOut, code := cmdtest.Rpctl(t, args...); code != 0 {
+				t.Fatalf("%s: %v: exit %d: %s", backend[0], args, code, errOut)
+			}
+		}
+		code, body := testdb.PlacementGet(t, p.Base, "/resource_providers/"+rp+"/allocations", "1.28")
+		var got struct {
+			Allocations map[string]struct{ Resources map[string]int64 }
+		}
+		if err := json.Unmarshal(body, &got); code != 200 || err != nil {
+			t.Fatalf("GET allocations: %d %v %s", code, err, body)
+		}
+		if a, ok := got.Allocations[consumer]; !ok || a.Resources["VCPU"] != 2 || got.Allocations[strings.ToUpper(consumer)].Resources != nil {
+			t.Errorf("%s: the provider's allocations %s, want %s alone holding VCPU 2", backend[0], body, consumer)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 // changes). It returns false when the consumer held nothing.
 func (l ClaimsLedger) Release(ctx context.Context, consumer string) (bool, error) {
 	p := l.DB
+	consumer = canonicalUUID(consumer)
 	released := false
 	err := p.Tx(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, p.Rebind(`DELETE FROM allocations WHERE consumer_id = ?`), consumer)

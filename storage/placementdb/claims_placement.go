@@ -49,11 +49,24 @@ func (p *ClaimsPlacement) loadClasses(ctx context.Context) error {
 // allocations joined to their consumer, project and user records, so that an
 // allocation whose consumer record is missing is not shown (as Placement
 // does not show it).
+//
+// A consumer is looked up by its canonical uuid (lower case, as
+// PutAllocations writes it) and answered under the spelling asked for.
 func (p *ClaimsPlacement) ConsumerAllocations(ctx context.Context, consumers []string) (map[string]*claims.Allocations, error) {
 	db := p.DB
 	if err := p.loadClasses(ctx); err != nil {
 		return nil, err
 	}
+	asked := map[string][]string{}
+	canon := make([]string, 0, len(consumers))
+	for _, c := range consumers {
+		k := canonicalUUID(c)
+		if asked[k] == nil {
+			canon = append(canon, k)
+		}
+		asked[k] = append(asked[k], c)
+	}
+	consumers = canon
 	out := map[string]*claims.Allocations{}
 	for start := 0; start < len(consumers); start += sqlutil.MaxInList {
 		chunk := consumers[start:min(start+sqlutil.MaxInList, len(consumers))]
@@ -106,7 +119,13 @@ ORDER BY a.id`), args...)
 			return nil, db.Errorf("read allocations: %w", storage.CleanError(err))
 		}
 	}
-	return out, nil
+	answer := make(map[string]*claims.Allocations, len(out))
+	for k, a := range out {
+		for _, c := range asked[k] {
+			answer[c] = a
+		}
+	}
+	return answer, nil
 }
 
 // PutAllocations writes each consumer's allocation as PUT
@@ -117,10 +136,17 @@ ORDER BY a.id`), args...)
 // min_unit/max_unit/step_size checked, and each provider's and the
 // consumer's generation incremented once per consumer. Consumers are
 // written in groups, each group in one transaction.
+//
+// Consumer and provider uuids are written in their canonical form (lower
+// case), whatever the caller's spelling: Placement's tables compare them
+// case-insensitively on MySQL and exactly on SQLite, so an upper-case
+// spelling of a consumer once made a second consumer on SQLite and a
+// duplicate-key error on MariaDB.
 func (p *ClaimsPlacement) PutAllocations(ctx context.Context, ws []claims.Write) (int, error) {
 	if err := p.loadClasses(ctx); err != nil {
 		return 0, err
 	}
+	ws = canonicalWrites(ws)
 	size := p.GroupSize
 	if size <= 0 {
 		size = 100
@@ -482,4 +508,42 @@ func ensureNames(ctx context.Context, db *storage.DB, tx *sqlx.Tx, table, column
 		return nil, err
 	}
 	return ids, nil
+}
+
+// canonicalWrites is ws with every consumer and provider uuid in its
+// canonical form (the caller's writes are not changed).
+func canonicalWrites(ws []claims.Write) []claims.Write {
+	out := make([]claims.Write, len(ws))
+	for i, w := range ws {
+		w.Consumer = canonicalUUID(w.Consumer)
+		if len(w.Alloc.Allocations) > 0 {
+			allocs := make(map[string]claims.ProviderAllocation, len(w.Alloc.Allocations))
+			for rp, pa := range w.Alloc.Allocations {
+				rp = canonicalUUID(rp)
+				if have, ok := allocs[rp]; ok {
+					// Two spellings of one provider: one provider's
+					// resources, summed as a repeated --allocation is.
+					res := maps.Clone(have.Resources)
+					for rc, n := range pa.Resources {
+						res[rc] += n
+					}
+					have.Resources = res
+					pa = have
+				}
+				allocs[rp] = pa
+			}
+			w.Alloc.Allocations = allocs
+		}
+		if len(w.Alloc.Providers) > 0 {
+			var provs []string
+			for _, rp := range w.Alloc.Providers {
+				if rp = canonicalUUID(rp); !slices.Contains(provs, rp) {
+					provs = append(provs, rp)
+				}
+			}
+			w.Alloc.Providers = provs
+		}
+		out[i] = w
+	}
+	return out
 }

@@ -294,6 +294,16 @@ func (s *Store) SetProviderAggregates(ctx context.Context, uuid string, generati
 		}
 		seen[a] = true
 	}
+	// Aggregate uuids are written lower case, whatever the spelling (one
+	// aggregate per uuid on SQLite, which compares exactly, as on MySQL);
+	// two spellings of one uuid are that one aggregate.
+	canon := make([]string, 0, len(aggregates))
+	for _, a := range aggregates {
+		if a = canonicalUUID(a); !slices.Contains(canon, a) {
+			canon = append(canon, a)
+		}
+	}
+	aggregates = canon
 	if err := checkGeneration(p, generation, "Resource provider's generation already changed. Please update the generation and try again."); err != nil {
 		return 0, err
 	}
