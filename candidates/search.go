@@ -51,7 +51,14 @@ type Options struct {
 }
 
 // Budget is the bytes of candidates several searches have built.
-type Budget struct{ used atomic.Int64 }
+type Budget struct {
+	used atomic.Int64
+	// ReleaseFailed: a search that fails gives its bytes back (its answer
+	// is dropped), for a caller that keeps the other searches' answers
+	// when one fails. Without it a failed search's bytes stay counted, so
+	// that searches that all fail together stop early.
+	ReleaseFailed bool
+}
 
 // The bounds every search has unless its caller lifts them by name. They
 // are defaults of Options' zero value, so that no caller can forget them.
@@ -314,6 +321,12 @@ func (m *Model) search(ctx context.Context, req *Request, opt Options, anchorsOn
 	}
 	res := s.merge(ctxs, per, multi)
 	if s.err != nil {
+		// The answer is dropped: its bytes leave the shared budget, so a
+		// failed search does not starve the searches beside it.
+		if s.opt.Shared != nil && s.opt.Shared.ReleaseFailed {
+			s.opt.Shared.used.Add(-s.flushed)
+			s.flushed = 0
+		}
 		return nil, s.err
 	}
 	res.requested = requestedClasses(ctxs)

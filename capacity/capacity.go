@@ -268,6 +268,59 @@ func Search(ctx context.Context, m *candidates.Model, fl []Flavor, bounds candid
 	return ps, nil
 }
 
+// FlavorError is one flavor whose search failed, by its index in the
+// flavors given to SearchEach.
+type FlavorError struct {
+	Index int
+	Err   error
+}
+
+func (e FlavorError) Error() string { return e.Err.Error() }
+
+// SearchEach is Search for a caller that would rather count the other
+// flavors than none (the exporter): a flavor whose search fails (the
+// candidate, memory or step ceiling) is left out of the Plans and its error
+// returned, so that one pathological flavor never takes the others' counts
+// down. kept are the indices (into fl) of the flavors the Plans count, in
+// order. A failed search's answer is not held, so its bytes leave the
+// shared memory budget; a flavor that failed on that budget while another
+// was filling it is searched again once the parallel searches are done,
+// alone, and left out only if it fails again. err is the context's, when
+// it is done.
+func SearchEach(ctx context.Context, m *candidates.Model, fl []Flavor, bounds candidates.Options) (ps *Plans, kept []int, failed []FlavorError, err error) {
+	plans := make([]*plan, len(fl))
+	notes := make([][]string, len(fl))
+	errs := make([]error, len(fl))
+	lim := Options{Bounds: bounds}.perSearch()
+	lim.Shared.ReleaseFailed = true
+	parallel(len(fl), func(_, i int) error {
+		plans[i], errs[i] = makePlan(ctx, m, &fl[i], lim, &notes[i])
+		return nil
+	})
+	for i, e := range errs {
+		var ce *candidates.CeilingError
+		if errors.As(e, &ce) && ce.Bytes > 0 && ctx.Err() == nil {
+			notes[i] = nil
+			plans[i], errs[i] = makePlan(ctx, m, &fl[i], lim, &notes[i])
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	ps = &Plans{m: m}
+	for i := range fl {
+		if errs[i] != nil {
+			failed = append(failed, FlavorError{Index: i, Err: errs[i]})
+			continue
+		}
+		kept = append(kept, i)
+		ps.flavors = append(ps.flavors, fl[i])
+		ps.plans = append(ps.plans, plans[i])
+		ps.notes = append(ps.notes, notes[i]...)
+	}
+	return ps, kept, failed, nil
+}
+
 // Count answers for every flavor on a copy of m (m itself is not changed).
 func Count(ctx context.Context, m *candidates.Model, fl []Flavor, o Options) (*Result, error) {
 	if err := o.check(len(fl)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/candidates"
@@ -328,5 +329,65 @@ func TestCountBounded(t *testing.T) {
 	cancel(cause)
 	if _, err := Count(ctx, m, []Flavor{granularFlavor(129)}, Options{}); !errors.Is(err, cause) {
 		t.Errorf("cancelled: err = %v, want the cause", err)
+	}
+}
+
+// TestSearchEachKeepsTheOthers (issue 37 row 5): SearchEach leaves out the
+// flavors whose searches fail (candidate ceiling, step ceiling, and the
+// shared memory budget one of them filled) and counts the others exactly as
+// Count does on them alone.
+func TestSearchEachKeepsTheOthers(t *testing.T) {
+	m, err := candidates.NewModel(candidates.GranularInput(200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := candidates.Options{CeilingBytes: 32 << 20, MaxSteps: 1 << 22}
+	for _, tc := range []struct {
+		groups   []int
+		wantKept []int
+	}{
+		{[]int{2, 7}, []int{0, 1}},
+		{[]int{2, 12, 7}, []int{0, 2}},           // 12: the ceiling
+		{[]int{129, 2}, []int{1}},                // 129: the steps
+		{[]int{7, 64, 2, 16, 7}, []int{0, 2, 4}}, // 64 and 16 fill the shared budget
+		{[]int{129}, nil},
+	} {
+		var fl []Flavor
+		for i, g := range tc.groups {
+			f := granularFlavor(g)
+			f.Name += fmt.Sprint("-", i)
+			fl = append(fl, f)
+		}
+		ps, kept, failed, err := SearchEach(context.Background(), m, fl, bounds)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.groups, err)
+		}
+		if fmt.Sprint(kept) != fmt.Sprint(tc.wantKept) || len(failed) != len(fl)-len(kept) {
+			t.Errorf("%v groups: kept %v, failed %v; want kept %v", tc.groups, kept, failed, tc.wantKept)
+			continue
+		}
+		for _, fe := range failed {
+			if !strings.Contains(fe.Error(), fl[fe.Index].Name) {
+				t.Errorf("%v groups: error %q does not name %s", tc.groups, fe, fl[fe.Index].Name)
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		got, err := ps.Count(Options{Mode: Independent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var alone []Flavor
+		for _, i := range kept {
+			alone = append(alone, fl[i])
+		}
+		want, err := Count(context.Background(), m, alone, Options{Bounds: bounds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got.Flavors, got.Total) != fmt.Sprint(want.Flavors, want.Total) {
+			t.Errorf("%v groups: %v %v, alone %v %v", tc.groups, got.Flavors, got.Total, want.Flavors, want.Total)
+		}
 	}
 }

@@ -3,10 +3,11 @@ package exporter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,9 +67,13 @@ func NewCmdExporter(f *cmdutil.Factory, runF func(*ExporterOptions) error) *cobr
 The three run side by side. A scrape never computes: it gets the last collection's page,
 rendered and gzipped once when the collection ended. A part that fails (its database
 unreachable, say) is left out of that collection, counted in
-rpctl_exporter_collect_errors{part} and logged; rpctl_exporter_last_success_timestamp_seconds
-is when the last collection without an error ended. /healthz answers 200 once a collection
-has been published. SIGTERM or SIGINT stop it cleanly (exit 0).
+rpctl_exporter_collect_errors{part} and logged; so is, alone, a flavor whose search fails
+(a ceiling: too many request groups), and a status finding (drift, missing allocations)
+whose database could not be read: what was not measured is missing, never published as 0.
+rpctl_exporter_last_success_timestamp_seconds is when the last collection without an error
+ended. /healthz answers 200 once a collection has been published. A keep-alive connection
+idle for 90 s is closed. SIGTERM or SIGINT stop it cleanly (exit 0); SIGHUP is ignored (the
+config files are read once: restart the exporter to read changed ones).
 
 The databases (or the Placement API, for the audit) are given as for the other commands.
 The server is the rpctl-exporter program, installed beside rpctl: rpctl runs it, so that
@@ -87,7 +92,7 @@ no other command pays for the Prometheus library's start-up.
 	cmdutil.RefuseFormats(c, exporterNoFormat)
 	cmdutil.SetExitCodes(c,
 		cmdutil.ExitCodeRow{Code: cmdutil.ExitOK, Meaning: "served until SIGTERM or SIGINT, then stopped cleanly (a signal before serving gives 130/143)"},
-		cmdutil.ExitCodeRow{Code: cmdutil.ExitFailed, Meaning: "invalid input (--listen, --interval, a flavor), or the listener failed"},
+		cmdutil.ExitCodeRow{Code: cmdutil.ExitFailed, Meaning: "invalid input (--listen not HOST:PORT with a port, --interval not positive, --expiry negative, a flavor), or the listener failed; a value that is no duration at all is a usage error (255), as for every flag"},
 	)
 	fl := c.Flags()
 	fl.StringVar(&o.Listen, "listen", "127.0.0.1:9465", "host:port to serve /metrics and /healthz on")
@@ -105,7 +110,10 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) er
 		return cmdutil.UsageError("--interval must be positive, got %s", o.Interval)
 	}
 	if err := shared.CheckExpiry(o.Expiry); err != nil {
-		return cmdutil.UsageError("%v", errors.Unwrap(err))
+		return cmdutil.UsageError("%v", err)
+	}
+	if err := checkListen(o.Listen); err != nil {
+		return err
 	}
 	if ServeMetrics == nil {
 		// What rpctl-exporter would refuse (config, flavors, databases)
@@ -127,9 +135,28 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) er
 		ln.Close()
 		return err
 	}
+	// A daemon outlives its terminal: SIGHUP (a closed session, or a
+	// reload some service managers send) does not stop it. It reads its
+	// config files once; a restart reads changed ones.
+	signal.Ignore(syscall.SIGHUP)
 	fmt.Fprintf(f.IO.ErrOut, "rpctl exporter: serving http://%s/metrics every %s\n", ln.Addr(), o.Interval)
 	return ServeMetrics(ctx, metrics.ServeOptions{Listener: ln, Interval: o.Interval, Log: f.IO.ErrOut,
 		Collect: func(ctx context.Context) metrics.Run { return collectMetrics(ctx, f, o) }})
+}
+
+// checkListen refuses a --listen that is not host:port with a port: an
+// empty address (or port 0) would serve on a random port of every
+// interface, one no scraper can be pointed at. ":9465" (every interface)
+// must be written out.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return cmdutil.UsageError("--listen %q: want HOST:PORT, e.g. 127.0.0.1:9465 (or :9465 for every interface): %v", addr, err)
+	}
+	if n, err := net.LookupPort("tcp", port); err != nil || n == 0 {
+		return cmdutil.UsageError("--listen %q: want a port (1-65535): port %q would be a random one, which no Prometheus can be pointed at", addr, port)
+	}
+	return nil
 }
 
 func (o *ExporterOptions) capacityOptions(mode capacity.Mode) *shared.CapacityOptions {
@@ -148,7 +175,10 @@ func execExporter() error {
 // collectMetrics is one collection: capacity (both modes), the upgrade
 // checks and the claims audit, each on its own so that one failing leaves
 // the others' metrics. They run side by side: capacity mostly computes
-// while the other two mostly wait on their databases.
+// while the other two mostly wait on their databases. A part may publish
+// some of its families and fail the rest (a flavor whose search fails, a
+// cell that cannot be read): each error is counted under its part, and
+// what it would have measured is left out, never published as 0.
 func collectMetrics(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) metrics.Run {
 	run := metrics.Run{Durations: map[string]time.Duration{}}
 	// The Factory reads its config files once, unguarded: read them here,
@@ -160,10 +190,10 @@ func collectMetrics(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions)
 		return run
 	}
 	names := []string{"capacity", "status", "audit"}
-	collect := []func() ([]*metrics.Family, error){
-		func() ([]*metrics.Family, error) { return collectCapacity(ctx, f, o) },
-		func() ([]*metrics.Family, error) { return collectStatus(ctx, f) },
-		func() ([]*metrics.Family, error) {
+	collect := []func() ([]*metrics.Family, []error){
+		func() ([]*metrics.Family, []error) { return collectCapacity(ctx, f, o) },
+		func() ([]*metrics.Family, []error) { return collectStatus(ctx, f) },
+		func() ([]*metrics.Family, []error) {
 			opts := claims.AuditOptions{Expiry: o.Expiry, Now: time.Now()}
 			var res *claims.AuditResult
 			err := shared.WithClaimsView(ctx, f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
@@ -171,13 +201,13 @@ func collectMetrics(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions)
 				return err
 			})
 			if err != nil {
-				return nil, err
+				return nil, []error{err}
 			}
 			return metrics.Audit(res), nil
 		},
 	}
 	fams := make([][]*metrics.Family, len(names))
-	errs := make([]error, len(names))
+	errs := make([][]error, len(names))
 	took := make([]time.Duration, len(names))
 	var wg sync.WaitGroup
 	for i := range names {
@@ -191,9 +221,8 @@ func collectMetrics(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions)
 	// The page keeps the parts' order, whichever ended first.
 	for i, name := range names {
 		run.Durations[name] = took[i]
-		if errs[i] != nil {
-			run.Errors = append(run.Errors, metrics.PartError{Part: name, Err: errs[i]})
-			continue
+		for _, err := range errs[i] {
+			run.Errors = append(run.Errors, metrics.PartError{Part: name, Err: err})
 		}
 		run.Families = append(run.Families, fams[i]...)
 	}
@@ -201,47 +230,67 @@ func collectMetrics(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions)
 }
 
 // collectCapacity counts both modes on one load of the model and one
-// search per flavor.
-func collectCapacity(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) ([]*metrics.Family, error) {
+// search per flavor. A flavor whose search fails (a ceiling: too many
+// request groups, say) is left out of this collection, one error each;
+// the other flavors' series and the inventories' usage are published.
+func collectCapacity(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) ([]*metrics.Family, []error) {
 	in, err := shared.PrepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), true)
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
 	}
-	plans, err := capacity.Search(ctx, in.Model, in.Reqs, candidates.Options{})
+	plans, kept, failed, err := capacity.SearchEach(ctx, in.Model, in.Reqs, candidates.Options{})
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
+	}
+	var errs []error
+	for _, fe := range failed {
+		errs = append(errs, fe)
+	}
+	var mix []int
+	if in.Mix != nil {
+		for _, i := range kept {
+			mix = append(mix, in.Mix[i])
+		}
+	}
+	if len(kept) == 0 {
+		// No flavor to count: the inventories' usage still is.
+		return in.Families(), errs
 	}
 	ind, err := plans.Count(capacity.Options{Mode: capacity.Independent})
 	if err != nil {
-		return nil, err
+		return nil, append(errs, err)
 	}
-	pack, err := plans.Count(capacity.Options{Mode: capacity.Pack, Mix: in.Mix})
+	pack, err := plans.Count(capacity.Options{Mode: capacity.Pack, Mix: mix})
 	if err != nil {
-		return nil, err
+		return nil, append(errs, err)
 	}
 	in.Name(ind)
 	in.Name(pack)
-	return in.Families(ind, pack), nil
+	return in.Families(ind, pack), errs
 }
 
-// collectStatus runs every upgrade check, as rpctl status does.
-func collectStatus(ctx context.Context, f *cmdutil.Factory) ([]*metrics.Family, error) {
+// collectStatus runs every upgrade check, as rpctl status does. A
+// database that cannot be reached is an error of the part (its checks say
+// so in their results), and the drift and missing-allocation series that
+// would need it are left out rather than published as none.
+func collectStatus(ctx context.Context, f *cmdutil.Factory) ([]*metrics.Family, []error) {
 	opts, err := f.Options()
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
 	}
 	src, err := f.Sources()
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
 	}
 	dbs, err := storage.ConnectReachable(ctx, src)
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
 	}
 	defer dbs.Close()
 	env := &status.Env{Options: opts, MinServiceVersion: status.DefaultMinServiceVersion,
 		Cells: stores.StatusCells(dbs.Cells), CellErrs: dbs.CellErrs, Placement: stores.StatusPlacement(dbs.Placement), PlacementErr: dbs.PlacementErr}
 	checks := status.Checks(env)
 	env.Prefetch(ctx, checks)
-	return shared.StatusFamilies(ctx, env, status.Run(ctx, checks)), nil
+	fams, errs := shared.StatusFamilies(ctx, env, status.Run(ctx, checks))
+	return fams, errs
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/cmd/internal/shared"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/metrics"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
@@ -151,7 +152,13 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 	case output.JSON:
 		err = status.RenderJSON(f.IO.Out, rep.Results)
 	case output.Prometheus:
-		err = metrics.WriteText(f.IO.Out, shared.StatusFamilies(ctx, env, rep))
+		fams, errs := shared.StatusFamilies(ctx, env, rep)
+		for _, e := range errs {
+			// What could not be read is left out of the page, not
+			// published as none found.
+			fmt.Fprintf(f.IO.ErrOut, "rpctl: status: left out of the metrics: %s\n", sanitize.String(e.Error()))
+		}
+		err = metrics.WriteText(f.IO.Out, fams)
 	case output.Table, "":
 		err = status.RenderTable(f.IO.Out, rep.Results, f.IO.Palette())
 	default:

@@ -63,7 +63,7 @@ func Serve(ctx context.Context, o promtext.ServeOptions) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/metrics", s.metrics)
 	mux.HandleFunc("/healthz", s.healthz)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(o, mux)
 
 	loopDone := make(chan struct{})
 	go func() {
@@ -87,6 +87,17 @@ func Serve(ctx context.Context, o promtext.ServeOptions) error {
 		err = nil
 	}
 	return err
+}
+
+// newHTTPServer is the exporter's HTTP server: a request's header within
+// 10 s, and a keep-alive connection closed after o.IdleTimeout
+// (promtext.DefaultIdleTimeout) without a request.
+func newHTTPServer(o promtext.ServeOptions, h http.Handler) *http.Server {
+	idle := o.IdleTimeout
+	if idle <= 0 {
+		idle = promtext.DefaultIdleTimeout
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idle}
 }
 
 func newServer(o promtext.ServeOptions) *Server {

@@ -138,3 +138,53 @@ func TestCheckRejects(t *testing.T) {
 		t.Errorf("valid families: %v", err)
 	}
 }
+
+// TestIdleConnectionsClosed (issue 37 row 8): a keep-alive connection that
+// sends no request after its scrape is closed by the server after the idle
+// timeout (the default, promtext.DefaultIdleTimeout, is documented in
+// docs/exporter.md), while a connection that keeps asking is served.
+func TestIdleConnectionsClosed(t *testing.T) {
+	if got := newHTTPServer(promtext.ServeOptions{}, nil).IdleTimeout; got != promtext.DefaultIdleTimeout {
+		t.Errorf("default idle timeout %s, want %s", got, promtext.DefaultIdleTimeout)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, promtext.ServeOptions{Listener: ln, Interval: time.Hour, IdleTimeout: 50 * time.Millisecond,
+			Collect: func(context.Context) promtext.Run { return promtext.Run{Families: []*promtext.Family{fam(1)}} }})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	conns := make([]net.Conn, 20)
+	for i := range conns {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	// Each connection gets its answer, then nothing more is asked: the
+	// server closes it (the read ends in EOF, not in the test's deadline).
+	for i, c := range conns {
+		c.SetReadDeadline(time.Now().Add(time.Minute))
+		b, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatalf("connection %d: %v after %q (not closed by the server)", i, err, b)
+		}
+		if !strings.HasPrefix(string(b), "HTTP/1.1 ") {
+			t.Errorf("connection %d: %q", i, b)
+		}
+	}
+}

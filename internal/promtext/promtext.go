@@ -173,4 +173,13 @@ type ServeOptions struct {
 	Collect  func(ctx context.Context) Run
 	// Log gets one line per collection and every error.
 	Log io.Writer
+	// IdleTimeout closes a keep-alive connection that has sent no request
+	// for that long (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
 }
+
+// DefaultIdleTimeout is how long the exporter keeps an idle keep-alive
+// connection: longer than Prometheus' default scrape interval (1m), so
+// that a scraper's connection is reused, and short enough that idle
+// connections left by clients that went away do not pile up.
+const DefaultIdleTimeout = 90 * time.Second
