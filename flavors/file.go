@@ -3,7 +3,6 @@ package flavors
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/readlimit"
 )
 
 // Image is what the scheduler reads of an image: its properties (as
@@ -36,6 +36,11 @@ func (img *Image) SetProperty(k, v string) {
 	}
 }
 
+// MaxFileBytes bounds a flavor or image file: `openstack flavor show -f
+// json` prints a few KB, Nova caps an extra spec's key and value at 255
+// characters each.
+const MaxFileBytes = 1 << 20
+
 // ParseFile reads a flavor file: the JSON `openstack flavor show -f json`
 // prints (extra specs in "properties"), or {"name", "vcpus", "ram",
 // "disk", "ephemeral", "swap", "extra_specs"}, as JSON or YAML. An optional
@@ -43,7 +48,7 @@ func (img *Image) SetProperty(k, v string) {
 // `openstack image show -f json` prints it) or "image_properties" map gives
 // the image.
 func ParseFile(path string) (*nova.Flavor, *Image, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.File(path, MaxFileBytes, "a flavor file")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -144,7 +149,7 @@ func Parse(data []byte) (*nova.Flavor, *Image, error) {
 
 // ParseImageFile reads `openstack image show -f json` output (or YAML).
 func ParseImageFile(path string) (*Image, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.File(path, MaxFileBytes, "an image file")
 	if err != nil {
 		return nil, err
 	}

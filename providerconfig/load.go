@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rpctl/rpctl/internal/lazyre"
+	"github.com/rpctl/rpctl/internal/readlimit"
 	"github.com/rpctl/rpctl/migrate"
 )
 
@@ -101,6 +102,10 @@ func Paths(args []string) ([]string, error) {
 	return out, nil
 }
 
+// MaxFileBytes bounds one provider config file: thousands of providers'
+// entries fit in it; /dev/zero does not.
+const MaxFileBytes = 16 << 20
+
 // Load reads and validates the files (see Paths) as nova-compute does at
 // start-up, plus what its resource tracker checks when merging: only
 // CUSTOM_ classes and traits, required fields and types, no provider named
@@ -115,7 +120,7 @@ func Load(args []string) (*Config, error) {
 	var errs Errors
 	seen := map[string]*Provider{}
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
+		data, err := readlimit.File(path, MaxFileBytes, "a provider config file")
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: Unable to read yaml config file: %v", path, err))
 			continue

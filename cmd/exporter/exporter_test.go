@@ -119,7 +119,7 @@ func TestExporterStatusErrorsCounted(t *testing.T) {
 }
 
 // TestExporterRefusals (issue 37 rows 6 and 14): a --listen that names no
-// port, or port 0 (a random one, every interface for ”), and a negative
+// port, or port 0 (a random one; an empty address is every interface), and a negative
 // --expiry are invalid input, exit 2, with a line saying what is wrong.
 func TestExporterRefusals(t *testing.T) {
 	db := cmdtest.FlavorCloud(t)

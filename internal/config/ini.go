@@ -39,7 +39,7 @@ func NewINI() *INI { return &INI{sections: map[string]map[string]value{}} }
 // lines that start with white space.
 func (ini *INI) Parse(r io.Reader, name string) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
 	section := ""
 	lastKey := ""
 	lineNo := 0
@@ -86,10 +86,16 @@ func (ini *INI) Parse(r io.Reader, name string) error {
 		lastKey = key
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: a line longer than %d MiB: not an oslo.config file", name, lineNo+1, maxLine>>20)
+		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }
+
+// maxLine is the longest line Parse reads.
+const maxLine = 4 << 20
 
 // unquote strips one pair of matching quotes, which oslo.config allows around
 // values.
@@ -110,7 +116,7 @@ func (ini *INI) Lookup(section, key string) (val, source string, ok bool, err er
 	if !ok {
 		return "", "", false, nil
 	}
-	out, err := ini.substitute(section, v.v, map[[2]string]bool{{section, key}: true})
+	out, err := ini.substitute(section, v.v, &expansion{seen: map[[2]string]bool{{section, key}: true}})
 	if err != nil {
 		return "", v.source, true, fmt.Errorf("%s: %s: %w", v.source, optionName(section, key), err)
 	}
@@ -126,7 +132,7 @@ func (ini *INI) LookupMulti(section, key string) (vals []string, source string, 
 		return nil, "", false, nil
 	}
 	for _, one := range v.all {
-		out, err := ini.substitute(section, one, map[[2]string]bool{{section, key}: true})
+		out, err := ini.substitute(section, one, &expansion{seen: map[[2]string]bool{{section, key}: true}})
 		if err != nil {
 			return nil, v.source, true, fmt.Errorf("%s: %s: %w", v.source, optionName(section, key), err)
 		}
@@ -168,9 +174,15 @@ func (ini *INI) raw(section, key string) (value, bool) {
 // unset $my_ip is the host's address to Nova), so it refuses rather than read
 // the reference as empty. ${DEFAULT.name} is an error too: oslo.config has
 // no group named DEFAULT to substitute from (NoSuchGroupError).
-func (ini *INI) substitute(section, v string, seen map[[2]string]bool) (string, error) {
+//
+// One option's substitution is bounded (exp): every reference may name
+// options that each name several more ($a1 = $a0$a0, $a2 = $a1$a1, …
+// doubles at each level), so a few lines can ask for more bytes than any
+// machine holds. Past MaxSubstitutionRefs references or MaxSubstitutionBytes
+// of text the option is refused (Lookup names it).
+func (ini *INI) substitute(section, v string, exp *expansion) (string, error) {
 	if !strings.Contains(v, "$") {
-		return v, nil
+		return v, exp.wrote(len(v))
 	}
 	v = strings.ReplaceAll(v, `\$`, "$$")
 	var b strings.Builder
@@ -199,17 +211,55 @@ func (ini *INI) substitute(section, v string, seen map[[2]string]bool) (string, 
 			i++
 			continue
 		}
-		val, err := ini.resolve(section, name, seen)
+		val, err := ini.resolve(section, name, exp)
 		if err == errUnset {
 			return "", fmt.Errorf("%s %w", v[i:end], err)
 		}
 		if err != nil {
 			return "", err
 		}
+		if err := exp.wrote(len(val)); err != nil {
+			return "", err
+		}
 		b.WriteString(val)
 		i = end
 	}
 	return b.String(), nil
+}
+
+// The bounds of one option's substitution: far above any real nova.conf
+// (a value names a handful of options, and oslo.config values are lines),
+// far below what takes memory or time to notice.
+const (
+	MaxSubstitutionRefs  = 10000
+	MaxSubstitutionBytes = 1 << 20
+)
+
+// expansion is one option's substitution under way: the options it is
+// inside (a loop is an error) and what it has cost so far.
+type expansion struct {
+	seen  map[[2]string]bool
+	refs  int
+	bytes int
+}
+
+// errTooLarge is a substitution past its bounds.
+var errTooLarge = fmt.Errorf("template substitution expands to more than %d references or %d MiB (nested $references multiply at each level): refused", MaxSubstitutionRefs, MaxSubstitutionBytes>>20)
+
+func (e *expansion) wrote(n int) error {
+	e.bytes += n
+	if e.bytes > MaxSubstitutionBytes {
+		return errTooLarge
+	}
+	return nil
+}
+
+func (e *expansion) ref() error {
+	e.refs++
+	if e.refs > MaxSubstitutionRefs {
+		return errTooLarge
+	}
+	return nil
 }
 
 // templateID is the length in bytes of the identifier at the start of s:
@@ -234,7 +284,11 @@ func templateID(s string) int {
 // errUnset is a reference to an option set in no file read.
 var errUnset = errors.New("refers to an option set in no file read (Nova would fail on an option it does not register, or use the default of one it does, which rpctl does not know)")
 
-func (ini *INI) resolve(section, name string, seen map[[2]string]bool) (string, error) {
+func (ini *INI) resolve(section, name string, exp *expansion) (string, error) {
+	if err := exp.ref(); err != nil {
+		return "", err
+	}
+	seen := exp.seen
 	var candidates [][2]string
 	if group, opt, ok := strings.Cut(name, "."); ok {
 		if group == "DEFAULT" {
@@ -253,8 +307,11 @@ func (ini *INI) resolve(section, name string, seen map[[2]string]bool) (string, 
 			return "", fmt.Errorf("template substitution loop through %s", optionName(k[0], k[1]))
 		}
 		seen[k] = true
-		out, err := ini.substitute(k[0], v.v, seen)
+		out, err := ini.substitute(k[0], v.v, exp)
 		delete(seen, k)
+		if err == errTooLarge {
+			return "", err
+		}
 		if err != nil {
 			return "", fmt.Errorf("in %s (%s): %w", optionName(k[0], k[1]), v.source, err)
 		}

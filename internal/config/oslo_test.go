@@ -223,3 +223,53 @@ func TestSubstitutionLoop(t *testing.T) {
 		t.Error("loop accepted")
 	}
 }
+
+// TestSubstitutionBounded (issue 37 row 11): a substitution that doubles
+// at each level ($a1 = $a0$a0, …, forty levels: 2^40 references) or grows
+// a value past MaxSubstitutionBytes is refused naming the option and its
+// line, after at most MaxSubstitutionRefs references; substitutions that
+// stay within the bounds are still answered in full.
+func TestSubstitutionBounded(t *testing.T) {
+	levels := func(n int, leaf string) string {
+		var b strings.Builder
+		b.WriteString("[DEFAULT]\na0 = " + leaf + "\n")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, "a%d = $a%d$a%d\n", i, i-1, i-1)
+		}
+		fmt.Fprintf(&b, "[database]\nconnection = $a%d\n", n)
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name, conf string
+		want       string // "" is a value of wantLen bytes
+		wantLen    int
+	}{
+		{"forty levels of empty", levels(40, ""), "nova.conf:44: [database] connection: template substitution expands to more than", 0},
+		{"forty levels of x", levels(40, "x"), "nova.conf:44: [database] connection: template substitution expands to more than", 0},
+		{"twelve levels of 1 KiB", levels(12, strings.Repeat("x", 1024)), "[database] connection: template substitution expands to more than", 0},
+		{"ten levels of x", levels(10, "x"), "", 1024},
+		{"one long value", "[DEFAULT]\na = " + strings.Repeat("y", 1<<19) + "\n[database]\nconnection = $a\n", "", 1 << 19},
+	} {
+		ini := config.NewINI()
+		if err := ini.Parse(strings.NewReader(tc.conf), "nova.conf"); err != nil {
+			t.Fatal(err)
+		}
+		v, _, _, err := ini.Lookup("database", "connection")
+		switch {
+		case tc.want == "" && (err != nil || len(v) != tc.wantLen):
+			t.Errorf("%s: %d bytes, %v; want %d bytes", tc.name, len(v), err, tc.wantLen)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestLongLineNamed (issue 37 row 14): a line past the 4 MiB a line may
+// hold is an error naming the file and the line.
+func TestLongLineNamed(t *testing.T) {
+	conf := "[DEFAULT]\nok = 1\nbig = " + strings.Repeat("z", 20<<20) + "\n"
+	err := config.NewINI().Parse(strings.NewReader(conf), "nova.conf")
+	if err == nil || !strings.Contains(err.Error(), "nova.conf:3: a line longer than 4 MiB") {
+		t.Errorf("%v, want nova.conf:3 named", err)
+	}
+}
