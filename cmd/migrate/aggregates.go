@@ -73,7 +73,7 @@ func addAggregateFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 // database) to the sync.
 func aggregateSync(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, dryRun bool, aggregateFlags aggregateFlags) (*migrate.AggregateSync, error) {
 	s := &migrate.AggregateSync{API: stores.AggregateAPI(dbs.API), Cells: stores.AggregateCells(dbs.Cells),
-		Out: f.NoticeOut(), Err: f.IO.ErrOut, Verbose: aggregateFlags.verbose, Prune: aggregateFlags.prune, DryRun: dryRun}
+		Out: cmdutil.LineSanitizer(f.NoticeOut()), Err: cmdutil.LineSanitizer(f.IO.ErrOut), Verbose: aggregateFlags.verbose, Prune: aggregateFlags.prune, DryRun: dryRun}
 	if f.UsePlacementAPI() {
 		c, err := f.PlacementClient(ctx)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/internal/sanitize"
 )
 
 // AddOutputFlags adds -f and cliff's output options to every command, as
@@ -101,4 +102,26 @@ func FormatsOf(c *cobra.Command) (formats []string, refused string) {
 		formats = append(formats, strings.Split(extra, ",")...)
 	}
 	return formats, ""
+}
+
+// LineSanitizer is w for a writer that gets one message per Write (one
+// fmt.Fprintf, ending in a newline): every control character in a message
+// — an ESC or a newline in a name read from a database — is escaped as
+// sanitize.String does, and the message's final newline kept, so each
+// message stays one line that shows which bytes were there.
+func LineSanitizer(w io.Writer) io.Writer { return lineSanitizer{w} }
+
+type lineSanitizer struct{ w io.Writer }
+
+func (l lineSanitizer) Write(p []byte) (int, error) {
+	s := string(p)
+	nl := strings.HasSuffix(s, "\n")
+	s = sanitize.String(strings.TrimSuffix(s, "\n"))
+	if nl {
+		s += "\n"
+	}
+	if _, err := io.WriteString(l.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
