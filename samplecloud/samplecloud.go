@@ -7,6 +7,7 @@
 package samplecloud
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -114,10 +115,41 @@ type gen struct {
 	// computeSvc finds a host's nova-compute service (an index into its
 	// cell's Services) without scanning them all.
 	computeSvc map[string]int
+	// ctx stops a generation under way (GenerateContext); polls counts
+	// the calls of done, which looks at it every 1,024.
+	ctx   context.Context
+	polls int
+}
+
+// done says whether the generation should stop: its context is done. It
+// looks every 1,024 calls (a node or an instance's worth of work each), so
+// a signal stops 200,000 nodes within milliseconds.
+func (g *gen) done() bool {
+	if g.ctx == nil {
+		return false
+	}
+	g.polls++
+	return g.polls%1024 == 0 && g.ctx.Err() != nil
 }
 
 // Generate builds a cloud. The same Options always give the same cloud.
 func Generate(o Options) *Cloud {
+	c, _ := generate(context.Background(), o)
+	return c
+}
+
+// GenerateContext is Generate stopped when ctx is done (its error, and no
+// cloud): a large cloud takes seconds of CPU to build, which a signal
+// must not wait for.
+func GenerateContext(ctx context.Context, o Options) (*Cloud, error) {
+	c, err := generate(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func generate(ctx context.Context, o Options) (*Cloud, error) {
 	if o.Nodes <= 0 {
 		o.Nodes = DefaultNodes
 	}
@@ -127,7 +159,7 @@ func Generate(o Options) *Cloud {
 	if o.MaxInstancesPerNode == 0 {
 		o.MaxInstancesPerNode = DefaultMaxInstancesPerNode
 	}
-	g := &gen{rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x5eed_c10d)), o: o, computeSvc: map[string]int{}}
+	g := &gen{rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x5eed_c10d)), o: o, computeSvc: map[string]int{}, ctx: ctx}
 	g.c = &Cloud{Options: o, Kinds: map[string][]int64{}, Flavors: flavors()}
 	for i := 0; i < o.Cells; i++ {
 		n := o.Nodes / o.Cells
@@ -135,6 +167,9 @@ func Generate(o Options) *Cloud {
 			n++
 		}
 		g.c.Cells = append(g.c.Cells, g.cell(i, n))
+		if err := ctx.Err(); err != nil {
+			return nil, context.Cause(ctx)
+		}
 	}
 	if o.BadRows > 0 {
 		g.badRows(&g.c.Cells[0], o.BadRows)
@@ -143,7 +178,7 @@ func Generate(o Options) *Cloud {
 		slices.Sort(g.c.Kinds[k])
 	}
 	g.c.Aggregates = aggregates(o.Seed, g.c.Cells)
-	return g.c
+	return g.c, nil
 }
 
 func (g *gen) uuid() string {
@@ -221,6 +256,9 @@ func (g *gen) cell(idx, nodes int) Cell {
 	}
 	hostSeq := 0
 	for pos := 0; pos < nodes+deleted; pos++ {
+		if g.done() {
+			return c
+		}
 		if !isDeleted[pos] {
 			hostSeq++
 			n := g.computeNode(&c, idx, g.hostName(idx, hostSeq), rowLive)
@@ -239,6 +277,9 @@ func (g *gen) cell(idx, nodes int) Cell {
 	}
 	for _, n := range built {
 		c.MappedHosts = append(c.MappedHosts, *n.cn.Host)
+	}
+	if g.ctx != nil && g.ctx.Err() != nil {
+		return c
 	}
 	g.instances(&c, built)
 	for _, n := range all {
@@ -530,6 +571,9 @@ func (g *gen) instances(c *Cell, nodes []*node) {
 	var placed []int // indexes into c.Instances
 	owner := map[int]*node{}
 	for _, n := range nodes {
+		if g.done() {
+			return
+		}
 		k := 0
 		if g.o.MaxInstancesPerNode > 0 {
 			k = r.IntN(g.o.MaxInstancesPerNode + 1)

@@ -79,7 +79,10 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 			if o.instances == 0 {
 				o.instances = -1 // Options: 0 is the default, negative none
 			}
-			cloud := samplecloud.Generate(samplecloud.Options{Nodes: o.nodes, Cells: cells, Seed: o.seed, BadRows: o.badRows, MaxInstancesPerNode: o.instances})
+			cloud, err := samplecloud.GenerateContext(ctx, samplecloud.Options{Nodes: o.nodes, Cells: cells, Seed: o.seed, BadRows: o.badRows, MaxInstancesPerNode: o.instances})
+			if err != nil {
+				return err
+			}
 			sum, err := samplecloud.Write(ctx, stores.SampleTarget(dbs), cloud, samplecloud.WriteOptions{Force: o.force})
 			if err != nil {
 				return err
