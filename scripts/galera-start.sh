@@ -6,7 +6,9 @@
 # every node is Synced.
 #
 #   scripts/galera-start.sh DIR [BASEPORT]     start (idempotent)
-#   scripts/galera-start.sh --stop DIR         stop every node of DIR
+#   scripts/galera-start.sh --stop DIR         stop every node of DIR: every process whose
+#                                              command line names DIR (a joining node and
+#                                              its rsync daemon too), SIGKILL after 60 s
 #   scripts/galera-start.sh --stop-node DIR N  stop node N (1..3) cleanly
 #   scripts/galera-start.sh --start-node DIR N start node N again (it rejoins by IST when it can)
 #
@@ -61,14 +63,44 @@ q() { "$client" --socket="$(sock "$1")" -uroot -N -B -e "$2" 2>/dev/null; }
 alive() { [ -S "$(sock "$1")" ] && q "$1" 'SELECT 1' >/dev/null; }
 status_of() { q "$1" "SHOW STATUS LIKE '$2'" | awk '{print $2}'; }
 
+# pids_under PATH: every process whose command line names PATH (a node's
+# mariadbd by its --datadir, the rsync SST script and its rsync daemon by
+# their --datadir and --config in that datadir, a --wsrep-recover run). A
+# joining node has written no mysqld.pid yet, so the pid file alone misses it.
+pids_under() {
+  local f pid cmd
+  for f in /proc/[0-9]*/cmdline; do
+    pid=${f#/proc/}; pid=${pid%/cmdline}
+    cmd=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
+    # Not this script (called with DIR/, say) nor its subshells.
+    case $cmd in *galera-start.sh*) continue ;; esac
+    case $cmd in *"$1/"*) echo "$pid" ;; esac
+  done
+  return 0
+}
+
+# kill_under PATH: SIGTERM to every process of PATH, then up to 60 s for
+# them to end, then SIGKILL to what is left.
+kill_under() {
+  local pids
+  pids=$(pids_under "$1")
+  [ -n "$pids" ] || return 0
+  kill $pids 2>/dev/null || true
+  for _ in $(seq 1 120); do
+    pids=$(pids_under "$1")
+    [ -n "$pids" ] || return 0
+    sleep 0.5
+  done
+  kill -9 $pids 2>/dev/null || true
+  sleep 0.2
+}
+
 stop_node() {
   local n=$1 pidf pid
   pidf="$(ndir "$n")/mysqld.pid"
   pid=$(cat "$pidf" 2>/dev/null || true)
-  [ -n "$pid" ] || return 0
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-  kill -9 "$pid" 2>/dev/null || true
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  kill_under "$(ndir "$n")"
   rm -f "$pidf"
 }
 
@@ -90,7 +122,11 @@ start_node() {
   # InnoDB (what Debian's galera_recovery does), so that the node rejoins by
   # IST from the donors' gcache instead of taking a whole SST.
   if grep -q '^seqno: *-1' "$d/data/grastate.dat" 2>/dev/null; then
+    # Its own socket and pid file, and no TCP port: another server may own
+    # 3306 and the default socket, where a bare --no-defaults run would bind
+    # (and fail, recovering nothing).
     "$mariadbd" --no-defaults --datadir="$d/data" --user=mysql --wsrep-on=ON \
+      --socket="$d/recover.sock" --skip-networking --pid-file="$d/recover.pid" \
       --wsrep-provider="$provider" --wsrep-cluster-address="$addrs" --wsrep-sst-method=rsync \
       --binlog-format=ROW --innodb-buffer-pool-size=128M --wsrep-recover --log-error="$d/recover.log" >/dev/null 2>&1 || true
     startpos=$(sed -n 's/.*WSREP: Recovered position: *\([^ ]*\).*/\1/p' "$d/recover.log" | tail -1)
@@ -142,6 +178,7 @@ emit() {
 case $mode in
   stop)
     for n in 3 2 1; do stop_node "$n"; done
+    kill_under "$dir"
     exit 0 ;;
   stopnode)
     stop_node "${2:?node number}"; exit 0 ;;

@@ -177,8 +177,7 @@ func apiConsumer(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%01
 
 // placementWrites PUTs one allocation per apiConsumer through the real
 // placement-api at base, each on a provider it looks up by name, and
-// returns what went wrong (a 409 is retried after a re-read, as a Nova
-// client does).
+// returns what went wrong (a 409, and a 500 on a deadlock, are sent again).
 func placementWrites(base string, providers []string) error {
 	do := func(method, path, body string) (int, []byte, error) {
 		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
@@ -216,7 +215,13 @@ func placementWrites(base string, providers []string) error {
 			if err == nil && code == 204 {
 				break
 			}
-			if code != 409 || try == 20 {
+			// A 500 naming a deadlock (1213: on Galera, a certification
+			// failure too) is a transaction placement-api rolled back, as
+			// rpctl's placementclient treats it: the consumer generation
+			// (null: a new consumer) makes a repeat safe, since a write
+			// already applied would be refused with a 409.
+			deadlock := code == 500 && bytes.Contains(b, []byte("1213"))
+			if (code != 409 && !deadlock) || try == 20 {
 				return fmt.Errorf("PUT /allocations/%s: %d %v %s", apiConsumer(i), code, err, b)
 			}
 		}
