@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -270,6 +271,7 @@ func (c *Client) exchange(ctx context.Context, method, path, rawQuery string, in
 		version = *mv[0]
 	}
 	reauthed := false
+	deadlocks := 0
 	for attempt := 0; ; attempt++ {
 		status, respBody, header, err := c.send(ctx, method, &u, body, version)
 		if err != nil {
@@ -291,6 +293,21 @@ func (c *Client) exchange(ctx context.Context, method, path, rawQuery string, in
 			reauthed = true
 			if rerr := c.auth.Reauthenticate(ctx, c.auth.Token()); rerr == nil {
 				continue
+			}
+		}
+		if deadlockAnswer(status, respBody) && generationChecked(body) && deadlocks < deadlockTries-1 && ctx.Err() == nil {
+			// placement-api rolled the request's transaction back, and
+			// the generation it carries makes a repeat safe: were the
+			// write applied after all, the repeat would be refused (409).
+			deadlocks++
+			c.debug("retrying after a deadlock", "method", method, "url", u.String(), "try", deadlocks+1)
+			t := time.NewTimer(deadlockBackoff(deadlocks))
+			select {
+			case <-t.C:
+				attempt--
+				continue
+			case <-ctx.Done():
+				t.Stop()
 			}
 		}
 		if status >= 400 {
@@ -382,6 +399,40 @@ func (c *Client) debug(msg string, args ...any) {
 // lost answer could be misread as a conflict. So only reads qualify.
 func idempotent(method string) bool {
 	return method == http.MethodGet || method == http.MethodHead
+}
+
+// A write placement-api answers with a 500 naming a database deadlock
+// (1213; on Galera also a certification failure) was rolled back: the
+// error ends the transaction, and Placement answers only after it, having
+// already retried its allocation writer 5 times (oslo.db's wrap_db_retry).
+// rpctl sends such a write again when it carries a generation (a
+// consumer's or a provider's: every PUT and POST rpctl makes to change
+// allocations, inventories, traits and aggregates), the same
+// deadlockTries in all as its own database transactions: a repeat of a
+// write that was applied after all would be answered 409, a conflict, and
+// never applied twice. Writes without a generation (creating or deleting a
+// provider, deleting allocations) are not repeated.
+const deadlockTries = 6
+
+// deadlockBackoff is the wait before the k-th repeat (1-based): oslo.db's,
+// 1 s and then uniform in [0, 2^k s), at most 10 s.
+var deadlockBackoff = func(k int) time.Duration {
+	if k <= 1 {
+		return time.Second
+	}
+	return min(time.Duration(rand.Int64N(int64(time.Second)<<k)), 10*time.Second)
+}
+
+// deadlockAnswer reports a 500 whose body names MySQL error 1213, as
+// pymysql words it: "(1213, 'Deadlock found when trying to get lock; ...')".
+func deadlockAnswer(status int, body []byte) bool {
+	return status == http.StatusInternalServerError && bytes.Contains(body, []byte("(1213, "))
+}
+
+// generationChecked reports a request body that carries a consumer or
+// provider generation (null, on a consumer: "must not exist yet").
+func generationChecked(body []byte) bool {
+	return bytes.Contains(body, []byte(`"consumer_generation":`)) || bytes.Contains(body, []byte(`"resource_provider_generation":`))
 }
 
 // neverSent reports whether a transport error happened before the request

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestRetries: a read cut off in transit is sent again; a write cut off
@@ -147,6 +148,75 @@ func TestAnswersAfterAWrite(t *testing.T) {
 			}
 			if tc.method != http.MethodGet && calls.Load() != 1 {
 				t.Errorf("the write was sent %d times", calls.Load())
+			}
+		})
+	}
+}
+
+// TestDeadlockRetries: a write that placement-api answers with a 500 naming
+// a deadlock (1213) was rolled back, and is sent again when it carries a
+// generation (a repeat of an applied write would be a 409), up to 6 tries
+// in all; a write without a generation, and any other 500, are not.
+func TestDeadlockRetries(t *testing.T) {
+	saved := deadlockBackoff
+	deadlockBackoff = func(int) time.Duration { return 0 }
+	t.Cleanup(func() { deadlockBackoff = saved })
+	const deadlock = `{"errors": [{"status": 500, "title": "Internal Server Error", "detail": "The server has either erred or is incapable of performing the requested operation.\n\n (pymysql.err.OperationalError) (1213, 'Deadlock found when trying to get lock; try restarting transaction')"}]}`
+	const wsrep = `{"errors": [{"status": 500, "title": "Internal Server Error", "detail": "(pymysql.err.OperationalError) (1213, 'WSREP detected deadlock/conflict and aborted the transaction. Try restarting the transaction')"}]}`
+	const other = `{"errors": [{"status": 500, "title": "Internal Server Error", "detail": "(pymysql.err.OperationalError) (2013, 'Lost connection to MySQL server during query')"}]}`
+	const conflict = `{"errors": [{"status": 409, "title": "Conflict", "detail": "consumer generation conflict", "code": "placement.concurrent_update"}]}`
+	withGen := map[string]any{"allocations": map[string]any{}, "consumer_generation": nil}
+	withRPGen := map[string]any{"inventories": map[string]any{}, "resource_provider_generation": 3}
+	noGen := map[string]any{"name": "cn1"}
+	type answer struct {
+		status int
+		body   string
+	}
+	for _, tc := range []struct {
+		name    string
+		in      any
+		answers []answer // then 204
+		calls   int32
+		want    string // "" : success
+	}{
+		{"consumer generation, two deadlocks", withGen, []answer{{500, deadlock}, {500, wsrep}}, 3, ""},
+		{"provider generation, one deadlock", withRPGen, []answer{{500, deadlock}}, 2, ""},
+		{"deadlock on every try", withGen, []answer{{500, deadlock}, {500, deadlock}, {500, deadlock}, {500, deadlock}, {500, deadlock}, {500, deadlock}, {500, deadlock}}, 6, "may or may not have been applied"},
+		{"deadlock, then a conflict", withGen, []answer{{500, deadlock}, {409, conflict}}, 2, "consumer generation conflict"},
+		{"no generation", noGen, []answer{{500, deadlock}}, 1, "may or may not have been applied"},
+		{"another server error", withGen, []answer{{500, other}}, 1, "may or may not have been applied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/" {
+					w.Write([]byte(`{"versions":[{"id":"v1.0","min_version":"1.0","max_version":"1.39"}]}`))
+					return
+				}
+				n := int(calls.Add(1))
+				if n > len(tc.answers) {
+					w.WriteHeader(http.StatusNoContent)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.answers[n-1].status)
+				w.Write([]byte(tc.answers[n-1].body))
+			}))
+			defer srv.Close()
+			ctx := context.Background()
+			c, err := New(ctx, Config{Endpoint: srv.URL, Retries: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.do(ctx, http.MethodPut, "/allocations/x", nil, tc.in, nil)
+			if tc.want == "" && err != nil {
+				t.Errorf("err = %v, want success", err)
+			}
+			if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+			if calls.Load() != tc.calls {
+				t.Errorf("the write was sent %d times, want %d", calls.Load(), tc.calls)
 			}
 		})
 	}
