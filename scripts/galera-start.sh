@@ -71,7 +71,7 @@ pids_under() {
   local f pid cmd
   for f in /proc/[0-9]*/cmdline; do
     pid=${f#/proc/}; pid=${pid%/cmdline}
-    cmd=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
+    cmd=$(tr '\0' ' ' 2>/dev/null <"$f") || continue
     # Not this script (called with DIR/, say) nor its subshells.
     case $cmd in *galera-start.sh*) continue ;; esac
     case $cmd in *"$1/"*) echo "$pid" ;; esac

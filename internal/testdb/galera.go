@@ -96,7 +96,9 @@ func NewGalera(t testing.TB) *Galera {
 func reserveGaleraBase(t testing.TB) (int, string) {
 	t.Helper()
 	for base := galeraPortLow; base+32 <= galeraPortHigh; base++ {
-		lock := filepath.Join(os.TempDir(), fmt.Sprintf("rpctl-galera-port-%d.lock", base))
+		// In /tmp, not TMPDIR: the ports are the machine's, and a run
+		// with a TMPDIR of its own (make test's) must see other runs' locks.
+		lock := filepath.Join("/tmp", fmt.Sprintf("rpctl-galera-port-%d.lock", base))
 		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 		if err != nil {
 			if staleLock(lock) {
