@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 MARIADB_DIR ?= $(or $(TMPDIR),/tmp)/rpctl-make-mariadb
 MARIADB_PORT ?= 33308
 
-.PHONY: build test unit demo bench lint clean fuzz stress docs install deb deb-check galera
+.PHONY: build test unit demo bench lint clean fuzz stress docs install deb deb-check galera stop-services
 
 # rpctl --version: release (git describe), commit and build date.
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -29,24 +29,48 @@ build:
 # Unit and integration tests. Integration tests run against a real MariaDB and
 # the real placement-api / Nova tools; under `make test` a missing service is a
 # failure, not a skip (RPCTL_INTEGRATION=1).
+#
+# The tests run with a TMPDIR of their own (/tmp/rpctl-test.XXXXXX): when
+# they end — passed, failed, timed out or interrupted — every process that
+# names it or inherited it (Galera nodes, rsync daemons, placement-api,
+# Keystone, Prometheus, private MariaDBs) is stopped, and so is the MariaDB
+# this run started (scripts/stop-test-servers.sh).
 test:
-	@set -e; \
-	if [ -z "$$RPCTL_TEST_MYSQL" ]; then eval "$$(scripts/mariadb-start.sh $(MARIADB_DIR) $(MARIADB_PORT))"; export RPCTL_TEST_MYSQL; fi; \
-	RPCTL_INTEGRATION=1 $(GO) test -count=1 -timeout 30m ./...
+	@set -e; $(TEST_SETUP); \
+	TMPDIR=$$tmp RPCTL_INTEGRATION=1 $(GO) test -count=1 -timeout 30m ./...
+
+# TEST_SETUP: the MariaDB (unless RPCTL_TEST_MYSQL names one) and the
+# private TMPDIR, and a trap that stops both when the recipe's shell exits.
+TEST_SETUP = tmp=$$(mktemp -d /tmp/rpctl-test.XXXXXX); chmod 1777 $$tmp; started=; \
+	trap 'scripts/stop-test-servers.sh $$tmp $$started; rm -rf $$tmp' EXIT; trap 'exit 130' INT TERM HUP; \
+	if [ -z "$$RPCTL_TEST_MYSQL" ]; then \
+	  eval "$$(scripts/mariadb-start.sh $(MARIADB_DIR) $(MARIADB_PORT))"; export RPCTL_TEST_MYSQL; \
+	  if [ "$$MARIADB_STARTED" = 1 ]; then started=$(MARIADB_DIR); fi; \
+	fi
+
+# Stop every server rpctl's tests may have left on this machine, whoever
+# started it: make test's MariaDB ($(MARIADB_DIR)), the one plain `go test`
+# starts on port 33307, Galera clusters, private MariaDBs and whatever a
+# make test run's TMPDIR still has running (a run killed with SIGKILL).
+TMP := $(or $(TMPDIR),/tmp)
+stop-services:
+	@scripts/stop-test-servers.sh $(MARIADB_DIR) $(TMP)/rpctl-test-mariadb \
+	  $$(ls -d /tmp/rpctl-test.* $(TMP)/rpctl-galera-* $(TMP)/rpctl-private-mariadb-* 2>/dev/null)
 
 # The lost-update proof of issue #10 alone (make test runs it too): 8
 # writers x 1,000 read-modify-write edits of one inventory, half through the
 # real placement-api, half through the database.
 stress:
-	@set -e; \
-	if [ -z "$$RPCTL_TEST_MYSQL" ]; then eval "$$(scripts/mariadb-start.sh $(MARIADB_DIR) $(MARIADB_PORT))"; export RPCTL_TEST_MYSQL; fi; \
-	RPCTL_INTEGRATION=1 $(GO) test -count=1 -timeout 60m -run '^TestNoLostUpdates$$' -v ./placementclient
+	@set -e; $(TEST_SETUP); \
+	TMPDIR=$$tmp RPCTL_INTEGRATION=1 $(GO) test -count=1 -timeout 60m -run '^TestNoLostUpdates$$' -v ./placementclient
 
 # The Galera proofs alone (make test runs them too): each test starts its own
 # 3-node MariaDB Galera cluster on 127.0.0.1 (scripts/galera-start.sh, ports
 # in 24400-24499, below the kernel's ephemeral ports) and stops it. About 2.5 minutes on a 2-core machine.
 galera:
-	RPCTL_INTEGRATION=1 $(GO) test -count=1 -timeout 20m -v ./internal/galeratest
+	@set -e; tmp=$$(mktemp -d /tmp/rpctl-test.XXXXXX); chmod 1777 $$tmp; \
+	trap 'scripts/stop-test-servers.sh $$tmp; rm -rf $$tmp' EXIT; trap 'exit 130' INT TERM HUP; \
+	TMPDIR=$$tmp RPCTL_INTEGRATION=1 $(GO) test -count=1 -timeout 20m -v ./internal/galeratest
 
 # Unit tests only: integration tests skip without a server.
 unit:

@@ -6,7 +6,9 @@
 #   scripts/mariadb-start.sh [DIR] [PORT]
 #
 # Prints shell assignments: RPCTL_TEST_MYSQL (a go-sql-driver DSN for an admin
-# user that may create databases), MARIADB_SOCKET, MARIADB_PORT, MARIADB_PID.
+# user that may create databases), MARIADB_SOCKET, MARIADB_PORT, MARIADB_PID,
+# MARIADB_STARTED (1: this call started it, 0: it was up already).
+# Stop it with scripts/stop-test-servers.sh DIR.
 set -euo pipefail
 dir=${1:-${TMPDIR:-/tmp}/rpctl-mariadb}
 port=${2:-33306}
@@ -25,6 +27,7 @@ emit() {
   echo "MARIADB_SOCKET='$sock'"
   echo "MARIADB_PORT='$port'"
   echo "MARIADB_PID='$(cat "$dir/mysqld.pid" 2>/dev/null || true)'"
+  echo "MARIADB_STARTED='${1:-0}'"
 }
 if [ -S "$sock" ] && "$client" --socket="$sock" -uroot -e 'SELECT 1' >/dev/null 2>&1; then
   emit; exit 0
@@ -54,4 +57,4 @@ GRANT ALL PRIVILEGES ON *.* TO '$user'@'127.0.0.1' WITH GRANT OPTION;
 GRANT ALL PRIVILEGES ON *.* TO '$user'@'localhost' WITH GRANT OPTION;
 FLUSH PRIVILEGES;
 SQL
-emit
+emit 1
