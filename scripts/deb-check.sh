@@ -44,6 +44,14 @@ installed=1
 
 fail() { echo "deb-check.sh: $*" >&2; exit 1; }
 
+echo "== copyright"
+# rpctl's own paragraph (the first Files: * one) names LICENSE's license.
+cr=/usr/share/doc/rpctl/copyright
+awk '/^Files: \*$/ {f=1} f && /^License:/ {print; exit}' "$cr" | grep -qx "License: Apache-2.0" ||
+	fail "$cr does not license rpctl under Apache-2.0: $(grep -m1 -A3 '^Files: \*$' "$cr")"
+grep -q "Apache License" LICENSE && grep -q "Version 2.0" LICENSE || fail "LICENSE is not the Apache License 2.0"
+echo "rpctl: Apache-2.0, as LICENSE"
+
 echo "== man pages"
 [ "$(man -w rpctl-migrate-inventory)" = /usr/share/man/man1/rpctl-migrate-inventory.1.gz ] ||
 	fail "man -w rpctl-migrate-inventory: $(man -w rpctl-migrate-inventory 2>&1)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Print the Debian copyright file (machine-readable format 1.0) for the
-# rpctl binaries BIN...: rpctl itself, the Go runtime and standard library, and
+# rpctl binaries BIN...: rpctl itself (Apache-2.0, as LICENSE says), the Go runtime and standard library, and
 # every module `go version -m BIN` says is linked into any of them, each with its license
 # as its LICENSE file states it (full text, or the /usr/share/common-licenses
 # file Debian ships for Apache-2.0 and MPL-2.0).
@@ -64,9 +64,21 @@ Upstream-Name: rpctl
 
 Files: *
 Copyright: 2026 The rpctl developers
-License: other
- The rpctl developers have not published a license for rpctl yet; until
- they do, all rights are reserved.
+License: Apache-2.0
+ Licensed under the Apache License, Version 2.0 (the "License"); you may
+ not use this file except in compliance with the License. You may obtain
+ a copy of the License at
+ .
+     http://www.apache.org/licenses/LICENSE-2.0
+ .
+ Unless required by applicable law or agreed to in writing, software
+ distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+ WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+ License for the specific language governing permissions and limitations
+ under the License.
+ .
+ On Debian systems, the complete text of the Apache License, Version 2.0
+ can be found in /usr/share/common-licenses/Apache-2.0.
 
 HEAD
 # The Files patterns name where each part's sources sit in a build tree
