@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -103,6 +104,19 @@ func TestOutputFilesNeverOverwrite(t *testing.T) {
 				t.Errorf("--force --log-file should append: %q", b)
 			case flag != "--log-file" && bytes.Contains(b, []byte("precious")):
 				t.Errorf("--force did not replace the file: %q", b)
+			}
+
+			// A FIFO (a device would do the same): never replaced nor
+			// written, --force or not.
+			fifo := filepath.Join(dir, "fifo"+ext)
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, extra := range [][]string{nil, {"--force"}} {
+				_, errOut, code := run(fifo, extra...)
+				if st, err := os.Lstat(fifo); code != 2 || !strings.Contains(errOut, fifo) || !strings.Contains(errOut, "not a regular file") || err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+					t.Errorf("a FIFO %v: exit %d, stderr %q; want 2 naming it, and the FIFO kept", extra, code, errOut)
+				}
 			}
 
 			link := filepath.Join(dir, "link.db")

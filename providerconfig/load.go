@@ -6,7 +6,9 @@
 package providerconfig
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -76,6 +78,17 @@ type Errors []string
 
 func (e Errors) Error() string { return strings.Join(e, "\n") }
 
+// ArgError is a -f argument that names no file or directory to read
+// (missing, unreadable, or a directory without *.yaml files).
+type ArgError struct {
+	Arg string
+	Err error
+}
+
+func (e *ArgError) Error() string { return e.Arg + ": " + e.Err.Error() }
+
+func (e *ArgError) Unwrap() error { return e.Err }
+
 // Paths expands the -f arguments: a directory gives its *.yaml files in
 // name order, as Nova's glob + sort does; a file is taken as it is.
 func Paths(args []string) ([]string, error) {
@@ -83,7 +96,11 @@ func Paths(args []string) ([]string, error) {
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, err
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, &ArgError{Arg: a, Err: err}
 		}
 		if !st.IsDir() {
 			out = append(out, a)
@@ -94,7 +111,7 @@ func Paths(args []string) ([]string, error) {
 			return nil, err
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("%s: no *.yaml provider config file in it", a)
+			return nil, &ArgError{Arg: a, Err: errors.New("no *.yaml provider config file in it")}
 		}
 		sort.Strings(m)
 		out = append(out, m...)

@@ -68,11 +68,11 @@ make_server('127.0.0.1', port, app, handler_class=Quiet).serve_forever()
 PY
 nohup "$py" "$dir/serve.py" "$dir/keystone-serve.conf" "$port" >"$dir/serve.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 120); do
+for _ in $(seq 1 480); do
   if curl -fsS -o /dev/null "$url/v3" 2>/dev/null; then break; fi
   kill -0 "$pid" 2>/dev/null || { echo "keystone-start: keystone exited, see $dir/serve.log" >&2; tail -20 "$dir/serve.log" >&2; exit 1; }
   sleep 0.25
 done
-curl -fsS -o /dev/null "$url/v3" || { echo "keystone-start: no answer on port $port after 30s" >&2; kill "$pid"; exit 1; }
+curl -fsS -o /dev/null "$url/v3" || { echo "keystone-start: no answer on port $port after 120s" >&2; kill "$pid"; exit 1; }
 echo "KEYSTONE_URL='$url/v3'"
 echo "KEYSTONE_PID='$pid'"

@@ -40,7 +40,7 @@ else
   OS_PLACEMENT_CONFIG_DIR="$dir" nohup placement-api --host 127.0.0.1 --port "$port" >"$dir/api.log" 2>&1 &
 fi
 pid=$!
-for _ in $(seq 1 120); do
+for _ in $(seq 1 480); do
   if curl -fsS -o /dev/null -H 'X-Auth-Token: admin' "http://127.0.0.1:$port/" 2>/dev/null; then
     echo "PLACEMENT_URL='http://127.0.0.1:$port'"
     echo "PLACEMENT_PID='$pid'"
@@ -49,6 +49,6 @@ for _ in $(seq 1 120); do
   kill -0 "$pid" 2>/dev/null || { echo "placement-api-start: placement-api exited, see $dir/api.log" >&2; tail -20 "$dir/api.log" >&2; exit 1; }
   sleep 0.25
 done
-echo "placement-api-start: no answer on port $port after 30s, see $dir/api.log" >&2
+echo "placement-api-start: no answer on port $port after 120s, see $dir/api.log" >&2
 kill "$pid" 2>/dev/null || true
 exit 1

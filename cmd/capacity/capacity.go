@@ -95,7 +95,7 @@ openstack_hypervisor_placement_allocated and _allocatable_capacity) and reserved
 	cmdutil.OfferFormats(c, output.Prometheus)
 	cmdutil.SetExitCodes(c, append([]cmdutil.ExitCodeRow{
 		{Code: cmdutil.ExitOK, Meaning: "counted"},
-		{Code: cmdutil.ExitFailed, Meaning: "invalid input (flag, flavor, mix, aggregate); --plot names an existing file (without --force) or a file rpctl reads"},
+		{Code: cmdutil.ExitFailed, Meaning: "invalid input (flag, flavor, mix, aggregate); --plot names an existing file (without --force), a file rpctl reads, or no regular file (a device, FIFO or socket)"},
 	}, cmdutil.SearchExitCodes()...)...)
 	fl := c.Flags()
 	cmdutil.AddMaxStepsFlag(fl, &o.MaxSteps)

@@ -132,9 +132,13 @@ func runClaimsAudit(c *cobra.Command, f *cmdutil.Factory, o *ClaimsAuditOptions)
 			output.Cell{Text: age.String(), Value: int64(age / time.Second)}, result)
 	}
 	var werr error
-	if f.Format == output.Prometheus {
+	switch {
+	case f.Format == output.Prometheus:
 		werr = metrics.WriteText(f.IO.Out, metrics.Audit(res))
-	} else {
+	case len(rows.Rows) == 0 && f.Format == output.Table && !f.Output.PrintEmpty:
+		// Nothing orphaned: nothing printed, as nova-manage placement
+		// audit (not cliff's lone newline for an empty table).
+	default:
 		werr = f.Write(rows, nil)
 	}
 	if werr != nil {

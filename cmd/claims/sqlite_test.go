@@ -174,6 +174,19 @@ func TestClaimsAuditExpiryAndCodes(t *testing.T) {
 	if out, errOut, code := run("--expiry", "300s"); code != 0 || out != "[]\n" {
 		t.Fatalf("after --delete: exit %d: %q%s", code, out, errOut)
 	}
+	// Nothing orphaned, in a table: nothing printed (nova-manage's
+	// silence), unless --print-empty asks for the headers.
+	table := func(args ...string) (string, string, int) {
+		return cmdtest.Rpctl(t, append(append(c.args, "claims", "audit"), args...)...)
+	}
+	for _, args := range [][]string{{"--expiry", "300s"}, {"--expiry", "300s", "--delete"}} {
+		if out, errOut, code := table(args...); code != 0 || out != "" || errOut != "0 orphaned allocation(s), 1 kept as younger than --expiry 5m0s\n" {
+			t.Errorf("%v, nothing orphaned: exit %d, stdout %q, stderr %q; want 0 and nothing printed", args, code, out, errOut)
+		}
+	}
+	if out, _, code := table("--expiry", "300s", "--print-empty"); code != 0 || !strings.Contains(out, "| consumer |") {
+		t.Errorf("--print-empty, nothing orphaned: exit %d, %q; want the headers", code, out)
+	}
 	var n int
 	c.p.Get(&n, `SELECT COUNT(*) FROM consumers WHERE uuid = ?`, cu(2))
 	if n != 0 {

@@ -105,6 +105,9 @@ func runProviderApply(ctx context.Context, f *cmdutil.Factory, o *ProviderApplyO
 		return cmdutil.UsageError("give at least one -f FILE or -f DIR")
 	}
 	cfg, err := providerconfig.Load(o.Files)
+	if ae := (*providerconfig.ArgError)(nil); errors.As(err, &ae) {
+		return cmdutil.UsageError("-f %s: %v (give provider config files, or directories of *.yaml files)", ae.Arg, ae.Err)
+	}
 	var errs providerconfig.Errors
 	if errors.As(err, &errs) {
 		for _, e := range errs[:len(errs)-1] {

@@ -47,7 +47,8 @@ func TestProviderApplyCommand(t *testing.T) {
 			bad + `: providers[0] (name "h"): inventories.additional[0].VCPU: Invalid resource class, only custom resource classes are allowed: VCPU`,
 			bad + `: providers[0] (name "h"): traits.additional[0]: Invalid traits, only custom traits are allowed: HW_CPU_X86_AVX2`}},
 		{name: "no file", args: []string{"provider", "apply"}, code: 2, stderr: []string{"give at least one -f"}},
-		{name: "missing file", args: []string{"provider", "apply", "-f", filepath.Join(dir, "nope.yaml")}, code: 2, stderr: []string{"nope.yaml"}},
+		{name: "missing file", args: []string{"provider", "apply", "-f", filepath.Join(dir, "nope.yaml")}, code: 2, stderr: []string{"rpctl: -f " + filepath.Join(dir, "nope.yaml") + ": no such file or directory"}},
+		{name: "directory without yaml", args: []string{"provider", "apply", "-f", t.TempDir()}, code: 2, stderr: []string{": no *.yaml provider config file in it", "rpctl: -f "}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,6 +18,11 @@ import (
 // operator did not force it.
 var ErrExists = errors.New("exists")
 
+// ErrNotRegular marks an output path that names a device, a FIFO or a
+// socket: rpctl writes only regular files, and replacing (or appending to)
+// such a path is never what the operator meant, forced or not.
+var ErrNotRegular = errors.New("is not a regular file")
+
 // ErrProtected marks an output path that is one of the files rpctl reads
 // (a database, a config file): never written, forced or not.
 var ErrProtected = errors.New("is a file rpctl reads")
@@ -51,6 +56,8 @@ func (p Policy) Check(flag, path string) error {
 		return fmt.Errorf("%s %s: %w", flag, path, err)
 	case st.IsDir():
 		return fmt.Errorf("%s %s: is a directory", flag, path)
+	case !st.Mode().IsRegular() && st.Mode()&os.ModeSymlink == 0:
+		return notRegular(flag, path, st.Mode())
 	case !p.Force:
 		return fmt.Errorf("%s %s: the file %w; pass --force to replace it", flag, path, ErrExists)
 	}
@@ -169,6 +176,10 @@ func (p Policy) OpenLog(flag, path string) (*os.File, error) {
 	if err := p.checkProtected(flag, path); err != nil {
 		return nil, err
 	}
+	// Followed through links: the log is opened, not renamed into place.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, notRegular(flag, path, st.Mode())
+	}
 	mode := os.O_CREATE | os.O_WRONLY | os.O_EXCL
 	if p.Force {
 		mode = os.O_CREATE | os.O_WRONLY | os.O_APPEND
@@ -181,4 +192,22 @@ func (p Policy) OpenLog(flag, path string) (*os.File, error) {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}
 	return f, nil
+}
+
+// notRegular is the refusal of a path that names no regular file.
+func notRegular(flag, path string, m os.FileMode) error {
+	kind := "a special file"
+	switch {
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&os.ModeDevice != 0:
+		kind = "a block device"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return fmt.Errorf("%s %s: %w but %s; rpctl writes only regular files, --force or not", flag, path, ErrNotRegular, kind)
 }

@@ -2,10 +2,13 @@ package safefile
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -144,4 +147,56 @@ func assertNoTemp(t *testing.T, dir string) {
 			t.Errorf("temporary file left: %s", e.Name())
 		}
 	}
+}
+
+// TestNonRegularRefused: a device, a FIFO or a socket named as an output
+// path is refused, --force or not, for a replaced file and for a log, and
+// stays what it was.
+func TestNonRegularRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	paths := map[string]string{"FIFO": fifo, "socket": sock}
+	if os.Geteuid() == 0 {
+		// A private twin of /dev/null (character device 1,3): writing it
+		// by mistake would harm nothing.
+		dev := filepath.Join(dir, "null")
+		if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+			t.Fatal(err)
+		}
+		paths["character device"] = dev
+	}
+	if err := os.Symlink(fifo, filepath.Join(dir, "link-to-fifo")); err != nil {
+		t.Fatal(err)
+	}
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }
+	for kind, path := range paths {
+		for _, force := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s force=%v", kind, force), func(t *testing.T) {
+				before, _ := os.Lstat(path)
+				err := Policy{Force: force}.WriteStream("--out", path, write)
+				if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), kind) || !strings.HasPrefix(err.Error(), "--out "+path) {
+					t.Errorf("--out: err = %v, want %v naming the flag, the path and %s", err, ErrNotRegular, kind)
+				}
+				if _, err := (Policy{Force: force}).OpenLog("--log-file", path); !errors.Is(err, ErrNotRegular) {
+					t.Errorf("--log-file: err = %v, want %v", err, ErrNotRegular)
+				}
+				if after, err := os.Lstat(path); err != nil || after.Mode() != before.Mode() {
+					t.Errorf("%s changed: %v, %v", path, after.Mode(), err)
+				}
+			})
+		}
+	}
+	if _, err := (Policy{Force: true}).OpenLog("--log-file", filepath.Join(dir, "link-to-fifo")); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("--log-file through a link to a FIFO: err = %v, want %v", err, ErrNotRegular)
+	}
+	assertNoTemp(t, dir)
 }
