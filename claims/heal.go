@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // Exit codes of `rpctl claims heal`, nova-manage placement heal_allocations'
@@ -58,6 +59,13 @@ type HealResult struct {
 	Cells     []CellResult `json:"cells"`
 	// Message is the line nova-manage prints for a failure (codes 2, 3, 8).
 	Message string `json:"message,omitempty"`
+	// NoProvider counts, on a dry run, the instances whose allocation
+	// names a provider that does not exist yet (a compute node without a
+	// uuid or without a provider: `migrate inventory` creates them). They
+	// are not printed as "[dry-run]" lines; NoProviderHosts are their
+	// hosts, in order. The real run would stop at the first (code 3).
+	NoProvider      int      `json:"no_provider_yet,omitempty"`
+	NoProviderHosts []string `json:"no_provider_hosts,omitempty"`
 }
 
 // CellResult counts what happened in one cell.
@@ -99,6 +107,10 @@ type healRun struct {
 	// placer places instances on their trees (place.go); nil until the
 	// first instance needs it.
 	placer *placer
+	// noProvider counts a dry run's instances with no provider to
+	// allocate on yet, and their hosts in order.
+	noProvider      int
+	noProviderHosts []string
 }
 
 // stop ends a heal with a code and nova-manage's message.
@@ -180,7 +192,25 @@ func (h *Healer) Heal(ctx context.Context, o HealOptions) (HealResult, error) {
 	if res.Processed == 0 {
 		res.Code = ExitNothingToDo
 	}
+	if r.noProvider > 0 {
+		// The real run would stop at the first of them: say so with
+		// its code, not Nova's dry-run 4.
+		res.NoProvider, res.NoProviderHosts = r.noProvider, r.noProviderHosts
+		res.Code = ExitWriteFailed
+	}
 	return res, nil
+}
+
+// missingProvider reports an allocation that names a provider Placement
+// does not have: the empty uuid of a compute node that has none yet, or
+// (when the placer read Placement's providers) a uuid with no provider.
+func (r *healRun) missingProvider(a Allocations) bool {
+	for rp := range a.Allocations {
+		if rp == "" || (r.placer != nil && !r.placer.has(rp)) {
+			return true
+		}
+	}
+	return false
 }
 
 // healCell is _heal_instances_in_cell: pages of limit instances, oldest
@@ -309,6 +339,13 @@ func (r *healRun) healPage(ctx context.Context, cell Cell, insts []Instance, cr 
 			return processed, err
 		}
 		if kind == healNone {
+			continue
+		}
+		if r.o.DryRun && r.missingProvider(w.Alloc) {
+			r.noProvider++
+			if in.Host != nil && !slices.Contains(r.noProviderHosts, *in.Host) {
+				r.noProviderHosts = append(r.noProviderHosts, *in.Host)
+			}
 			continue
 		}
 		if r.o.DryRun {

@@ -106,6 +106,12 @@ func newPlacer(in *candidates.ModelInput) *placer {
 	return p
 }
 
+// has reports whether Placement has a provider of this uuid.
+func (p *placer) has(uuid string) bool {
+	_, ok := p.byUUID[uuid]
+	return ok
+}
+
 // scope returns the providers an instance on node may use: the node's
 // tree, then the sharing providers of the root's aggregates; nil when the
 // node has no provider.

@@ -118,13 +118,13 @@ func NewCmdClaimsHeal(f *cmdutil.Factory, runF func(*ClaimsHealOptions) error) *
 		cmdutil.ExitCodeRow{Code: claims.ExitHealed, Meaning: "allocations were created or updated"},
 		cmdutil.ExitCodeRow{Code: claims.ExitMaxCount, Meaning: "--max-count was reached and more instances may need healing (also after exactly 50 healed in a run without --max-count, as nova-manage)"},
 		cmdutil.ExitCodeRow{Code: claims.ExitNoComputeNode, Meaning: "an instance's compute node record was not found"},
-		cmdutil.ExitCodeRow{Code: claims.ExitWriteFailed, Meaning: "an allocation could not be written (capacity, unknown provider or class, conflict)"},
-		cmdutil.ExitCodeRow{Code: claims.ExitNothingToDo, Meaning: "completed, nothing healed (also every --dry-run)"},
+		cmdutil.ExitCodeRow{Code: claims.ExitWriteFailed, Meaning: "an allocation could not be written (capacity, unknown provider or class, conflict); with --dry-run, an instance's compute node has no resource provider yet (run migrate inventory first)"},
+		cmdutil.ExitCodeRow{Code: claims.ExitNothingToDo, Meaning: "completed, nothing healed (also every other --dry-run, as nova-manage)"},
 		cmdutil.ExitCodeRow{Code: claims.ExitUnsupported, Meaning: "an instance has a vGPU or Cyborg device profile request (not healable)"},
 		cmdutil.ExitCodeRow{Code: claims.ExitBadInput, Meaning: "invalid input: --max-count not a positive integer, --cell with --instance, --force without --instance, an unmapped instance, an unknown cell" + claimsForbiddenRow},
 	)
 	fl := c.Flags()
-	fl.BoolVar(&o.DryRun, "dry-run", false, "print what would be written and write nothing (exit code 4)")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "print what would be written and write nothing (exit code 4; 3 when a compute node has no resource provider yet)")
 	fl.StringVar(&o.MaxCount, "max-count", "", "heal at most this many instances (default: all, in batches)")
 	fl.StringVar(&o.Cell, "cell", "", "only this cell (name, or uuid from cell_mappings)")
 	fl.StringVar(&o.Instance, "instance", "", "only this instance (uuid)")
@@ -206,6 +206,10 @@ func runClaimsHeal(ctx context.Context, f *cmdutil.Factory, o *ClaimsHealOptions
 	}
 	if res.Message != "" {
 		fmt.Fprintln(f.IO.ErrOut, res.Message)
+	}
+	if res.NoProvider > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%d instances cannot be healed yet: the compute nodes of %s have no resource provider (not listed above). Run \"rpctl migrate inventory\" first; the real run would stop at the first of them (exit 3).\n",
+			res.NoProvider, shared.FewNames(res.NoProviderHosts, 5))
 	}
 	if res.Code != 0 {
 		return cmdutil.Exit(res.Code)

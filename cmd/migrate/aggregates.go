@@ -148,18 +148,18 @@ func buildAggregates(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 	return []migrate.Migration{&migrate.AggregatesMigration{Sync: s}}, nil
 }
 
-func dryRunAggregates(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error {
+func dryRunAggregates(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
 	if dbs.API == nil {
 		fmt.Fprintf(f.IO.ErrOut, "%s: skipped: no Nova API database configured (host aggregates live there)\n", migrate.AggregatesName)
-		return nil
+		return 0, nil
 	}
 	s, err := aggregateSync(ctx, f, dbs, true, o.flags.aggregates)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	res, err := s.Run(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	fmt.Fprintf(f.IO.ErrOut, "%s: %d memberships to add, %d to remove; nothing written (--dry-run)\n", migrate.AggregatesName, len(res.Added), len(res.Removed))
 	if res.Exit != migrate.AggExitOK {
@@ -167,5 +167,7 @@ func dryRunAggregates(ctx context.Context, f *cmdutil.Factory, dbs *storage.Data
 		// inventory step would create do not exist yet.
 		fmt.Fprintf(f.IO.ErrOut, "%s: the sync would end with nova-manage's exit code %d (see above; providers migrate inventory would create are not there yet)\n", migrate.AggregatesName, res.Exit)
 	}
-	return nil
+	// Its code is not the real run's: that one runs after the inventory
+	// step has created the providers (see the note above).
+	return 0, nil
 }

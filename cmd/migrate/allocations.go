@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
@@ -35,14 +36,39 @@ and the others go on. See "rpctl claims heal --help" for the rules.`,
 			}
 			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}, PCI: pci}}}, nil
 		},
-		DryRun: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error {
+		DryRun: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
 			pci, err := pciConfig(f, &o.flags)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			h := claims.Healer{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}, PCI: pci}
-			_, err = h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
-			return err
+			res, err := h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
+			if err != nil {
+				return 0, err
+			}
+			exit := 0
+			if res.Message != "" {
+				// heal_allocations would stop here; the migration skips
+				// the instance and goes on.
+				fmt.Fprintf(f.IO.ErrOut, "would skip %s: %s\n", migrate.AllocationsName, res.Message)
+				exit = 2
+			}
+			would := 0
+			for _, c := range res.Cells {
+				would += c.DryRun
+			}
+			switch {
+			case res.NoProvider > 0 && o.dryRunAll:
+				fmt.Fprintf(f.IO.ErrOut, "%s: %d instances would be healed, and %d more on %s once the inventory step has created their compute nodes' providers (not listed above); nothing written (--dry-run)\n",
+					migrate.AllocationsName, would, res.NoProvider, shared.FewNames(res.NoProviderHosts, 5))
+			case res.NoProvider > 0:
+				fmt.Fprintf(f.IO.ErrOut, "would skip %s: %d instances on %s: their compute nodes have no resource provider yet (run \"rpctl migrate inventory\" first)\n",
+					migrate.AllocationsName, res.NoProvider, shared.FewNames(res.NoProviderHosts, 5))
+				exit = 2
+			default:
+				fmt.Fprintf(f.IO.ErrOut, "%s: %d instances would be healed; nothing written (--dry-run)\n", migrate.AllocationsName, would)
+			}
+			return exit, nil
 		},
 	}
 }

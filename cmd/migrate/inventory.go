@@ -242,22 +242,23 @@ func fmtInv(v *inventory.Inventory) string {
 	return fmt.Sprintf("total=%d reserved=%d min=%d max=%d step=%d ratio=%s", v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, migrate.FormatRatio(&v.AllocationRatio))
 }
 
-func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error {
+func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
 	c, err := inventoryConfig(f, &o.flags)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	placement := stores.MigratePlacement(dbs.Placement)
 	plan, err := migrate.PlanInventory(ctx, stores.MigrateCells(dbs.Cells), placement, &c)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	// Before the rows: a switch that would be refused makes its node a
 	// skipped row.
 	moves, err := plan.PlanMoves(ctx, placement, &c)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	exit, generated := 0, 0
 	// One row per change, every column filled, so that -c, --sort-column
 	// and csv see whole rows.
 	rows := output.Rows{Headers: []string{"cell", "id", "provider", "uuid", "action", "resource_class", "before", "after"}}
@@ -268,6 +269,7 @@ func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 			id = pn.NodeID
 		}
 		if re := pn.RowError(); re != nil {
+			exit = 2
 			action := "skip (bad row)"
 			if re.Unfit {
 				action = "skip (layout switch refused)"
@@ -280,6 +282,7 @@ func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 			u := ch.UUID
 			if u == "" {
 				u = "(generated)"
+				generated++
 			}
 			action := ch.Action
 			if pn.Owner != "" {
@@ -340,14 +343,17 @@ func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 			fmt.Sprintf("consumer %s used=%d", mv.Consumer, mv.Used), fmt.Sprintf("consumer %s used=%d on %s", mv.Consumer, mv.Used, to))
 	}
 	if err := f.Write(rows, nil); err != nil {
-		return err
+		return 0, err
 	}
 	if msg := c.UnusedHostsWarning(plan.UnusedHostConfigs); msg != "" {
 		fmt.Fprintln(f.IO.ErrOut, msg)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d left alone (owned by nova-compute), %d sharing providers, %d allocations to move; nothing written (--dry-run)\n",
 		migrate.InventoryName, len(plan.Nodes), plan.Unchanged, len(plan.LeftAlone), len(plan.Shared), len(moves))
-	return nil
+	if generated > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes have no uuid yet: each gets a new one (written to compute_nodes.uuid), which its provider, shown as \"(generated)\", takes\n", migrate.InventoryName, generated)
+	}
+	return exit, nil
 }
 
 // checkControlServices refuses the inventory migration while a control

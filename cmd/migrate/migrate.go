@@ -28,6 +28,9 @@ type MigrateOptions struct {
 	// MaxCountSet distinguishes "--max-count not given" (batches until done)
 	// from a given value, as nova-manage does.
 	MaxCountSet bool
+	// dryRunAll: this dry run is migrate all's, whose inventory step
+	// creates the providers the later steps need.
+	dryRunAll bool
 	// BatchSize is the batch of an unlimited run (nova-manage's is 50).
 	BatchSize int
 	Cells     []string // --cell NAME: only these cells
@@ -59,8 +62,11 @@ type migrationSpec struct {
 	AddFlags func(fs *pflag.FlagSet, mf *migrationFlags)
 	// Build returns the migrations to run on dbs.
 	Build func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error)
-	// DryRun prints what Build's migrations would do, writing nothing.
-	DryRun func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error
+	// DryRun prints what Build's migrations would do, writing nothing, and
+	// returns the exit code the real run of this step would end with (0,
+	// or 2 for rows it would skip), given that the steps before it in the
+	// same run (o.dryRunAll: `migrate all`) have done their part.
+	DryRun func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error)
 	// Standalone, when set, is what the migration's own subcommand runs
 	// instead of the runner (a port of a nova-manage command with its own
 	// exit codes, ExitCodes); the subcommand then has only --dry-run and
@@ -179,10 +185,20 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 		return err
 	}
 	if o.DryRun {
+		// The dry run exits as the real run would: 2 when a step would
+		// skip rows (the runner's code for them), else 0.
+		o.dryRunAll = len(specs) > 1
+		exit := 0
 		for _, s := range specs {
-			if err := s.DryRun(ctx, f, dbs, o); err != nil {
+			code, err := s.DryRun(ctx, f, dbs, o)
+			if err != nil {
 				return err
 			}
+			exit = max(exit, code)
+		}
+		if exit != 0 {
+			fmt.Fprintf(f.IO.ErrOut, "nothing written (--dry-run); the real run would exit %d: rows would be skipped (listed above as \"would skip\")\n", exit)
+			return cmdutil.Exit(exit)
 		}
 		return nil
 	}

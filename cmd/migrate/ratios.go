@@ -146,10 +146,10 @@ func withRatioFlags(r config.Ratios, ratioFlags *ratioFlagSet) (config.Ratios, e
 	return r, nil
 }
 
-func dryRunRatios(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) error {
+func dryRunRatios(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
 	r, err := migrationRatios(f, &o.flags.ratios)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	limit := 0
 	if o.MaxCountSet {
@@ -157,14 +157,14 @@ func dryRunRatios(ctx context.Context, f *cmdutil.Factory, dbs *storage.Database
 	}
 	changes, skipped, err := migrate.PlanEmptyRatios(ctx, stores.MigrateCells(dbs.Cells), r, limit)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	rows := output.Rows{Headers: []string{"cell", "id", "hypervisor_hostname", "ratio", "old", "new", "option"}}
 	for _, c := range changes {
 		rows.Add(c.Cell, c.ID, c.Node, c.Ratio, output.Cell{Text: migrate.FormatRatio(c.Old), Value: c.Old}, c.New, c.Option)
 	}
 	if err := f.Write(rows, nil); err != nil {
-		return err
+		return 0, err
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(f.IO.ErrOut, "would skip %v\n", s)
@@ -172,5 +172,8 @@ func dryRunRatios(ctx context.Context, f *cmdutil.Factory, dbs *storage.Database
 	if len(changes) == 0 && len(skipped) == 0 {
 		fmt.Fprintf(f.IO.ErrOut, "%s: no compute node has a NULL or 0.0 allocation ratio; nothing to change\n", migrate.EmptyRatioName)
 	}
-	return nil
+	if len(skipped) > 0 {
+		return 2, nil
+	}
+	return 0, nil
 }

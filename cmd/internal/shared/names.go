@@ -2,6 +2,7 @@ package shared
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
@@ -57,4 +58,17 @@ func NameOrder(kind string, names []string) []string {
 		return strings.Compare(a, b)
 	})
 	return names
+}
+
+// FewNames lists at most n names, "a, b and 3 more" (one host: "host a";
+// several: "hosts a, b").
+func FewNames(names []string, n int) string {
+	word := "hosts "
+	if len(names) == 1 {
+		word = "host "
+	}
+	if len(names) <= n {
+		return word + strings.Join(names, ", ")
+	}
+	return word + strings.Join(names[:n], ", ") + " and " + strconv.Itoa(len(names)-n) + " more"
 }
