@@ -36,7 +36,7 @@ func TestPrereqsAgree(t *testing.T) {
 	}
 }
 
-var prereqLine = regexp.MustCompile(`(?m)^# prereqs: (.+)\n\s*apt-get install ([^\n]+)`)
+var prereqLine = regexp.MustCompile(`(?m)^[ \t]*# prereqs: (.+)\n\s*apt-get install ([^\n]+)`)
 
 // prereqs maps each "# prereqs: TARGET" comment to the sorted package
 // names of the apt-get install line that follows it (options and
