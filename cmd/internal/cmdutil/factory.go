@@ -50,6 +50,8 @@ type Factory struct {
 	// existing ones (OutputPolicy).
 	Force bool
 
+	// CloseLog closes --log-file's file (set by SetupLogging); Run calls it
+	// once the command has ended.
 	CloseLog func() error
 	Args     []string // the command line, for the log
 	// API names a live Placement API (placementapi.go).
