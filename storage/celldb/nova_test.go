@@ -78,7 +78,9 @@ func sampleNodes() ([]nova.Service, []nova.ComputeNode) {
 	return svcs, nodes
 }
 
-func TestComputeNodesRoundTrip(t *testing.T) {
+// onSampleCells runs fn on each database (SQLite, MariaDB) holding the
+// sampleNodes rows, which it gets to compare with.
+func onSampleCells(t *testing.T, fn func(t *testing.T, ctx context.Context, db *storage.DB, nodes []nova.ComputeNode)) {
 	for _, tc := range []struct {
 		name string
 		open func(*testing.T) *storage.DB
@@ -93,41 +95,47 @@ func TestComputeNodesRoundTrip(t *testing.T) {
 			if err := InsertCellRows(ctx, db, nova.CellRows{Services: svcs, ComputeNodes: nodes}); err != nil {
 				t.Fatal(err)
 			}
-			got, err := ListComputeNodes(ctx, db, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, nodes) {
-				for i := range got {
-					if !reflect.DeepEqual(got[i], nodes[i]) {
-						t.Errorf("node %d:\n got %+v\nwant %+v", nodes[i].ID, got[i], nodes[i])
-					}
-				}
-				t.Fatalf("round trip differs (%d rows read, %d written)", len(got), len(nodes))
-			}
-			live, err := ListComputeNodes(ctx, db, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(live) != 2 || live[0].ID != 1 || live[1].ID != 3 {
-				t.Fatalf("live nodes: got %d rows %v", len(live), live)
-			}
-			for _, inc := range []bool{true, false} {
-				n, err := CountComputeNodes(ctx, db, inc)
-				if err != nil || n != map[bool]int{true: 3, false: 2}[inc] {
-					t.Errorf("CountComputeNodes(includeDeleted=%v) = %d, %v", inc, n, err)
-				}
-			}
-			// A second insert of the same ids must fail and leave nothing
-			// half-written: the transaction rolls back.
-			if err := InsertCellRows(ctx, db, nova.CellRows{ComputeNodes: []nova.ComputeNode{{ID: 4, HypervisorType: "QEMU"}, nodes[0]}}); err == nil {
-				t.Fatal("duplicate id: no error")
-			}
-			if n, _ := CountComputeNodes(ctx, db, true); n != 3 {
-				t.Fatalf("after failed insert: %d rows, want 3", n)
-			}
+			fn(t, ctx, db, nodes)
 		})
 	}
+}
+
+func TestComputeNodesRoundTrip(t *testing.T) {
+	onSampleCells(t, func(t *testing.T, ctx context.Context, db *storage.DB, nodes []nova.ComputeNode) {
+		got, err := ListComputeNodes(ctx, db, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, nodes) {
+			for i := range got {
+				if !reflect.DeepEqual(got[i], nodes[i]) {
+					t.Errorf("node %d:\n got %+v\nwant %+v", nodes[i].ID, got[i], nodes[i])
+				}
+			}
+			t.Fatalf("round trip differs (%d rows read, %d written)", len(got), len(nodes))
+		}
+		live, err := ListComputeNodes(ctx, db, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(live) != 2 || live[0].ID != 1 || live[1].ID != 3 {
+			t.Fatalf("live nodes: got %d rows %v", len(live), live)
+		}
+		for _, inc := range []bool{true, false} {
+			n, err := CountComputeNodes(ctx, db, inc)
+			if err != nil || n != map[bool]int{true: 3, false: 2}[inc] {
+				t.Errorf("CountComputeNodes(includeDeleted=%v) = %d, %v", inc, n, err)
+			}
+		}
+		// A second insert of the same ids must fail and leave nothing
+		// half-written: the transaction rolls back.
+		if err := InsertCellRows(ctx, db, nova.CellRows{ComputeNodes: []nova.ComputeNode{{ID: 4, HypervisorType: "QEMU"}, nodes[0]}}); err == nil {
+			t.Fatal("duplicate id: no error")
+		}
+		if n, _ := CountComputeNodes(ctx, db, true); n != 3 {
+			t.Fatalf("after failed insert: %d rows, want 3", n)
+		}
+	})
 }
 
 func TestInsertBatches(t *testing.T) {
