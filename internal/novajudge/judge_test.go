@@ -359,14 +359,7 @@ func compare(nova, mine dump, hosts map[string]host) ([]Diff, stats) {
 	for _, p := range mine.Providers {
 		mByName[p.Name], mName[p.UUID] = p, p.Name
 	}
-	names := map[string]bool{}
-	for n := range nByName {
-		names[n] = true
-	}
-	for n := range mByName {
-		names[n] = true
-	}
-	for _, name := range slices.Sorted(maps.Keys(names)) {
+	for _, name := range sortedUnion(nByName, mByName) {
 		n, inN := nByName[name]
 		m, inM := mByName[name]
 		if !inN || !inM {
@@ -437,14 +430,7 @@ func compare(nova, mine dump, hosts map[string]host) ([]Diff, stats) {
 		}
 	}
 	// allocations, per consumer, provider by name
-	consumers := map[string]bool{}
-	for c := range nova.Allocations {
-		consumers[c] = true
-	}
-	for c := range mine.Allocations {
-		consumers[c] = true
-	}
-	for _, c := range slices.Sorted(maps.Keys(consumers)) {
+	for _, c := range sortedUnion(nova.Allocations, mine.Allocations) {
 		na, inN := nova.Allocations[c]
 		ma, inM := mine.Allocations[c]
 		if !inN || !inM {
@@ -584,4 +570,17 @@ func tail(b []byte, n int) []byte {
 		return b[len(b)-n:]
 	}
 	return b
+}
+
+// sortedUnion is the keys of a and b (Nova's side and rpctl's), sorted:
+// what the comparisons walk, whichever side has the key.
+func sortedUnion[V any](a, b map[string]V) []string {
+	out := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
