@@ -30,14 +30,14 @@ reported as a skipped row (exit code 2)
 and the others go on. See "rpctl claims heal --help" for the rules.`,
 		Need: storage.NeedCells | storage.NeedPlacement,
 		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
-			pci, err := pciConfig(f, &o.flags)
+			pci, err := computeConfig(f, &o.flags)
 			if err != nil {
 				return nil, err
 			}
 			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}, PCI: pci}}}, nil
 		},
 		DryRun: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
-			pci, err := pciConfig(f, &o.flags)
+			pci, err := computeConfig(f, &o.flags)
 			if err != nil {
 				return 0, err
 			}

@@ -141,35 +141,31 @@ func inventoryConfig(f *cmdutil.Factory, mf *migrationFlags) (migrate.InventoryC
 	if c.SharedStorage, err = migrate.ParseSharedStorage(inventoryFlags.shared); err != nil {
 		return c, err
 	}
-	if c.Ratios, err = migrationRatios(f, &mf.ratios); err != nil {
-		return c, err
-	}
-	o, err := f.Options()
+	nc, err := computeConfig(f, mf)
 	if err != nil {
 		return c, err
 	}
-	c.Reserved = o.Reserved
+	c.Ratios, c.Reserved, c.PCI, c.Hosts = nc.Ratios, nc.Reserved, nc.PCI, nc.Hosts
 	c.NewtonClasses = inventoryFlags.newton
 	c.OverwriteOwned = inventoryFlags.force
-	if c.PCI, err = migrate.ParsePCIConfig(o.PCI.ReportInPlacement, o.PCI.DeviceSpec); err != nil {
-		return c, fmt.Errorf("%s: %w", o.PCI.Source, err)
-	}
-	if c.Hosts, err = hostConfigs(f, mf); err != nil {
-		return c, err
-	}
 	return c, nil
 }
 
-// pciConfig is what the allocations migration heals PCI device
-// allocations with: [pci] of the global config files and, on `migrate
-// all`, of each --compute-config-dir host (migrate.InventoryConfig's
-// ForHost chooses).
-func pciConfig(f *cmdutil.Factory, mf *migrationFlags) (*migrate.InventoryConfig, error) {
+// computeConfig is what the compute nodes' nova-compute reads from
+// nova.conf, the one reading of it both the inventory and the allocations
+// migration use: ratios (the ratio flags winning), reserved_host_*, [pci],
+// and every --compute-config-dir host's own file.
+func computeConfig(f *cmdutil.Factory, mf *migrationFlags) (*migrate.InventoryConfig, error) {
+	c := &migrate.InventoryConfig{}
+	var err error
+	if c.Ratios, err = migrationRatios(f, &mf.ratios); err != nil {
+		return nil, err
+	}
 	o, err := f.Options()
 	if err != nil {
 		return nil, err
 	}
-	c := &migrate.InventoryConfig{}
+	c.Reserved = o.Reserved
 	if c.PCI, err = migrate.ParsePCIConfig(o.PCI.ReportInPlacement, o.PCI.DeviceSpec); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.PCI.Source, err)
 	}
