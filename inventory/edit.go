@@ -135,10 +135,16 @@ func Apply(cur map[string]Inventory, edits []FieldEdit, amend bool) (map[string]
 	return out, nil
 }
 
-// Check validates every record (Validate), in class order.
-func Check(inv map[string]Inventory) error {
-	for _, class := range slices.Sorted(maps.Keys(inv)) {
-		if err := Validate(class, inv[class]); err != nil {
+// Check validates every record the edit writes (Validate), in class order.
+// A record the edit leaves as Placement holds it is not judged again: an
+// --amend of one class is not refused for another class's ratio of 0 that
+// some earlier writer left.
+func Check(cur, want map[string]Inventory) error {
+	for _, class := range slices.Sorted(maps.Keys(want)) {
+		if old, ok := cur[class]; ok && old.Equal(want[class]) {
+			continue
+		}
+		if err := Validate(class, want[class]); err != nil {
 			return err
 		}
 	}
@@ -412,7 +418,7 @@ func (e *Editor) read(ctx context.Context, r *Result, edit InventoryEdit) (again
 		*r = r.fail(err)
 		return false
 	}
-	if err := Check(want); err != nil {
+	if err := Check(cur, want); err != nil {
 		*r = r.fail(Errorf(ErrBadRequest, "", "%s: %v", Label(p), err))
 		return false
 	}

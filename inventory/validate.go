@@ -49,10 +49,17 @@ func CheckSchema(class string, v Inventory) error {
 // Validate is the one check of an inventory record, made before anything
 // is written or sent (inventory set, provider apply): Placement's schema
 // (CheckSchema), its capacity rule (from 1.26, (total - reserved) *
-// allocation_ratio must not be negative: reserved at most total, no
-// negative ratio), and rpctl's own rule that some allocation can satisfy
-// the record: min_unit at most max_unit, and a multiple of step_size
-// between them. The error names the class and the field.
+// allocation_ratio must not be negative: reserved at most total), and
+// rpctl's own rules that some allocation can satisfy the record: an
+// allocation_ratio above 0, min_unit at most max_unit, and a multiple of
+// step_size between them. The error names the class and the field.
+//
+// Placement 8.0.0 stores a 0 ratio (schemas/inventory.py puts no minimum on
+// allocation_ratio; handlers/inventory.py's _validate_inventory_capacity
+// refuses a capacity of 0 only below microversion 1.26), but the capacity
+// int((total - reserved) * 0) is 0: nothing can be allocated from it, and
+// Nova reads a 0.0 ratio as "unset" everywhere else (the [DEFAULT] options,
+// the compute_nodes columns). rpctl refuses it, as it refuses a negative one.
 func Validate(class string, v Inventory) error {
 	if err := CheckSchema(class, v); err != nil {
 		return err
@@ -62,6 +69,8 @@ func Validate(class string, v Inventory) error {
 		return fmt.Errorf("%s: reserved %d is greater than total %d", class, v.Reserved, v.Total)
 	case v.AllocationRatio < 0:
 		return fmt.Errorf("%s: allocation_ratio = %g is negative (the capacity would be below zero)", class, v.AllocationRatio)
+	case v.AllocationRatio == 0:
+		return fmt.Errorf("%s: allocation_ratio = 0 would leave no capacity (nothing could be allocated, and Nova reads a 0.0 ratio as unset); give a ratio above 0", class)
 	case v.MinUnit > v.MaxUnit:
 		return fmt.Errorf("%s: min_unit %d is greater than max_unit %d", class, v.MinUnit, v.MaxUnit)
 	}

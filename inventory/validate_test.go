@@ -25,7 +25,8 @@ func TestValidate(t *testing.T) {
 	}{
 		{"defaults", rec(func(*inventory.Inventory) {}), ""},
 		{"reserved equals total", rec(func(v *inventory.Inventory) { v.Reserved = 48 }), ""},
-		{"ratio 0", rec(func(v *inventory.Inventory) { v.AllocationRatio = 0 }), ""},
+		{"ratio 0", rec(func(v *inventory.Inventory) { v.AllocationRatio = 0 }), "VCPU: allocation_ratio = 0 would leave no capacity"},
+		{"tiny ratio", rec(func(v *inventory.Inventory) { v.AllocationRatio = 0.001 }), ""},
 		{"nan", rec(func(v *inventory.Inventory) { v.AllocationRatio = math.NaN() }), "VCPU: allocation_ratio = NaN is not a finite number"},
 		{"+inf", rec(func(v *inventory.Inventory) { v.AllocationRatio = math.Inf(1) }), "allocation_ratio = +Inf is not a finite number"},
 		{"-inf", rec(func(v *inventory.Inventory) { v.AllocationRatio = math.Inf(-1) }), "allocation_ratio = -Inf is not a finite number"},

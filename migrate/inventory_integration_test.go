@@ -331,19 +331,39 @@ func TestRatioSurvivesRerun(t *testing.T) {
 	}
 	base := testdb.PlacementAPI(t, placeM.URL)
 	vcpu := rp.Inventories["VCPU"]
-	body := fmt.Sprintf(`{"resource_provider_generation": %d, "total": %d, "reserved": %d, "min_unit": 1, "max_unit": %d, "step_size": 1, "allocation_ratio": 3.0}`,
-		rp.Generation, vcpu.Total, vcpu.Reserved, vcpu.MaxUnit)
-	if code, b := testdb.PlacementDo(t, "PUT", base, "/resource_providers/"+rp.UUID+"/inventories/VCPU", "1.39", body); code != 200 {
-		t.Fatalf("PUT inventory: %d %s", code, b)
+	put := func(ratio string) {
+		t.Helper()
+		var p struct {
+			Generation int64 `json:"resource_provider_generation"`
+		}
+		getJSON(t, base, "/resource_providers/"+rp.UUID+"/inventories", &p)
+		body := fmt.Sprintf(`{"resource_provider_generation": %d, "total": %d, "reserved": %d, "min_unit": 1, "max_unit": %d, "step_size": 1, "allocation_ratio": %s}`,
+			p.Generation, vcpu.Total, vcpu.Reserved, vcpu.MaxUnit, ratio)
+		if code, b := testdb.PlacementDo(t, "PUT", base, "/resource_providers/"+rp.UUID+"/inventories/VCPU", "1.39", body); code != 200 {
+			t.Fatalf("PUT inventory (allocation_ratio %s): %d %s", ratio, code, b)
+		}
 	}
 	ratio := func() float64 {
 		var got inventory.Inventory
 		getJSON(t, base, "/resource_providers/"+rp.UUID+"/inventories/VCPU", &got)
 		return got.AllocationRatio
 	}
+	put("3.0")
 	run()
 	if r := ratio(); r != 3.0 {
 		t.Fatalf("after re-run without override: VCPU ratio %v, want the API-set 3.0", r)
+	}
+	// Issue 37 row 4: placement-api stores a 0 ratio (its schema has no
+	// minimum; capacity 0 is allowed from 1.26); the migration then writes
+	// the compute_nodes row's ratio (what a first run wrote) instead of
+	// refusing the node on every run.
+	put("0.0")
+	if r := ratio(); r != 0 {
+		t.Fatalf("placement-api stored allocation_ratio %v, want the 0 it was sent", r)
+	}
+	run()
+	if r := ratio(); r != vcpu.AllocationRatio {
+		t.Fatalf("after a re-run over an API-set 0 ratio: VCPU ratio %v, want the row's %v", r, vcpu.AllocationRatio)
 	}
 	run("--cpu-allocation-ratio", "4.0")
 	if r := ratio(); r != 4.0 {

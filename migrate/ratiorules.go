@@ -107,18 +107,24 @@ func EffectiveRatio(row, override *float64, initial float64) (v float64, src Rat
 //
 //  1. a set, non-zero xxx_allocation_ratio always wins, even over a value an
 //     operator set through the Placement API;
-//  2. else an existing inventory keeps its ratio (existing != nil), whatever
-//     it is, so edits through the API survive re-runs; Placement's schema
-//     accepts 0.0 and negative ratios and Nova keeps them too;
-//  3. else, when the inventory is being created from a compute_nodes row
-//     whose ratio is set (not NULL, not 0.0, not negative), that ratio: it is
-//     what the old resource tracker reported and the scheduler used;
+//  2. else an existing inventory keeps a ratio above 0, so edits through the
+//     API survive re-runs;
+//  3. else (no inventory yet, or one whose ratio is 0 or negative: Placement
+//     8.0.0's schema has no minimum on allocation_ratio, so an API edit could
+//     leave one, though it leaves no capacity and `inventory set` now refuses
+//     it), when the compute_nodes row's ratio is set (not NULL, not 0.0, not
+//     negative), that ratio: it is what the old resource tracker reported
+//     and the scheduler used;
 //  4. else initial_xxx_allocation_ratio.
+//
+// Nova's own _get_allocation_ratios would keep an existing 0.0; a migration
+// that did so refused the node on every run for a ratio its row did not
+// have (issue 37 row 4), so the row is read instead.
 func PlacementRatio(override, existing, row *float64, initial float64) (float64, RatioSource) {
 	if override != nil && *override != 0 {
 		return *override, FromOverride
 	}
-	if existing != nil {
+	if existing != nil && *existing > 0 {
 		return *existing, FromPlacement
 	}
 	if row != nil && *row > 0 {

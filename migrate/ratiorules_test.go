@@ -58,7 +58,10 @@ func TestPlacementRatio(t *testing.T) {
 		{"create, row 0.0: initial", nil, nil, ratioFP(0), 16, 16, FromInitial},
 		{"create, row negative: initial", nil, nil, ratioFP(-1), 16, 16, FromInitial},
 		{"create, override 0.0, row 0.0: initial", ratioFP(0), nil, ratioFP(0), 1.5, 1.5, FromInitial},
-		{"an API-set 0.0 is kept, as Nova keeps it", nil, ratioFP(0), ratioFP(4), 1, 0, FromPlacement},
+		// Issue 37 row 4: an API-set 0.0 (or negative) ratio gives way to the row.
+		{"an API-set 0.0 gives way to the row's ratio", nil, ratioFP(0), ratioFP(16), 1, 16, FromComputeNode},
+		{"an API-set negative ratio gives way to the row's ratio", nil, ratioFP(-2), ratioFP(16), 1, 16, FromComputeNode},
+		{"an API-set 0.0, row 0.0: initial", nil, ratioFP(0), ratioFP(0), 1.5, 1.5, FromInitial},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

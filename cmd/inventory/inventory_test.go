@@ -105,6 +105,10 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"inventory", "set", "cn1", "VCPU:total=0", "--amend"}, code: 2, err: []string{"VCPU: total = 0 is outside 1..2147483647"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:max_unit=2147483648", "--amend"}, code: 2, err: []string{"max_unit = 2147483648 is outside"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:min_unit=5", "VCPU:max_unit=4", "--amend"}, code: 2, err: []string{"VCPU: min_unit 5 is greater than max_unit 4"}},
+				// issue 37 row 4: a 0 ratio, which Placement's schema lets
+				// through (no minimum) though it leaves no capacity, is refused.
+				{args: []string{"inventory", "set", "cn1", "VCPU:allocation_ratio=0", "--amend"}, code: 2, err: []string{"VCPU: allocation_ratio = 0 would leave no capacity"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:allocation_ratio=-1", "--amend"}, code: 2, err: []string{"allocation_ratio"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:bogus=1"}, code: 2, err: []string{`unknown field "bogus"`}},
 				{args: []string{"inventory", "set", "cn1", "vcpu=1"}, code: 2, err: []string{`must match ^[A-Z0-9_]+$`}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=x"}, code: 2, err: []string{`reserved must be a number`}},
@@ -275,6 +279,8 @@ func TestStoreCommandsEmbedded(t *testing.T) {
 		{[]string{"provider", "create", "numa0", "--parent", "cn1", "--uuid", tU2}, 0, tU2},
 		{[]string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=1024"}, 0, "changed"},
 		{[]string{"inventory", "set", "cn1", "VCPU:reserved=4", "--amend"}, 0, "reserved=4"},
+		{[]string{"inventory", "set", "cn1", "VCPU:allocation_ratio=0", "--amend"}, 2, ""},
+		{[]string{"inventory", "set", "cn1", "VCPU:allocation_ratio=0.0", "MEMORY_MB=2048", "--amend"}, 2, ""},
 		{[]string{"inventory", "list", "cn1", "-f", "value"}, 0, "VCPU 4.0 1 2147483647 4 1 16 0 48 48"},
 		{[]string{"inventory", "delete", "cn1", "MEMORY_MB"}, 0, "MEMORY_MB"},
 		{[]string{"provider", "list", "--resources", "VCPU:48", "-f", "value"}, 0, tU1},

@@ -45,8 +45,9 @@ removed and asks, unless --yes. With --amend only the named fields change.
 
 Checked before writing: Placement's limits on every field (total 1..2147483647, reserved
 0..2147483647, min_unit/max_unit/step_size 1..2147483647, allocation_ratio at most
-3.40282e+38), reserved not above total, and min_unit not above max_unit (rpctl's own rule:
-no allocation could fit). Removing a class that has allocations is refused (exit 2).
+3.40282e+38), reserved not above total, and rpctl's own rules: min_unit not above max_unit
+(no allocation could fit) and allocation_ratio above 0 (Placement stores 0, but its capacity
+is 0 and Nova reads a 0.0 ratio as unset). Removing a class that has allocations is refused (exit 2).
 Lowering capacity below usage is allowed, as in Placement, with a warning on standard
 error naming the class, its usage and the new capacity.
 
