@@ -255,6 +255,17 @@ func TestPlanNodeBadRows(t *testing.T) {
 		{"unknown numa", func(n *nova.ComputeNode) { n.NUMATopology = sp(`{"sockets": []}`) }, "numa_topology"},
 		{"bad extra", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"x": "lots"}`) }, "extra_resources"},
 		{"extra name clash", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"a b": 1, "A_B": 2}`) }, "twice"},
+		// Issue 37 row 3: Placement's class name rule, with its limit.
+		{"pci class 300 characters", func(n *nova.ComputeNode) {
+			n.PCIStats = sp(`[{"count": 2, "dev_type": "type-PCI", "resource_class": "` + strings.Repeat("g", 300) + `"}]`)
+		}, `pci_stats="[{\"count\": 2, \"dev_type\": \"type-PCI\", \"resource_class\": \"ggg"...(360 characters): a pool's resource_class tag: the resource class "CUSTOM_GGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGG..." would be 307 characters; Placement allows 255 (schemas/resource_class.py maxLength)`},
+		{"pci class only the prefix", func(n *nova.ComputeNode) {
+			n.PCIStats = sp(`[{"count": 2, "dev_type": "type-PCI", "resource_class": "CUSTOM_"}]`)
+		}, `the resource class "CUSTOM_" is not one Placement accepts (a standard name, or ^CUSTOM_[A-Z0-9_]+$)`},
+		{"pci class 255 characters is fine but 256 is not", func(n *nova.ComputeNode) {
+			n.PCIStats = sp(`[{"count": 2, "dev_type": "type-PCI", "resource_class": "CUSTOM_` + strings.Repeat("G", 249) + `"}]`)
+		}, "would be 256 characters"},
+		{"extra class 300 characters", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"` + strings.Repeat("f", 300) + `": 1}`) }, "would be 307 characters; Placement allows 255"},
 		{"pcpuset overlapping cpuset", func(n *nova.ComputeNode) {
 			n.NUMATopology = sp(strings.Replace(twoCells, `"pcpuset": [8,9,10,11]`, `"pcpuset": [3,9,10,11]`, 1))
 		}, "pcpuset overlaps its cpuset"},

@@ -130,6 +130,11 @@ func TestPlanPCIDevices(t *testing.T) {
 			append(vfs[:1:1], otherClass), nil, "resource class"},
 		{"unknown type: bad row", true, []string{`{}`}, []nova.PCIDevice{dev(40, "0000:01:00.0", "1af4", "1041", "type-X", "available", "")}, nil, "unhandled PCI device type"},
 		{"class Placement refuses: bad row", true, []string{`{"resource_class": "CUSTOM_a-b"}`}, gpus[:1], nil, "not one Placement accepts"},
+		// Issue 37 row 3: the same 255-character limit as Placement's.
+		{"class of 300 characters: bad row", true, []string{`{"resource_class": "` + strings.Repeat("g", 300) + `"}`}, gpus[:1], nil, "device_spec's resource_class tag: the resource class \"CUSTOM_GGG"},
+		{"trait of 300 characters: bad row", true, []string{`{"traits": "` + strings.Repeat("t", 300) + `"}`}, gpus[:1], nil, "device_spec's traits tag: the trait \"CUSTOM_TTT"},
+		{"trait of 255 characters: fine", true, []string{`{"traits": "CUSTOM_` + strings.Repeat("T", 248) + `"}`}, gpus[:1],
+			[]pciRP{{host + "_0000:3B:00.0", "CUSTOM_PCI_10DE_1EB8", 1, []string{TraitManagedPCI, "CUSTOM_" + strings.Repeat("T", 248)}}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

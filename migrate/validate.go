@@ -76,6 +76,33 @@ var canonicalUUID = sync.OnceValue(func() *regexp.Regexp {
 // trait name (its API schema's ^CUSTOM_[A-Z0-9_]+$).
 var customName = &lazyre.Regexp{Expr: `^CUSTOM_[A-Z0-9_]+$`}
 
+// PlacementMaxClassLen is the longest resource class or trait name
+// Placement accepts: schemas/resource_class.py and schemas/trait.py say
+// maxLength 255, and the resource_classes and traits name columns are
+// VARCHAR(255) (MariaDB refuses a longer one with error 1406, which failed
+// the whole class-creating step; SQLite stored it).
+const PlacementMaxClassLen = 255
+
+// classNameProblem says why Placement would refuse a resource class (what
+// is "resource class") or trait (what is "trait") name rpctl derived from a
+// row, or "" when it would accept it: a standard name, or
+// ^CUSTOM_[A-Z0-9_]+$ (schemas/common.py) of at most 255 characters.
+func classNameProblem(what, name string) string {
+	standard := standards.IsResourceClass(name)
+	if what == "trait" {
+		standard = standards.IsTrait(name)
+	}
+	switch {
+	case standard:
+		return ""
+	case len(name) > PlacementMaxClassLen:
+		return fmt.Sprintf("the %s %s would be %d characters; Placement allows %d (schemas/%s.py maxLength)", what, strconv.Quote(shorten(name)), len(name), PlacementMaxClassLen, strings.ReplaceAll(what, " ", "_"))
+	case !customName.Get().MatchString(name):
+		return fmt.Sprintf("the %s %s is not one Placement accepts (a standard name, or ^CUSTOM_[A-Z0-9_]+$)", what, strconv.Quote(shorten(name)))
+	}
+	return ""
+}
+
 // checkName reports a provider name Placement would refuse: not UTF-8
 // (a JSON body cannot carry it) or longer than 200 characters.
 func checkName(field string, raw *string, name string) *FieldError {
@@ -165,11 +192,11 @@ func (c *InventoryConfig) validate(r NodeRow) (*validRow, error) {
 	v.extra = make(map[string]int64, len(extra))
 	for _, name := range sortedKeys(extra) {
 		rc := NormalizeClass(name)
-		if rc == "CUSTOM_" || len(rc) > 255 {
-			return nil, fmt.Errorf("extra_resources: %q is not a usable resource class name", name)
+		if why := classNameProblem("resource class", rc); why != "" {
+			return nil, badField("extra_resources", quoteValue(n.ExtraResources), "%s: %s", strconv.Quote(shorten(name)), why)
 		}
 		if _, dup := v.extra[rc]; dup {
-			return nil, fmt.Errorf("extra_resources: %q names the class %s twice", name, rc)
+			return nil, badField("extra_resources", quoteValue(n.ExtraResources), "%s names the class %s twice", strconv.Quote(shorten(name)), rc)
 		}
 		if err := checkTotal("extra_resources", n.ExtraResources, rc, extra[name]); err != nil {
 			return nil, err
@@ -199,6 +226,9 @@ func (c *InventoryConfig) validate(r NodeRow) (*validRow, error) {
 	v.pci = map[pciKey]int64{}
 	for _, pl := range pools {
 		k := pciKey{pciClass(pl), -1}
+		if why := classNameProblem("resource class", k.rc); why != "" {
+			return nil, badField("pci_stats", quoteValue(n.PCIStats), "a pool's resource_class tag: %s", why)
+		}
 		if nested && pl.NUMANode != nil && cellIDs[*pl.NUMANode] {
 			k.cell = *pl.NUMANode
 		}
@@ -219,12 +249,12 @@ func (c *InventoryConfig) validate(r NodeRow) (*validRow, error) {
 		if err := checkName("hypervisor_hostname", n.HypervisorHostname, pp.name); err != nil {
 			return nil, err
 		}
-		if !customName.Get().MatchString(pp.rc) && !standards.IsResourceClass(pp.rc) || len(pp.rc) > 255 {
-			return nil, badField("pci_devices", strconv.Quote(pp.name), "resource class %s is not one Placement accepts", strconv.Quote(pp.rc))
+		if why := classNameProblem("resource class", pp.rc); why != "" {
+			return nil, badField("pci_devices", strconv.Quote(shorten(pp.name)), "[pci] device_spec's resource_class tag: %s", why)
 		}
 		for _, t := range pp.traits {
-			if !customName.Get().MatchString(t) && !standards.IsTrait(t) || len(t) > 255 {
-				return nil, badField("pci_devices", strconv.Quote(pp.name), "trait %s is not one Placement accepts", strconv.Quote(t))
+			if why := classNameProblem("trait", t); why != "" {
+				return nil, badField("pci_devices", strconv.Quote(shorten(pp.name)), "[pci] device_spec's traits tag: %s", why)
 			}
 		}
 	}
