@@ -82,6 +82,9 @@ type InventoryPlan struct {
 	// UnusedHostConfigs are the hosts of InventoryConfig.Hosts that have
 	// no live compute node in the cells planned.
 	UnusedHostConfigs []string `json:"unused_host_configs,omitempty"`
+	// CappedReserved are the reserved_host_* options above some nodes'
+	// totals (CappedReserved.Warnings).
+	CappedReserved CappedReserved `json:"capped_reserved,omitempty"`
 	// LeftAlone are the nodes a nova-compute owns whose plan differs from
 	// Placement: nothing is written to them without --force.
 	LeftAlone []*PlannedNode `json:"left_alone"`
@@ -133,6 +136,7 @@ type planStream struct {
 	// compute node; only the goroutine reading the rows touches it
 	// until the stream is complete.
 	hosts    map[string]bool
+	capped   CappedReserved
 	complete bool
 	err      error
 }
@@ -143,7 +147,7 @@ func newPlanStream(cfg *InventoryConfig, st *PlacementState) *planStream {
 		names: map[string]*PlannedNode{}, uuids: map[string]*PlannedNode{},
 		changed: make(chan struct{}),
 		classes: map[string]bool{}, traits: map[string]bool{}, aggregates: map[string]bool{},
-		hosts: map[string]bool{},
+		hosts: map[string]bool{}, capped: CappedReserved{},
 	}
 }
 
@@ -189,6 +193,7 @@ func (s *planStream) add(pns []*PlannedNode) {
 			continue
 		}
 		s.plans = append(s.plans, pn.plan)
+		s.capped.add(pn.plan)
 		for _, d := range pn.plan.Providers {
 			s.note(d)
 		}
@@ -247,12 +252,19 @@ func (s *planStream) missingNames(ids *PlacementIDs) (classes, traits, aggregate
 	return miss(s.classes, ids.Classes), miss(s.traits, ids.Traits), miss(s.aggregates, ids.Aggregates)
 }
 
+// cappedWarnings are CappedReserved's warnings of a complete stream.
+func (s *planStream) cappedWarnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.capped.Warnings()
+}
+
 // finish is the whole plan of a complete stream: the sharing providers
 // first, then the nodes.
 func (s *planStream) finish() (*InventoryPlan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := &InventoryPlan{Shared: []*PlannedNode{}, Nodes: s.nodes, Unchanged: s.unchanged, UnusedHostConfigs: s.cfg.UnusedHosts(s.hosts), LeftAlone: s.leftAlone}
+	out := &InventoryPlan{Shared: []*PlannedNode{}, Nodes: s.nodes, Unchanged: s.unchanged, UnusedHostConfigs: s.cfg.UnusedHosts(s.hosts), CappedReserved: s.capped, LeftAlone: s.leftAlone}
 	if out.Nodes == nil {
 		out.Nodes = []*PlannedNode{}
 	}
@@ -687,6 +699,11 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 		m.warned = true
 		if msg := m.Config.UnusedHostsWarning(m.Config.UnusedHosts(m.stream.hosts)); msg != "" && m.Warn != nil {
 			m.Warn(msg)
+		}
+		for _, msg := range m.stream.cappedWarnings() {
+			if m.Warn != nil {
+				m.Warn(msg)
+			}
 		}
 	}
 	if err := m.ensureNames(ctx); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/novaformats"
+	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/internal/standards"
 	"github.com/rpctl/rpctl/inventory"
 )
@@ -104,6 +105,43 @@ func (c *InventoryConfig) ForHost(host *string) *InventoryConfig {
 	hc.Ratios, hc.Reserved, hc.PCI = h.Ratios, h.Reserved, h.PCI
 	hc.Hosts = nil
 	return &hc
+}
+
+// CappedReserved counts, by reserved_host_* option, the nodes whose total
+// it exceeds (NodePlan.Capped), with the first such host.
+type CappedReserved map[string]*CappedNodes
+
+// CappedNodes are the nodes one option is capped on.
+type CappedNodes struct {
+	Nodes int    `json:"nodes"`
+	First string `json:"first_host"`
+}
+
+func (c CappedReserved) add(p *NodePlan) {
+	for _, opt := range p.Capped {
+		if c[opt] == nil {
+			c[opt] = &CappedNodes{First: p.Host()}
+		}
+		c[opt].Nodes++
+	}
+}
+
+// CappedWarnings are the warnings for CappedReserved, one line per option
+// (issue 37 row 7: reserved_host_cpus = 99999999999 used to give reserved
+// = total on 199 of 200 VCPU inventories without a word).
+func (c CappedReserved) Warnings() []string {
+	var out []string
+	for _, opt := range sortedKeys(c) {
+		n := c[opt]
+		class := map[string]string{"reserved_host_cpus": "VCPU", "reserved_host_memory_mb": "MEMORY_MB", "reserved_host_disk_mb": "DISK_GB"}[opt]
+		nodes := fmt.Sprintf("%d compute nodes", n.Nodes)
+		if n.Nodes == 1 {
+			nodes = "1 compute node"
+		}
+		out = append(out, fmt.Sprintf("Warning: [DEFAULT] %s is above the %s total of %s (%s first): their %s reserved is set to the total, leaving no capacity (Nova 26 would send the option's value and Placement refuse it, reserved > total)",
+			opt, class, nodes, sanitize.String(n.First), class))
+	}
+	return out
 }
 
 // UnusedHostsWarning names unused hosts (UnusedHosts) and their files; ""
@@ -328,6 +366,10 @@ type NodePlan struct {
 	// are filled in by Bind.
 	Providers []DesiredProvider
 	pool      int // index into the shared pools, -1 for none
+	// Capped names the reserved_host_* options above this node's total:
+	// the reserved written is the total (no capacity left), where Nova
+	// would send the option's value and Placement refuse it.
+	Capped []string
 }
 
 // Host is the node's hypervisor_hostname (the provider name).
@@ -466,6 +508,9 @@ func (c *InventoryConfig) plan(cell string, v *validRow) *NodePlan {
 		}
 	}
 	rs := c.Reserved
+	if p.pool < 0 && n.LocalGB > 0 && ReservedDiskGB(rs.DiskMB) > n.LocalGB {
+		p.Capped = append(p.Capped, "reserved_host_disk_mb")
+	}
 	if p.pool < 0 {
 		put(root.Inventories, "DISK_GB", inv(n.LocalGB, ReservedDiskGB(rs.DiskMB), c.diskMaxUnit(n.LocalGB, n.DiskAvailableLeast), RatioDisk, n.DiskAllocationRatio).fromInt("local_gb", n.LocalGB))
 	} else {
@@ -479,6 +524,12 @@ func (c *InventoryConfig) plan(cell string, v *validRow) *NodePlan {
 	resCPU := rs.CPUs
 	if cpuModes[v.cpu].zeroReserved {
 		resCPU = 0
+	}
+	if n.VCPUs > 0 && resCPU > n.VCPUs {
+		p.Capped = append(p.Capped, "reserved_host_cpus")
+	}
+	if n.MemoryMB > 0 && rs.MemoryMB > n.MemoryMB {
+		p.Capped = append(p.Capped, "reserved_host_memory_mb")
 	}
 	nested := c.Layout == LayoutNested && len(v.cells) > 0
 	// pciInv adds the Newton spec's PCI pool classes (NewtonClasses only).

@@ -102,3 +102,64 @@ func TestMigrateInventoryComputeConfigDir(t *testing.T) {
 		t.Errorf("run: exit %d, want 0 and the warning:\n%s", code, errOut)
 	}
 }
+
+// TestReservedAboveTotal (issue 37 row 7): a reserved_host_* Placement could
+// never hold is refused naming the option, as a negative one is; one above
+// some nodes' totals is written as the total (reserved = total, as
+// documented) with one warning per option naming it, in the dry run and
+// the run.
+func TestReservedAboveTotal(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "rpctl.db")
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "sample-cloud", "--seed", "1", "--nodes", "3"); code != 0 {
+		t.Fatalf("sample-cloud: exit %d: %s", code, errOut)
+	}
+	conf := func(body string) string {
+		p := filepath.Join(t.TempDir(), "nova.conf")
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	negative := conf("[DEFAULT]\nreserved_host_cpus = -1\n")
+	_, negErr, negCode := cmdtest.Rpctl(t, "--db", db, "--config-file", negative, "migrate", "inventory", "--dry-run")
+	for _, tt := range []struct {
+		name, body string
+		args       []string
+		code       int
+		err        []string
+		noErr      string
+	}{
+		{"beyond MAX_INT: refused as a negative value is", "[DEFAULT]\nreserved_host_cpus = 99999999999\n", []string{"--dry-run"}, negCode,
+			[]string{"nova.conf:2: [DEFAULT] reserved_host_cpus: 99999999999 is more than Placement can hold as an inventory's reserved (at most 2147483647)"}, "Warning"},
+		{"above every node's total: warned in the dry run", "[DEFAULT]\nreserved_host_cpus = 100000\nreserved_host_memory_mb = 100000000\n", []string{"--dry-run"}, 0,
+			// cmp1-00001 and 00002 have CPU sets: their VCPU reserved is 0.
+			[]string{"Warning: [DEFAULT] reserved_host_cpus is above the VCPU total of 1 compute node (cmp1-00003.example.org first): their VCPU reserved is set to the total",
+				"Warning: [DEFAULT] reserved_host_memory_mb is above the MEMORY_MB total of 3 compute nodes"}, "reserved_host_disk_mb"},
+		{"within the totals: no warning", "[DEFAULT]\nreserved_host_cpus = 2\n", nil, 0, nil, "Warning"},
+		{"and in the run", "[DEFAULT]\nreserved_host_cpus = 100000\n", nil, 0,
+			[]string{"Warning: [DEFAULT] reserved_host_cpus is above the VCPU total of 1 compute node (cmp1-00003.example.org first)"}, "reserved_host_memory_mb"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--db", db, "--config-file", conf(tt.body), "migrate", "inventory"}, tt.args...)
+			_, errOut, code := cmdtest.Rpctl(t, args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d: %s", code, tt.code, errOut)
+			}
+			for _, w := range tt.err {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if tt.noErr != "" && strings.Contains(errOut, tt.noErr) {
+				t.Errorf("stderr has %q:\n%s", tt.noErr, errOut)
+			}
+		})
+	}
+	if negCode == 0 || !strings.Contains(negErr, "reserved_host_cpus: expected a non-negative integer") {
+		t.Errorf("a negative reserved_host_cpus: exit %d: %s", negCode, negErr)
+	}
+	out, errOut, code := cmdtest.Rpctl(t, "--db", db, "inventory", "show", "cmp1-00003.example.org", "VCPU", "-f", "json")
+	if code != 0 || !strings.Contains(out, `"capacity": 0`) {
+		t.Errorf("after reserved_host_cpus = 100000: %d %s %s", code, out, errOut)
+	}
+}

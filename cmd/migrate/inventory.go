@@ -344,6 +344,9 @@ func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 	if msg := c.UnusedHostsWarning(plan.UnusedHostConfigs); msg != "" {
 		fmt.Fprintln(f.IO.ErrOut, msg)
 	}
+	for _, msg := range plan.CappedReserved.Warnings() {
+		fmt.Fprintln(f.IO.ErrOut, msg)
+	}
 	fmt.Fprintf(f.IO.ErrOut, "%s: %d compute nodes to migrate or skip, %d unchanged, %d left alone (owned by nova-compute), %d sharing providers, %d allocations to move; nothing written (--dry-run)\n",
 		migrate.InventoryName, len(plan.Nodes), plan.Unchanged, len(plan.LeftAlone), len(plan.Shared), len(moves))
 	if generated > 0 {

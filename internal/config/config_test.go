@@ -80,6 +80,11 @@ func TestBadInput(t *testing.T) {
 		{"negative ratio", "[DEFAULT]\ndisk_allocation_ratio = -1\n", "[DEFAULT] disk_allocation_ratio: must be >= 0.0"},
 		{"negative initial", "[DEFAULT]\ninitial_ram_allocation_ratio = -0.5\n", "initial_ram_allocation_ratio: must be >= 0.0"},
 		{"bad reserved", "[DEFAULT]\nreserved_host_memory_mb = 1GB\n", "reserved_host_memory_mb: expected a non-negative integer"},
+		{"negative reserved", "[DEFAULT]\nreserved_host_cpus = -1\n", "reserved_host_cpus: expected a non-negative integer"},
+		// Issue 37 row 7: beyond what Placement holds as reserved.
+		{"reserved cpus beyond MAX_INT", "[DEFAULT]\nreserved_host_cpus = 99999999999\n", "[DEFAULT] reserved_host_cpus: 99999999999 is more than Placement can hold as an inventory's reserved (at most 2147483647)"},
+		{"reserved memory beyond MAX_INT", "[DEFAULT]\nreserved_host_memory_mb = 2147483648\n", "reserved_host_memory_mb: 2147483648 is more than"},
+		{"reserved disk beyond MAX_INT GiB", "[DEFAULT]\nreserved_host_disk_mb = 2199023254529\n", "reserved_host_disk_mb: 2199023254529 is more than Placement can hold as an inventory's reserved (at most 2199023254528)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -91,6 +96,18 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := LoadFiles([]string{"/nonexistent/nova.conf"}); err == nil || !strings.Contains(err.Error(), "/nonexistent/nova.conf") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestReservedAtTheLimit: the largest reserved_host_* Placement can hold
+// are accepted.
+func TestReservedAtTheLimit(t *testing.T) {
+	o, err := LoadFiles([]string{write(t, "nova.conf", "[DEFAULT]\nreserved_host_cpus = 2147483647\nreserved_host_memory_mb = 2147483647\nreserved_host_disk_mb = 2199023254528\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Reserved != (Reserved{CPUs: 2147483647, MemoryMB: 2147483647, DiskMB: 2199023254528}) {
+		t.Errorf("reserved %+v", o.Reserved)
 	}
 }
 

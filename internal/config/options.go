@@ -145,11 +145,23 @@ func FromINI(ini *INI) (Options, error) {
 	initial("initial_ram_allocation_ratio", &o.Ratios.InitialRAM)
 	initial("initial_disk_allocation_ratio", &o.Ratios.InitialDisk)
 
-	integer := func(key string, dst *int64) {
+	// reserved_host_* are Nova's IntOpt(min=0), no maximum: a negative
+	// value is refused as Nova refuses it; so is one Placement could never
+	// hold as an inventory's reserved (its schema's maximum, MAX_INT
+	// 2147483647; for disk, reserved_host_disk_mb rounded up to GiB).
+	// Nova 26 would start with it, put it as the inventory's reserved
+	// (LibvirtDriver.update_provider_tree) and have every inventory update
+	// refused by Placement; rpctl used to cap it at each node's total
+	// without a word (issue 37 row 7).
+	integer := func(key string, dst *int64, most int64) {
 		if v, src, ok := get("DEFAULT", key); ok && v != "" {
 			n, perr := strconv.ParseInt(v, 10, 64)
 			if perr != nil || n < 0 {
 				err = fmt.Errorf("%s: [DEFAULT] %s: expected a non-negative integer, got %q", src, key, v)
+				return
+			}
+			if n > most {
+				err = fmt.Errorf("%s: [DEFAULT] %s: %d is more than Placement can hold as an inventory's reserved (at most %d); Nova's inventory updates would all be refused", src, key, n, most)
 				return
 			}
 			*dst = n
@@ -180,9 +192,10 @@ func FromINI(ini *INI) (Options, error) {
 			break
 		}
 	}
-	integer("reserved_host_cpus", &o.Reserved.CPUs)
-	integer("reserved_host_memory_mb", &o.Reserved.MemoryMB)
-	integer("reserved_host_disk_mb", &o.Reserved.DiskMB)
+	const maxInt = 0x7FFFFFFF // Placement's db_const.MAX_INT
+	integer("reserved_host_cpus", &o.Reserved.CPUs, maxInt)
+	integer("reserved_host_memory_mb", &o.Reserved.MemoryMB, maxInt)
+	integer("reserved_host_disk_mb", &o.Reserved.DiskMB, maxInt*1024) // reserved DISK_GB is the MiB rounded up to GiB
 	if err != nil {
 		return Options{}, err
 	}
