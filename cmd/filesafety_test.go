@@ -119,6 +119,22 @@ func TestOutputFilesNeverOverwrite(t *testing.T) {
 				}
 			}
 
+			// Issue 37 row 14: a directory, a missing directory and a file
+			// where the directory should be are refused with exit 2 naming
+			// the path given, never rpctl's temporary name.
+			sub := filepath.Join(dir, "subdir"+ext)
+			os.Mkdir(sub, 0o755)
+			for _, c := range []struct{ path, want string }{
+				{sub, "not a regular file but a directory"},
+				{filepath.Join(dir, "no", "such", "dir", "file"+ext), "the directory " + filepath.Join(dir, "no", "such", "dir") + " does not exist"},
+				{filepath.Join(existing, "file"+ext), existing + " is not a directory"},
+			} {
+				_, errOut, code := run(c.path)
+				if code != 2 || !strings.Contains(errOut, flag+" "+c.path+": ") || !strings.Contains(errOut, c.want) || strings.Contains(errOut, ".tmp") || strings.Count(errOut, "\n") != 1 {
+					t.Errorf("%s: exit %d, stderr %q; want 2 naming it and %q", c.path, code, errOut, c.want)
+				}
+			}
+
 			link := filepath.Join(dir, "link.db")
 			os.Symlink(db, link)
 			for _, name := range []string{db, filepath.Join(filepath.Dir(db), ".", filepath.Base(db)), link} {

@@ -60,8 +60,11 @@ func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []s
 		var ee *cmdutil.ExitError
 		if !errors.As(err, &ee) || ee.Err != nil {
 			// Errors echo hostnames and query values: control
-			// characters in them must not reach the terminal raw.
-			fmt.Fprintln(errOut, "rpctl: "+sanitize.String(logging.Redact(err.Error())))
+			// characters in them must not reach the terminal raw. Joined
+			// errors (one per flavor, say) are one line each.
+			for _, line := range cmdutil.ErrorLines(err) {
+				fmt.Fprintln(errOut, "rpctl: "+sanitize.String(logging.Redact(line)))
+			}
 		}
 	}
 	return cmdutil.ExitCode(err)

@@ -52,6 +52,7 @@ var corruptions = []corruption{
 	{name: "pci_stats resource_class 300 characters", set: map[string]any{"pci_stats": `[{"count": 2, "dev_type": "type-PCI", "vendor_id": "8086", "product_id": "1520", "resource_class": "` + strings.Repeat("G", 300) + `"}]`}, field: "pci_stats"},
 	{name: "pci_stats resource_class only the prefix", set: map[string]any{"pci_stats": `[{"count": 2, "dev_type": "type-PCI", "resource_class": "custom_"}]`}, field: "pci_stats"},
 	{name: "extra_resources class 300 characters", set: map[string]any{"extra_resources": `{"` + strings.Repeat("f", 300) + `": 1}`}, field: "extra_resources"},
+	{name: "extra_resources names VCPU", set: map[string]any{"extra_resources": `{"VCPU": 4}`}, field: "extra_resources"},
 	{name: "vcpus negative", set: map[string]any{"vcpus": -1}, field: "vcpus"},
 	{name: "memory_mb negative", set: map[string]any{"memory_mb": -1}, field: "memory_mb"},
 	{name: "local_gb negative", set: map[string]any{"local_gb": -1}, field: "local_gb"},

@@ -265,6 +265,9 @@ func TestPlanNodeBadRows(t *testing.T) {
 		{"pci class 255 characters is fine but 256 is not", func(n *nova.ComputeNode) {
 			n.PCIStats = sp(`[{"count": 2, "dev_type": "type-PCI", "resource_class": "CUSTOM_` + strings.Repeat("G", 249) + `"}]`)
 		}, "would be 256 characters"},
+		// Issue 37 row 14: a standard class the row's columns give.
+		{"extra names VCPU", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"VCPU": 4}`) }, `extra_resources="{\"VCPU\": 4}": "VCPU" names VCPU, which the row's own vcpus gives; an extra resource must be a class of its own`},
+		{"extra names memory_mb in lower case", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"memory_mb": 4}`) }, `"memory_mb" names MEMORY_MB, which the row's own memory_mb gives`},
 		{"extra class 300 characters", func(n *nova.ComputeNode) { n.ExtraResources = sp(`{"` + strings.Repeat("f", 300) + `": 1}`) }, "would be 307 characters; Placement allows 255"},
 		{"pcpuset overlapping cpuset", func(n *nova.ComputeNode) {
 			n.NUMATopology = sp(strings.Replace(twoCells, `"pcpuset": [8,9,10,11]`, `"pcpuset": [3,9,10,11]`, 1))

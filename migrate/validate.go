@@ -76,6 +76,11 @@ var canonicalUUID = sync.OnceValue(func() *regexp.Regexp {
 // trait name (its API schema's ^CUSTOM_[A-Z0-9_]+$).
 var customName = &lazyre.Regexp{Expr: `^CUSTOM_[A-Z0-9_]+$`}
 
+// ownClasses are the classes a row's own columns give, by column: an
+// extra_resources key naming one was silently dropped (the column's
+// inventory replaced it; issue 37 row 14), so it makes the row bad.
+var ownClasses = map[string]string{"VCPU": "vcpus", "MEMORY_MB": "memory_mb", "DISK_GB": "local_gb", "PCPU": "numa_topology"}
+
 // PlacementMaxClassLen is the longest resource class or trait name
 // Placement accepts: schemas/resource_class.py and schemas/trait.py say
 // maxLength 255, and the resource_classes and traits name columns are
@@ -194,6 +199,9 @@ func (c *InventoryConfig) validate(r NodeRow) (*validRow, error) {
 		rc := NormalizeClass(name)
 		if why := classNameProblem("resource class", rc); why != "" {
 			return nil, badField("extra_resources", quoteValue(n.ExtraResources), "%s: %s", strconv.Quote(shorten(name)), why)
+		}
+		if col, own := ownClasses[rc]; own {
+			return nil, badField("extra_resources", quoteValue(n.ExtraResources), "%s names %s, which the row's own %s gives; an extra resource must be a class of its own (a custom one: CUSTOM_...)", strconv.Quote(shorten(name)), rc, col)
 		}
 		if _, dup := v.extra[rc]; dup {
 			return nil, badField("extra_resources", quoteValue(n.ExtraResources), "%s names the class %s twice", strconv.Quote(shorten(name)), rc)

@@ -95,7 +95,7 @@ openstack_hypervisor_placement_allocated and _allocatable_capacity) and reserved
 	cmdutil.OfferFormats(c, output.Prometheus)
 	cmdutil.SetExitCodes(c, append([]cmdutil.ExitCodeRow{
 		{Code: cmdutil.ExitOK, Meaning: "counted"},
-		{Code: cmdutil.ExitFailed, Meaning: "invalid input (flag, flavor, mix, aggregate); --plot names an existing file (without --force), a file rpctl reads, or no regular file (a device, FIFO or socket)"},
+		{Code: cmdutil.ExitFailed, Meaning: "invalid input (flag, flavor, mix, aggregate); --plot names an existing file (without --force), a file rpctl reads, no regular file (a directory, device, FIFO or socket), or a path whose directory is missing"},
 	}, cmdutil.SearchExitCodes()...)...)
 	fl := c.Flags()
 	cmdutil.AddMaxStepsFlag(fl, &o.MaxSteps)

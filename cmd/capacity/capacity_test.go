@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,6 +179,7 @@ func TestCapacityCommand(t *testing.T) {
 			if c.stderr != "" && !strings.Contains(errOut, c.stderr) {
 				t.Errorf("stderr lacks %q: %s", c.stderr, errOut)
 			}
+
 			if c.file != "" {
 				b, err := os.ReadFile(c.file)
 				if err != nil || !bytes.HasPrefix(b, []byte(c.magic)) {
@@ -224,5 +226,38 @@ func TestCapacityAggregateNames(t *testing.T) {
 	}
 	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "capacity", "--aggregate", "no-such-aggregate"); code != 2 || !strings.Contains(errOut, "no Nova host aggregate has that name") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestCapacityPerFlavorErrors (issue 37 row 14): the errors of several
+// flavors are one line each; they were joined by a literal \x0a.
+func TestCapacityPerFlavorErrors(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	for _, args := range [][]string{{"sample-cloud", "--nodes", "3", "--seed", "1"}, {"migrate", "all", "--layout", "nested"}} {
+		if _, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	// Two flavors of eight one-VCPU groups each: on NUMA children they
+	// combine in more ways than --max-steps 10 allows.
+	granular := map[string]string{"group_policy": "none"}
+	for i := 1; i <= 8; i++ {
+		granular[fmt.Sprintf("resources%d:VCPU", i)] = "1"
+	}
+	var args []string
+	for _, name := range []string{"ga", "gb"} {
+		b, _ := json.Marshal(map[string]any{"name": name, "vcpus": 8, "ram": 64, "disk": 0, "properties": granular})
+		path := filepath.Join(t.TempDir(), name+".json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--flavor", path)
+	}
+	_, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db, "capacity", "--max-steps", "10"}, args...)...)
+	const hint = "its request groups combine in too many ways: narrow the request (fewer request groups), or lift the bound with --max-steps 0\n"
+	want := "rpctl: flavor ga: the search gave up after 10 steps (the --max-steps ceiling): " + hint +
+		"rpctl: flavor gb: the search gave up after 10 steps (the --max-steps ceiling): " + hint
+	if code != 5 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want 5 and %q", code, errOut, want)
 	}
 }

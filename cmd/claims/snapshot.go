@@ -37,7 +37,7 @@ created_at is then when the consumer's allocations were last written).`, claimsn
 	}
 	cmdutil.SetExitCodes(c,
 		cmdutil.ExitCodeRow{Code: 0, Meaning: "written"},
-		cmdutil.ExitCodeRow{Code: cmdutil.ExitFailed, Meaning: "--out names an existing file (without --force), a file rpctl reads, or no regular file (a device, FIFO or socket, --force or not): nothing written"},
+		cmdutil.ExitCodeRow{Code: cmdutil.ExitFailed, Meaning: "--out names an existing file (without --force), a file rpctl reads, no regular file (a directory, device, FIFO or socket, --force or not), or a path whose directory is missing: nothing written"},
 		cmdutil.ExitCodeRow{Code: claims.ExitBadInput, Meaning: "invalid input" + claimsForbiddenRow},
 	)
 	c.Flags().StringVar(&out, "out", "", "claim store file to write (an existing file only with --force)")

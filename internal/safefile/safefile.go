@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // ErrExists marks an output path that names an existing file when the
@@ -22,6 +23,11 @@ var ErrExists = errors.New("exists")
 // socket: rpctl writes only regular files, and replacing (or appending to)
 // such a path is never what the operator meant, forced or not.
 var ErrNotRegular = errors.New("is not a regular file")
+
+// ErrNoPlace marks an output path whose directory does not exist, is no
+// directory, or refuses a new file: nothing can be written there, and the
+// message names the path the operator gave, not the temporary file.
+var ErrNoPlace = errors.New("cannot be created")
 
 // ErrProtected marks an output path that is one of the files rpctl reads
 // (a database, a config file): never written, forced or not.
@@ -50,18 +56,42 @@ func (p Policy) Check(flag, path string) error {
 	}
 	st, err := os.Lstat(path)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
+	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return checkDir(flag, path)
 	case err != nil:
 		return fmt.Errorf("%s %s: %w", flag, path, err)
-	case st.IsDir():
-		return fmt.Errorf("%s %s: is a directory", flag, path)
 	case !st.Mode().IsRegular() && st.Mode()&os.ModeSymlink == 0:
 		return notRegular(flag, path, st.Mode())
 	case !p.Force:
 		return fmt.Errorf("%s %s: the file %w; pass --force to replace it", flag, path, ErrExists)
 	}
 	return nil
+}
+
+// checkDir refuses a new file's path whose directory does not exist or is
+// no directory (--out no/such/dir/file), naming the directory.
+func checkDir(flag, path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s %s: the file %w: the directory %s does not exist", flag, path, ErrNoPlace, dir)
+	case err != nil:
+		return fmt.Errorf("%s %s: the file %w: %s: %v", flag, path, ErrNoPlace, dir, pathErr(err))
+	case !st.IsDir():
+		return fmt.Errorf("%s %s: the file %w: %s is not a directory", flag, path, ErrNoPlace, dir)
+	}
+	return nil
+}
+
+// pathErr is the reason of a *os.PathError without its path (which may be
+// a temporary name the operator never gave).
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (p Policy) checkProtected(flag, path string) error {
@@ -121,7 +151,9 @@ func (p Policy) Write(flag, path string, fill func(tmpPath string) error) error 
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp"+filepath.Ext(base))
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", flag, path, err)
+		// The temporary name is rpctl's, not the operator's: the message
+		// names the path given and its directory.
+		return fmt.Errorf("%s %s: the file %w in %s: %v", flag, path, ErrNoPlace, dir, pathErr(err))
 	}
 	tmpPath := tmp.Name()
 	tmp.Close()
@@ -179,6 +211,10 @@ func (p Policy) OpenLog(flag, path string) (*os.File, error) {
 	// Followed through links: the log is opened, not renamed into place.
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, notRegular(flag, path, st.Mode())
+	} else if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		if err := checkDir(flag, path); err != nil {
+			return nil, err
+		}
 	}
 	mode := os.O_CREATE | os.O_WRONLY | os.O_EXCL
 	if p.Force {

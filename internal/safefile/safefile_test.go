@@ -200,3 +200,42 @@ func TestNonRegularRefused(t *testing.T) {
 	}
 	assertNoTemp(t, dir)
 }
+
+// TestNoPlaceRefused (issue 37 row 14): a directory is no regular file; a
+// path whose directory is missing, is a file, or refuses a new file is
+// ErrNoPlace; every message names the path given, never the temporary one.
+func TestNoPlaceRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o555)
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }
+	cases := []struct {
+		path string
+		want error
+		why  string
+	}{
+		{dir, ErrNotRegular, "but a directory"},
+		{filepath.Join(dir, "no", "such", "out"), ErrNoPlace, "the directory " + filepath.Join(dir, "no", "such") + " does not exist"},
+		{filepath.Join(file, "out"), ErrNoPlace, file + " is not a directory"},
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		cases = append(cases, struct {
+			path string
+			want error
+			why  string
+		}{filepath.Join(ro, "out"), ErrNoPlace, "in " + ro})
+	}
+	for _, c := range cases {
+		for _, force := range []bool{false, true} {
+			err := Policy{Force: force}.WriteStream("--out", c.path, write)
+			if !errors.Is(err, c.want) || !strings.HasPrefix(err.Error(), "--out "+c.path+": ") || !strings.Contains(err.Error(), c.why) || strings.Contains(err.Error(), ".tmp") {
+				t.Errorf("%s force=%v: err = %v, want %v with %q", c.path, force, err, c.want, c.why)
+			}
+			if _, err := (Policy{Force: force}).OpenLog("--log-file", c.path); !errors.Is(err, c.want) && !(c.path == filepath.Join(ro, "out")) {
+				t.Errorf("--log-file %s: err = %v, want %v", c.path, err, c.want)
+			}
+		}
+	}
+}

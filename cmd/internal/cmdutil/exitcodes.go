@@ -98,7 +98,7 @@ func ExitCodesOf(c *cobra.Command) ExitCodes {
 
 // logFileExitCode is every command's: --log-file is global. It joins a
 // command's own row 2 rather than repeating the code.
-var logFileExitCode = ExitCodeRow{ExitFailed, "--log-file names an existing file (without --force), a file rpctl reads, or no regular file (a device, FIFO or socket): nothing run"}
+var logFileExitCode = ExitCodeRow{ExitFailed, "--log-file names an existing file (without --force), a file rpctl reads, no regular file (a directory, device, FIFO or socket), or a path whose directory is missing: nothing run"}
 
 // ownExitCodes is what c declared (or the default), without the common codes.
 func ownExitCodes(c *cobra.Command) ExitCodes {

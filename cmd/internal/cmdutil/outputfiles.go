@@ -49,7 +49,7 @@ func (f *Factory) readPaths() []string {
 // FileSafetyExit gives a refused output path its code: 2, the run failed
 // and wrote nothing.
 func FileSafetyExit(err error) error {
-	if errors.Is(err, safefile.ErrExists) || errors.Is(err, safefile.ErrProtected) || errors.Is(err, safefile.ErrNotRegular) {
+	if errors.Is(err, safefile.ErrExists) || errors.Is(err, safefile.ErrProtected) || errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrNoPlace) {
 		return &ExitError{Code: ExitFailed, Err: err}
 	}
 	return err

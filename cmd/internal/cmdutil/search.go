@@ -73,9 +73,9 @@ func SearchError(err error, hint string) error {
 	var se *candidates.StepsError
 	switch {
 	case errors.As(err, &ce):
-		return &ExitError{Code: ExitCandidateCeiling, Err: fmt.Errorf("%v: %s", err, hint)}
+		return &ExitError{Code: ExitCandidateCeiling, Err: fmt.Errorf("%w: %s", err, hint)}
 	case errors.As(err, &se):
-		return &ExitError{Code: ExitStepCeiling, Err: fmt.Errorf("%v: narrow the request (fewer request groups), or lift the bound with --max-steps 0", err)}
+		return &ExitError{Code: ExitStepCeiling, Err: fmt.Errorf("%w: narrow the request (fewer request groups), or lift the bound with --max-steps 0", err)}
 	}
 	return err
 }
