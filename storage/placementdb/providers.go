@@ -38,11 +38,13 @@ func (s *Store) ListProviders(ctx context.Context, f inventory.ProviderFilter) (
 			where, args = append(where, "rp.name = ?"), append(args, f.Name)
 		}
 		if f.UUID != "" {
-			where, args = append(where, "rp.uuid = ?"), append(args, f.UUID)
+			cond, a := uuidMatch("rp.uuid", f.UUID)
+			where, args = append(where, cond), append(args, a...)
 		}
 		if f.InTree != "" {
 			var root int64
-			err := tx.GetContext(ctx, &root, s.db.Rebind(`SELECT root_provider_id FROM resource_providers WHERE uuid = ?`), f.InTree)
+			cond, a := uuidMatch("uuid", f.InTree)
+			err := tx.GetContext(ctx, &root, s.db.Rebind(`SELECT root_provider_id FROM resource_providers WHERE `+cond), a...)
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil
 			}
@@ -293,6 +295,16 @@ func (s *Store) CreateProvider(ctx context.Context, spec inventory.ProviderSpec)
 			parentID, rootID = sql.NullInt64{Int64: pr.ID, Valid: true}, sql.NullInt64{Int64: pr.RootID, Valid: true}
 			p.ParentUUID, p.RootUUID = pr.UUID, pr.RootUUID
 		}
+		// MySQL's unique key refuses another spelling of a stored uuid;
+		// SQLite's compares exactly, so the same uuid is looked for first.
+		var same int
+		cond, args := uuidMatch("uuid", p.UUID)
+		if err := tx.GetContext(ctx, &same, s.db.Rebind(`SELECT COUNT(*) FROM resource_providers WHERE `+cond), args...); err != nil {
+			return err
+		}
+		if same > 0 {
+			return inventory.Errorf(inventory.ErrConflict, inventory.CodeDuplicateName, "Conflicting resource provider uuid: %s already exists.", p.UUID)
+		}
 		now := s.db.Now()
 		res, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO resource_providers (uuid, name, generation, parent_provider_id, root_provider_id, created_at) VALUES (?, ?, 0, ?, ?, ?)`),
 			p.UUID, p.Name, parentID, rootID, now)
@@ -330,6 +342,24 @@ func (s *Store) duplicateProvider(ctx context.Context, tx *sqlx.Tx, p inventory.
 		what = "uuid: " + p.UUID
 	}
 	return inventory.Errorf(inventory.ErrConflict, inventory.CodeDuplicateName, "Conflicting resource provider %s already exists.", what)
+}
+
+// uuidMatch is the condition "col names uuid u" as MySQL's
+// case-insensitive collation reads it, for SQLite too (whose = is
+// case-sensitive): u as given, its canonical lower-case form and its upper
+// case, so the column's index serves it. An upper-case compute node uuid
+// migrated to SQLite used to be found only spelled upper case (issue 37
+// row 14); a mixed-case spelling stored by another writer still needs its
+// own spelling on SQLite.
+func uuidMatch(col, u string) (string, []any) {
+	c := canonicalUUID(u)
+	var args []any
+	for _, v := range []string{u, c, strings.ToUpper(c)} {
+		if !slices.Contains(args, any(v)) {
+			args = append(args, v)
+		}
+	}
+	return col + " IN (?" + strings.Repeat(", ?", len(args)-1) + ")", args
 }
 
 // canonicalUUID is str(uuid.UUID(s)): lower case with hyphens.

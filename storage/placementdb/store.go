@@ -98,7 +98,8 @@ func scanProvider(rows interface{ Scan(...any) error }) (provRow, error) {
 // provider reads one provider; a missing one is an ErrNotFound with msg
 // (Placement's handlers word it differently each), %s being the uuid.
 func (s *Store) provider(ctx context.Context, q sqlx.QueryerContext, uuid, msg string) (provRow, error) {
-	p, err := scanProvider(q.QueryRowxContext(ctx, s.db.Rebind(providerSelect+` WHERE rp.uuid = ?`), uuid))
+	cond, args := uuidMatch("rp.uuid", uuid)
+	p, err := scanProvider(q.QueryRowxContext(ctx, s.db.Rebind(providerSelect+` WHERE `+cond), args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, inventory.Errorf(inventory.ErrNotFound, "", msg, uuid)
 	}

@@ -2,6 +2,7 @@ package placementdb
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -98,6 +99,55 @@ func TestOneConsumerPerUUID(t *testing.T) {
 			var left int
 			if err := db.GetContext(ctx, &left, `SELECT COUNT(*) FROM allocations`); err != nil || left != 0 {
 				t.Errorf("after the release %d allocations (%v)", left, err)
+			}
+		})
+	}
+}
+
+// TestProviderLookupIgnoresCase (issue 37 row 14): a provider stored with
+// an upper-case uuid (the migration writes a compute node's uuid as its
+// row spells it) is found by any spelling, as MySQL's collation finds it,
+// on SQLite too, and another spelling of it cannot be created.
+func TestProviderLookupIgnoresCase(t *testing.T) {
+	ctx := context.Background()
+	const lower = "52302ca3-8af9-44c0-afea-39a97523e21a"
+	upper := strings.ToUpper(lower)
+	for _, tc := range []struct {
+		name string
+		open func(testing.TB) *storage.DB
+	}{{"sqlite", placementtest.SQLite}, {"mariadb", placementtest.MySQL}} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := tc.open(t)
+			if _, err := EnsurePlacementNames(ctx, db, nil, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.ExecContext(ctx, db.Rebind(`INSERT INTO resource_providers (uuid, name, generation, created_at) VALUES (?, 'cmp', 0, ?)`), upper, db.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.ExecContext(ctx, `UPDATE resource_providers SET root_provider_id = id`); err != nil {
+				t.Fatal(err)
+			}
+			st := New(db)
+			for _, spelling := range []string{lower, upper, "52302ca3-8AF9-44c0-afea-39A97523E21A"} {
+				p, err := st.GetProvider(ctx, spelling)
+				if err != nil || p.Name != "cmp" {
+					t.Errorf("GetProvider(%s): %+v, %v", spelling, p, err)
+				}
+				ps, err := st.ListProviders(ctx, inventory.ProviderFilter{UUID: spelling})
+				if err != nil || len(ps) != 1 {
+					t.Errorf("ListProviders(uuid=%s): %+v, %v", spelling, ps, err)
+				}
+				ps, err = st.ListProviders(ctx, inventory.ProviderFilter{InTree: spelling})
+				if err != nil || len(ps) != 1 {
+					t.Errorf("ListProviders(in_tree=%s): %+v, %v", spelling, ps, err)
+				}
+				if _, _, err := st.Inventories(ctx, spelling); err != nil {
+					t.Errorf("Inventories(%s): %v", spelling, err)
+				}
+			}
+			_, err := st.CreateProvider(ctx, inventory.ProviderSpec{Name: "other", UUID: lower})
+			if !errors.Is(err, inventory.ErrConflict) || !strings.Contains(err.Error(), "uuid: "+lower) {
+				t.Errorf("CreateProvider of another spelling: %v, want a uuid conflict", err)
 			}
 		})
 	}
