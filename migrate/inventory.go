@@ -932,6 +932,19 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 	if m.Placement.SingleWriter() {
 		workers = 1 // SQLite has one writer
 	}
+	// Nodes joining a pool take its sharing provider's room in the order
+	// they are written: with several workers that order, and so which
+	// nodes get in, was the workers' timing (two clean runs of a flat cloud
+	// on MariaDB ended with different members, and a re-run after kill -9
+	// with others again; issue 37 row 2). Such a batch is written by one
+	// worker, in node order, as on SQLite: the members are then the first
+	// nodes by cell and id that fit, whatever the run and wherever it was
+	// stopped.
+	for _, i := range todo {
+		if workers > 1 && m.Config.intoPool(batch[i].write) {
+			workers = 1
+		}
+	}
 	// A runner batch (50 nodes by default) is split so that every worker
 	// has a share of it.
 	group = max(1, min(group, (len(todo)+workers-1)/workers))

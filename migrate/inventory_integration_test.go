@@ -370,3 +370,158 @@ func TestRatioSurvivesRerun(t *testing.T) {
 		t.Fatalf("after re-run with --cpu-allocation-ratio 4.0: VCPU ratio %v, want 4.0", r)
 	}
 }
+
+// TestSharedPoolSwitchConverges (issue 37 row 2): a flat cloud switched to
+// --shared-storage by `migrate all` ends the same way every time — two
+// clean runs agree, and a run killed with SIGKILL after N nodes joined the
+// pool, then run again, ends as a clean run, generations and allocations
+// included — on MariaDB (several writers) and SQLite. The pool is too
+// small for every matching host, so which nodes get in is the question.
+// The kills are driven by progress: the pool's member count, read from
+// the database.
+func TestSharedPoolSwitchConverges(t *testing.T) {
+	bin := buildRpctl(t)
+	ctx := context.Background()
+	const seed, nodes = "3", "300"
+	shared := []string{"migrate", "all", "--shared-storage", "pool1=cmp1-0*"}
+	type cloud struct {
+		flags []string
+		db    *storage.DB // opened once the cloud is written
+		open  func() *storage.DB
+	}
+	backends := []struct {
+		name string
+		make func(t *testing.T) *cloud
+	}{
+		{"sqlite", func(t *testing.T) *cloud {
+			path := filepath.Join(t.TempDir(), "cloud.db")
+			return &cloud{flags: []string{"--db", path}, open: func() *storage.DB {
+				dbs, err := storage.Connect(ctx, storage.Sources{Embedded: path}, storage.NeedPlacement, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { dbs.Close() })
+				return dbs.Placement
+			}}
+		}},
+		{"mariadb", func(t *testing.T) *cloud {
+			_, cellM := mysqlDB(t, schema.PartCell, storage.RoleCell, "cell1")
+			_, apiM := mysqlDB(t, schema.PartAPI, storage.RoleAPI, "")
+			place, placeM := mysqlDB(t, schema.PartPlacement, storage.RolePlacement, "")
+			return &cloud{flags: []string{"--cell-db", cellM.DSN, "--api-db", apiM.DSN, "--placement-db", placeM.DSN}, open: func() *storage.DB { return place }}
+		}},
+	}
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			rpctl := func(c *cloud, args ...string) (string, int) {
+				t.Helper()
+				out, err := exec.Command(bin, append(append([]string{}, c.flags...), args...)...).CombinedOutput()
+				code := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				return string(out), code
+			}
+			// A flat cloud with its allocations healed.
+			flat := func() *cloud {
+				c := be.make(t)
+				if out, code := rpctl(c, "sample-cloud", "--nodes", nodes, "--seed", seed); code != 0 {
+					t.Fatalf("sample-cloud: %d %s", code, out)
+				}
+				if out, code := rpctl(c, "migrate", "all"); code != 0 {
+					t.Fatalf("flat migrate all: %d %s", code, out)
+				}
+				c.db = c.open()
+				return c
+			}
+			dump := func(c *cloud) string {
+				t.Helper()
+				var rows []struct {
+					Consumer, Provider, Class string
+					Used, Generation          int64
+				}
+				if err := c.db.SelectContext(ctx, &rows, `SELECT a.consumer_id AS consumer, r.name AS provider, rc.name AS class, a.used AS used, c.generation AS generation
+					FROM allocations a JOIN resource_providers r ON r.id = a.resource_provider_id JOIN resource_classes rc ON rc.id = a.resource_class_id
+					JOIN consumers c ON c.uuid = a.consumer_id`); err != nil {
+					t.Fatal(err)
+				}
+				var allocs []string
+				for _, r := range rows {
+					allocs = append(allocs, fmt.Sprintf("%s %s %s %d gen=%d", r.Consumer, r.Provider, r.Class, r.Used, r.Generation))
+				}
+				sort.Strings(allocs)
+				return dumpPlacement(t, c.db) + "\n" + strings.Join(allocs, "\n")
+			}
+			members := func(c *cloud) int {
+				var n int
+				if err := c.db.GetContext(ctx, &n, c.db.Rebind(`SELECT COUNT(*) FROM resource_provider_aggregates ra
+					JOIN placement_aggregates a ON a.id = ra.aggregate_id WHERE a.uuid = ?`), migrate.SharedAggregateUUID("pool1")); err != nil {
+					return -1 // SQLite busy with the writer: asked again
+				}
+				return n
+			}
+			a := flat()
+			if out, code := rpctl(a, shared...); code != 2 || !strings.Contains(out, "no provider of the new layout has room") {
+				t.Fatalf("clean run: exit %d, want 2 with nodes refused for room:\n%s", code, out)
+			}
+			want, in := dump(a), members(a)
+			b := flat()
+			if _, code := rpctl(b, shared...); code != 2 {
+				t.Fatalf("second clean run: exit %d", code)
+			}
+			if got := dump(b); got != want {
+				t.Fatalf("two clean runs differ: %s", firstDiff(got, want))
+			}
+			for _, n := range []int{in / 3, 2 * in / 3} {
+				c := flat()
+				cmd := exec.Command(bin, append(append([]string{}, c.flags...), shared...)...)
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				exited := make(chan struct{})
+				go func() { cmd.Wait(); close(exited) }()
+				killedAt := -1
+			poll:
+				for {
+					select {
+					case <-exited:
+						break poll
+					default:
+					}
+					if m := members(c); m >= n {
+						cmd.Process.Signal(syscall.SIGKILL)
+						killedAt = m
+						<-exited
+						break poll
+					}
+					time.Sleep(2 * time.Millisecond) // how often to look, not when to kill
+				}
+				if out, code := rpctl(c, shared...); code != 2 {
+					t.Fatalf("re-run after a kill at %d members: exit %d\n%s", killedAt, code, out)
+				}
+				if got := dump(c); got != want {
+					t.Errorf("killed at %d of %d members, then re-run: differs from a clean run: %s", killedAt, in, firstDiff(got, want))
+				}
+				t.Logf("killed at %d of %d pool members (-1: it ended first); the re-run ends as a clean run", killedAt, in)
+			}
+		})
+	}
+}
+
+// firstDiff names the first line two dumps disagree on.
+func firstDiff(got, want string) string {
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for _, l := range gl {
+		if !slices.Contains(wl, l) {
+			return "only in the run: " + l
+		}
+	}
+	for _, l := range wl {
+		if !slices.Contains(gl, l) {
+			return "only in the clean run: " + l
+		}
+	}
+	return "same lines, other order"
+}

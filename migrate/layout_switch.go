@@ -319,6 +319,24 @@ func (c *InventoryConfig) switchTargets(desired []DesiredProvider, st *Placement
 	}
 }
 
+// intoPool says w moves allocations that may land on a configured pool's
+// sharing provider, whose room every joining node competes for: the nodes
+// that get in are the first written (issue 37 row 2).
+func (c *InventoryConfig) intoPool(w *NodeWrite) bool {
+	if w == nil || len(w.needs) == 0 {
+		return false
+	}
+	for _, pool := range c.SharedStorage {
+		u := SharedProviderUUID(pool.Name)
+		for _, ts := range w.targets {
+			if slices.Contains(ts, u) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // poolUUIDs are the sharing providers of the configured pools and of the
 // pools Placement holds.
 func poolUUIDs(st *PlacementState, cfg *InventoryConfig) []string {
