@@ -876,3 +876,17 @@ func bumps(flags ...bool) int64 {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// ComputeConfig is the InventoryConfig of what Nova's nova-compute
+// reports, from nova.conf's options: the flat layout, DISK_GB max_unit the
+// total, no Newton classes, and the ratio, reserved and [pci] options of o.
+// A bad [pci] device_spec is an error naming its file. `migrate inventory`
+// starts from it and adds its flags; `rpctl status` plans with it as it is.
+func ComputeConfig(o config.Options) (InventoryConfig, error) {
+	c := InventoryConfig{Layout: LayoutFlat, DiskMaxUnit: DiskMaxUnitTotal, Ratios: o.Ratios, Reserved: o.Reserved}
+	var err error
+	if c.PCI, err = ParsePCIConfig(o.PCI.ReportInPlacement, o.PCI.DeviceSpec); err != nil {
+		return c, fmt.Errorf("%s: %w", o.PCI.Source, err)
+	}
+	return c, nil
+}

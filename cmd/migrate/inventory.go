@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/cmd/internal/shared"
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
@@ -113,7 +114,7 @@ func addInventoryFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 	fs.BoolVar(&inventoryFlags.newton, "newton-classes", false, "also write the Newton spec's classes Nova 26 never reports: NUMA_CORE, NUMA_THREAD, NUMA_SOCKET, NUMA_MEMORY_MB and pci_stats' pools (PCI_DEVICE, SRIOV_NET_VF, ...); nova-compute removes them when it starts")
 	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
 	fs.StringVar(&inventoryFlags.diskMax, "disk-max-unit", migrate.DiskMaxUnitTotal, "DISK_GB max_unit: total (local_gb, what Nova's resource tracker writes) or available-least (disk_available_least: no server larger than the free disk is scheduled, but heal then refuses every instance already larger)")
-	fs.StringVar(&inventoryFlags.hostConfDir, "compute-config-dir", "", "directory of the compute hosts' own nova.conf files, DIR/<host>.conf (the host column of compute_nodes): each is read over --config-file, and a node of that host takes from it what its nova-compute reads from its own config ([pci] report_in_placement and device_spec, reserved_host_*, *_allocation_ratio, initial_*_allocation_ratio; ratio flags still win); other hosts use --config-file")
+	fs.StringVar(&inventoryFlags.hostConfDir, "compute-config-dir", "", shared.ComputeConfigDirUsage)
 	cmdutil.MarkPathFlags(fs, "input", "compute-config-dir")
 	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL only; SQLite has one writer)")
 	fs.BoolVar(&inventoryFlags.force, "force", false, fmt.Sprintf("migrate even when a nova-conductor or nova-osapi_compute service is older than version %d, and overwrite the providers a nova-compute already owns (its virt driver's capability traits are on the root), printing each change first", status.DefaultMinServiceVersion))
@@ -153,57 +154,15 @@ func inventoryConfig(f *cmdutil.Factory, mf *migrationFlags) (migrate.InventoryC
 
 // computeConfig is what the compute nodes' nova-compute reads from
 // nova.conf, the one reading of it both the inventory and the allocations
-// migration use: ratios (the ratio flags winning), reserved_host_*, [pci],
-// and every --compute-config-dir host's own file.
+// migration use (and rpctl status, through shared.ComputeConfig): ratios
+// (the ratio flags winning), reserved_host_*, [pci], and every
+// --compute-config-dir host's own file.
 func computeConfig(f *cmdutil.Factory, mf *migrationFlags) (*migrate.InventoryConfig, error) {
-	c := &migrate.InventoryConfig{}
-	var err error
-	if c.Ratios, err = migrationRatios(f, &mf.ratios); err != nil {
-		return nil, err
-	}
-	o, err := f.Options()
+	c, err := shared.ComputeConfig(f, func(r config.Ratios) (config.Ratios, error) { return withRatioFlags(r, &mf.ratios) }, mf.inventory.hostConfDir)
 	if err != nil {
 		return nil, err
 	}
-	c.Reserved = o.Reserved
-	if c.PCI, err = migrate.ParsePCIConfig(o.PCI.ReportInPlacement, o.PCI.DeviceSpec); err != nil {
-		return nil, fmt.Errorf("%s: %w", o.PCI.Source, err)
-	}
-	if c.Hosts, err = hostConfigs(f, mf); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// hostConfigs reads --compute-config-dir: for every DIR/<host>.conf, the
-// global config files with that file read last, the ratio flags winning.
-// A file that does not parse, or whose options are bad, is an error
-// naming it.
-func hostConfigs(f *cmdutil.Factory, mf *migrationFlags) (map[string]migrate.HostConfig, error) {
-	dir := mf.inventory.hostConfDir
-	if dir == "" {
-		return nil, nil
-	}
-	files, err := config.HostFiles(dir)
-	if err != nil {
-		return nil, fmt.Errorf("--compute-config-dir %w", err)
-	}
-	out := make(map[string]migrate.HostConfig, len(files))
-	for host, file := range files {
-		o, err := f.HostOptions(file)
-		if err != nil {
-			return nil, fmt.Errorf("--compute-config-dir: host %s: %w", host, err)
-		}
-		hc := migrate.HostConfig{Source: file, Reserved: o.Reserved}
-		if hc.Ratios, err = withRatioFlags(o.Ratios, &mf.ratios); err != nil {
-			return nil, fmt.Errorf("--compute-config-dir: host %s: %s: %w", host, file, err)
-		}
-		if hc.PCI, err = migrate.ParsePCIConfig(o.PCI.ReportInPlacement, o.PCI.DeviceSpec); err != nil {
-			return nil, fmt.Errorf("--compute-config-dir: host %s: %s: %w", host, o.PCI.Source, err)
-		}
-		out[host] = hc
-	}
-	return out, nil
+	return &c, nil
 }
 
 func buildInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
