@@ -407,7 +407,7 @@ type cellFacts struct {
 	pci map[int64][]nova.PCIDevice
 }
 
-func readCellFacts(ctx context.Context, cell Cell, cfg *InventoryConfig) (*cellFacts, error) {
+func readCellFacts(ctx context.Context, cell NodeSource, cfg *InventoryConfig) (*cellFacts, error) {
 	f := &cellFacts{}
 	var err error
 	if f.disabled, err = cell.DisabledComputeHosts(ctx); err != nil {
@@ -424,6 +424,19 @@ func readCellFacts(ctx context.Context, cell Cell, cfg *InventoryConfig) (*cellF
 // row is a compute node row with its facts.
 func (f *cellFacts) row(n nova.ComputeNode) NodeRow {
 	return NodeRow{Node: n, ServiceDisabled: n.Host != nil && f.disabled[*n.Host], PCIDevices: f.pci[n.ID]}
+}
+
+// ScanNodeRows calls fn, in id order, with every live compute node of the
+// cell and what the cell says beside it, read as the inventory migration
+// reads them before it plans each with cfg.PlanRow (the disabled services;
+// the PCI devices only when cfg, or a host's config, reports them): how
+// `rpctl status` plans the same rows.
+func ScanNodeRows(ctx context.Context, cell NodeSource, cfg *InventoryConfig, fn func(NodeRow)) error {
+	facts, err := readCellFacts(ctx, cell, cfg)
+	if err != nil {
+		return err
+	}
+	return cell.ScanNodesForInventory(ctx, func(n nova.ComputeNode) { fn(facts.row(n)) })
 }
 
 func planOne(cell Cell, r NodeRow, cfg *InventoryConfig, st *PlacementState) *PlannedNode {

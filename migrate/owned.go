@@ -137,6 +137,10 @@ func DescribeChanges(changes []ProviderChange) string {
 	return strings.Join(parts, ", ")
 }
 
+// InventoryDelta lists the fields of inventory a that differ in b, old ->
+// new ("total 16->12 reserved 1->0").
+func InventoryDelta(a, b *inventory.Inventory) string { return invDelta(a, b) }
+
 // invDelta lists the fields of an inventory that change, old -> new.
 func invDelta(a, b *inventory.Inventory) string {
 	names := [5]string{"total", "reserved", "min_unit", "max_unit", "step_size"}

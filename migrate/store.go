@@ -167,8 +167,9 @@ type RatioFill struct {
 	CPU, RAM, Disk *float64
 }
 
-// Cell is one Nova cell database as the migrations read and write it.
-type Cell interface {
+// NodeSource is what planning a compute node's inventories reads of a
+// cell (ScanNodeRows): its live rows and what the cell says beside them.
+type NodeSource interface {
 	// Name is the cell's name in messages ("" for the only cell of an
 	// unmapped deployment).
 	Name() string
@@ -181,6 +182,11 @@ type Cell interface {
 	// PCIDevices returns the live pci_devices rows of the live compute
 	// nodes, by compute node id, in id order.
 	PCIDevices(ctx context.Context) (map[int64][]nova.PCIDevice, error)
+}
+
+// Cell is one Nova cell database as the migrations read and write it.
+type Cell interface {
+	NodeSource
 	// SetComputeNodeUUIDs stores generated uuids in rows whose uuid is still
 	// NULL and returns the uuid every row holds afterwards.
 	SetComputeNodeUUIDs(ctx context.Context, want map[int64]string) (map[int64]string, error)

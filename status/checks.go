@@ -50,6 +50,14 @@ type Env struct {
 	// PlacementErr is why Placement is nil.
 	PlacementErr error
 	Options      config.Options
+	// Compute is what the compute nodes' nova-compute reads from nova.conf
+	// (with --compute-config-dir, each host's own file): the config the
+	// Compute Node Inventories check plans the rows with, the one `migrate
+	// inventory` plans with. nil plans with Options (migrate.ComputeConfig).
+	Compute *migrate.InventoryConfig
+	// ComputeErr is why Compute could not be built; the check that plans
+	// fails with it.
+	ComputeErr error
 	// MinServiceVersion is the oldest nova-conductor/nova-osapi_compute
 	// version that passes; 0 means DefaultMinServiceVersion.
 	MinServiceVersion int64
@@ -123,6 +131,7 @@ func Checks(e *Env) []Check {
 		{CheckComputeNodeUUIDs, e.checkUUIDs},
 		{CheckResourceProviders, e.checkProviders},
 		{CheckInventoryDrift, e.checkDrift},
+		{CheckComputeInventories, e.checkComputeInventories},
 		{CheckAllocationRatios, e.checkRatios},
 		{CheckInstancesWithoutAllocations, e.checkInstancesWithoutAllocations},
 		{CheckOverCommitted, e.checkOverCommitted},

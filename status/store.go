@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rpctl/rpctl/claims"
+	"github.com/rpctl/rpctl/migrate"
 )
 
 // NodeRef names a compute node in messages.
@@ -84,6 +85,9 @@ func (o Overuse) Capacity() float64 {
 type Cell interface {
 	// Name is the cell's name ("" for an unmapped deployment's only cell).
 	Name() string
+	// NodeSource reads the live rows as the inventory migration plans
+	// them (the Compute Node Inventories check).
+	migrate.NodeSource
 	// ListNodeCapacities returns every compute node, deleted ones included,
 	// with its legacy capacity columns.
 	ListNodeCapacities(ctx context.Context) ([]NodeCapacity, error)
@@ -96,6 +100,10 @@ type Cell interface {
 
 // Placement is the Placement database as the checks read it.
 type Placement interface {
+	// LoadPlacementState reads every provider with its inventories,
+	// traits, aggregates and allocated classes, as the inventory
+	// migration does (the Compute Node Inventories check).
+	LoadPlacementState(ctx context.Context) (*migrate.PlacementState, error)
 	ListProviderTotals(ctx context.Context) ([]ProviderTotals, error)
 	// ListOverusedInventories returns inventories whose usage exceeds
 	// (total - reserved) * allocation_ratio.

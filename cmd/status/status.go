@@ -22,6 +22,8 @@ type StatusOptions struct {
 	JSON              bool
 	Checks            []string
 	MinServiceVersion int64
+	// ComputeConfigDir is --compute-config-dir, as migrate inventory's.
+	ComputeConfigDir string
 }
 
 // statusLong is status' help; its list of checks is read from the check
@@ -36,6 +38,13 @@ capacity into Placement, the way nova-status upgrade check does: every check run
 order, across all cells, and the table is oslo.upgradecheck's.
 
 Checks, in order: ` + strings.Join(names, ", ") + `.
+Compute Node Inventories is a Warning when a compute node's providers hold inventories
+other than its nova-compute would report for its compute_nodes row and nova.conf (planned
+as rpctl migrate inventory plans it, --compute-config-dir read the same way), naming the
+node, the class and the fields (Placement's value -> the reported one). A tree rpctl
+wrote with --layout nested, --shared-storage or --newton-classes, not yet owned by a
+nova-compute, is checked against that layout and its nodes are named (nova-compute
+reports only the flat layout and rewrites them when it starts).
 Aggregates in Sync is a Warning when Nova's host aggregates and Placement's provider
 aggregates disagree either way: memberships rpctl migrate aggregates would add, hosts it
 cannot place, and memberships --prune would remove, with counts and the first hosts; it
@@ -99,6 +108,8 @@ func addStatusFlags(c *cobra.Command, o *StatusOptions) {
 	c.Flags().StringArrayVar(&o.Checks, "check", nil, `run only this check (repeatable; name as in the table, any case, or e.g. "compute-node-uuids")`)
 	c.Flags().Int64Var(&o.MinServiceVersion, "min-service-version", status.DefaultMinServiceVersion,
 		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
+	c.Flags().StringVar(&o.ComputeConfigDir, "compute-config-dir", "", "for the Compute Node Inventories check, as for rpctl migrate inventory: "+shared.ComputeConfigDirUsage)
+	cmdutil.MarkPathFlags(c.Flags(), "input", "compute-config-dir")
 	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
 	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
 	cmdutil.OfferFormats(c, output.Prometheus)
@@ -128,6 +139,16 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 	checks, err := status.Select(status.Checks(env), o.Checks)
 	if err != nil {
 		return usage(err)
+	}
+	// The nova.conf the compute nodes' nova-compute reads, as migrate
+	// inventory reads it: a bad --compute-config-dir is a usage error; a
+	// nova.conf option the plan cannot use fails only the check that plans.
+	if compute, err := shared.ComputeConfig(f, nil, o.ComputeConfigDir); err == nil {
+		env.Compute = &compute
+	} else if o.ComputeConfigDir != "" {
+		return usage(err)
+	} else {
+		env.ComputeErr = err
 	}
 	dbs, err := storage.ConnectReachable(ctx, src)
 	if err != nil {

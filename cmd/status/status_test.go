@@ -133,3 +133,73 @@ func TestStatusNoDatabases(t *testing.T) {
 		t.Errorf("no hint how to configure the cell database:\n%s", out)
 	}
 }
+
+// TestStatusComputeInventoriesEmbedded: after `migrate all` every provider
+// holds what its nova-compute would report; an inventory edited by hand
+// warns (exit 1) naming the node and the class, and passes again once
+// `migrate inventory --force` rewrote it, or once the edit is undone.
+func TestStatusComputeInventoriesEmbedded(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	run := func(want int, args ...string) string {
+		t.Helper()
+		out, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db}, args...)...)
+		if code != want {
+			t.Fatalf("%q: exit %d, want %d\n%s%s", args, code, want, out, errOut)
+		}
+		return out
+	}
+	run(0, "sample-cloud", "--nodes", "12", "--seed", "3")
+	run(0, "migrate", "all")
+	check := []string{"status", "--check", "compute-node-inventories", "--json"}
+	if out := run(0, check...); results(t, out)["Compute Node Inventories"] != 0 {
+		t.Fatalf("after migrate all:\n%s", out)
+	}
+	const node = "cmp1-00001.example.org"
+	for _, undo := range []func(){
+		func() { run(0, "migrate", "inventory", "--force") },
+		func() { run(0, "inventory", "set", node, "MEMORY_MB:reserved=512", "--amend") },
+	} {
+		run(0, "inventory", "set", node, "MEMORY_MB:reserved=1024", "--amend")
+		out := run(1, check...)
+		if !strings.Contains(out, node+" MEMORY_MB reserved 1024->512") {
+			t.Errorf("the warning does not name the node, class and field:\n%s", out)
+		}
+		run(1, "status") // the whole run warns too
+		undo()
+		if out := run(0, check...); results(t, out)["Compute Node Inventories"] != 0 {
+			t.Errorf("after the undo:\n%s", out)
+		}
+	}
+	run(0, "status")
+}
+
+// TestStatusComputeInventoriesNested: a cloud migrated with --layout
+// nested is checked against the nested plan (Success, the nodes named with
+// the warning that nova-compute rewrites them); an edit of a NUMA child is
+// a Warning naming the child and the class.
+func TestStatusComputeInventoriesNested(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	run := func(want int, args ...string) string {
+		t.Helper()
+		out, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db}, args...)...)
+		if code != want {
+			t.Fatalf("%q: exit %d, want %d\n%s%s", args, code, want, out, errOut)
+		}
+		return out
+	}
+	run(0, "sample-cloud", "--nodes", "6", "--seed", "3")
+	run(0, "migrate", "all", "--layout", "nested")
+	check := []string{"status", "--check", "compute-node-inventories", "--json"}
+	out := run(0, check...)
+	if !strings.Contains(out, "with --layout nested") || !strings.Contains(out, "rewrites these when it starts") {
+		t.Errorf("the nested nodes are not named:\n%s", out)
+	}
+	const child = "cmp1-00001.example.org_NUMA0"
+	run(0, "inventory", "set", child, "MEMORY_MB:reserved=7", "--amend")
+	out = run(1, check...)
+	if !strings.Contains(out, child+" MEMORY_MB reserved 7->") {
+		t.Errorf("the warning does not name the NUMA child, class and field:\n%s", out)
+	}
+	run(0, "migrate", "inventory", "--layout", "nested")
+	run(0, check...)
+}
