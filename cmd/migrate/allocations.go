@@ -29,6 +29,9 @@ request, no room in its tree: the row names the class and what to do): that one 
 reported as a skipped row (exit code 2)
 and the others go on. See "rpctl claims heal --help" for the rules.`,
 		Need: storage.NeedCells | storage.NeedPlacement,
+		// The PCI device allocations go where the hosts' own [pci]
+		// config put the device providers.
+		AddFlags: addComputeConfigDirFlag,
 		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
 			pci, err := computeConfig(f, &o.flags)
 			if err != nil {

@@ -163,3 +163,37 @@ func TestReservedAboveTotal(t *testing.T) {
 		t.Errorf("after reserved_host_cpus = 100000: %d %s %s", code, out, errOut)
 	}
 }
+
+// TestMigrateAllocationsComputeConfigDir: migrate allocations alone reads
+// the hosts' own files too (their [pci] puts the device providers its PCI
+// allocations go to), with the same checks as migrate inventory.
+func TestMigrateAllocationsComputeConfigDir(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "rpctl.db")
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "sample-cloud", "--seed", "1", "--nodes", "3"); code != 0 {
+		t.Fatalf("sample-cloud: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "migrate", "inventory"); code != 0 {
+		t.Fatalf("migrate inventory: exit %d: %s", code, errOut)
+	}
+	for _, tt := range []struct {
+		name, file string
+		code       int
+		err        string
+	}{
+		{"a bad device_spec", "[pci]\nreport_in_placement = True\ndevice_spec = {nope\n", 255, "cmp1-00002.conf:3: [pci] device_spec: invalid entry"},
+		{"a good file", "[pci]\nreport_in_placement = True\n", 0, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := t.TempDir()
+			if err := os.WriteFile(filepath.Join(d, "cmp1-00002.conf"), []byte(tt.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, dry := range [][]string{{"--dry-run"}, nil} {
+				_, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db, "migrate", "allocations", "--compute-config-dir", d}, dry...)...)
+				if code != tt.code || !strings.Contains(errOut, tt.err) {
+					t.Errorf("%v: exit %d, want %d and %q:\n%s", dry, code, tt.code, tt.err, errOut)
+				}
+			}
+		})
+	}
+}

@@ -114,10 +114,20 @@ func addInventoryFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 	fs.BoolVar(&inventoryFlags.newton, "newton-classes", false, "also write the Newton spec's classes Nova 26 never reports: NUMA_CORE, NUMA_THREAD, NUMA_SOCKET, NUMA_MEMORY_MB and pci_stats' pools (PCI_DEVICE, SRIOV_NET_VF, ...); nova-compute removes them when it starts")
 	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
 	fs.StringVar(&inventoryFlags.diskMax, "disk-max-unit", migrate.DiskMaxUnitTotal, "DISK_GB max_unit: total (local_gb, what Nova's resource tracker writes) or available-least (disk_available_least: no server larger than the free disk is scheduled, but heal then refuses every instance already larger)")
-	fs.StringVar(&inventoryFlags.hostConfDir, "compute-config-dir", "", shared.ComputeConfigDirUsage)
-	cmdutil.MarkPathFlags(fs, "input", "compute-config-dir")
+	addComputeConfigDirFlag(fs, mf)
 	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL only; SQLite has one writer)")
 	fs.BoolVar(&inventoryFlags.force, "force", false, fmt.Sprintf("migrate even when a nova-conductor or nova-osapi_compute service is older than version %d, and overwrite the providers a nova-compute already owns (its virt driver's capability traits are on the root), printing each change first", status.DefaultMinServiceVersion))
+}
+
+// addComputeConfigDirFlag adds --compute-config-dir, which the inventory
+// and the allocations migrations both read (computeConfig): once, since
+// migrate all offers both migrations' flags.
+func addComputeConfigDirFlag(fs *pflag.FlagSet, mf *migrationFlags) {
+	if fs.Lookup("compute-config-dir") != nil {
+		return
+	}
+	fs.StringVar(&mf.inventory.hostConfDir, "compute-config-dir", "", shared.ComputeConfigDirUsage)
+	cmdutil.MarkPathFlags(fs, "input", "compute-config-dir")
 }
 
 func inventoryConfig(f *cmdutil.Factory, mf *migrationFlags) (migrate.InventoryConfig, error) {
