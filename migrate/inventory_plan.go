@@ -738,7 +738,7 @@ type ProviderChange struct {
 	UUID         string            `json:"uuid"`
 	Name         string            `json:"name"`
 	Parent       string            `json:"parent_provider_uuid,omitempty"`
-	Action       string            `json:"action"` // create or update
+	Action       string            `json:"action"` // create, update or delete
 	Inventories  []InventoryChange `json:"inventories"`
 	AddTraits    []string          `json:"add_traits,omitempty"`
 	RemoveTraits []string          `json:"remove_traits,omitempty"`

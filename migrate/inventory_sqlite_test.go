@@ -245,4 +245,35 @@ func TestPCIInPlacementSQLite(t *testing.T) {
 	if m := run(); m.Pending() != 0 {
 		t.Errorf("re-run: %d pending, want 0", m.Pending())
 	}
+
+	// The PF's VFs are removed from the host: nova-compute deletes the
+	// device provider, and so does a re-run, but not while an instance
+	// still holds it.
+	if _, err := dbs.Cells[0].ExecContext(ctx, `UPDATE pci_devices SET status = 'removed' WHERE compute_node_id = ? AND dev_type = 'type-VF'`, n.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dbs.Placement.ExecContext(ctx, `INSERT INTO allocations (resource_provider_id, consumer_id, resource_class_id, used)
+		SELECT p.id, 'c0a3f1a2-0000-4000-8000-000000000001', rc.id, 1 FROM resource_providers p, resource_classes rc WHERE p.uuid = ? AND rc.name = 'CUSTOM_PCI_8086_154C'`, p.UUID); err != nil {
+		t.Fatal(err)
+	}
+	gone := func() bool {
+		st, err := placementdb.LoadPlacementState(ctx, dbs.Placement)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.ByName[name] == ""
+	}
+	if m := run(); m.Pending() != 0 || gone() {
+		t.Errorf("with an allocation on the device provider: gone %v, %d pending", gone(), m.Pending())
+	}
+	if _, err := dbs.Placement.ExecContext(ctx, `DELETE FROM allocations WHERE consumer_id = 'c0a3f1a2-0000-4000-8000-000000000001'`); err != nil {
+		t.Fatal(err)
+	}
+	run()
+	if !gone() {
+		t.Errorf("%s is still there once its devices are removed", name)
+	}
+	if m := run(); m.Pending() != 0 {
+		t.Errorf("re-run after the removal: %d pending, want 0", m.Pending())
+	}
 }

@@ -93,6 +93,19 @@ func poolProviders(st *PlacementState, agg string) []*PProvider {
 	return out
 }
 
+// staleDevice is a PCI device provider of the node's tree (it holds
+// COMPUTE_MANAGED_PCI_DEVICE, which only device providers have) that the
+// plan no longer has, with no allocations and no children: nova-compute
+// deletes such a provider (PciResourceProvider.update_provider_tree
+// removes the provider of a device that is gone: removed or deleted in
+// pci_devices, or no longer in the row), and so does the migration. One
+// still allocated keeps it, and the node is refused naming it (Nova logs
+// "You should not remove an allocated device").
+func staleDevice(st *PlacementState, p *PProvider) bool {
+	st.index()
+	return p.Traits[TraitManagedPCI] && len(p.Used) == 0 && len(st.children[p.UUID]) == 0
+}
+
 // planSwitch adds to w what a layout switch of the node needs beyond its
 // desired providers' own diff: the providers of its old tree the new one
 // drops (their managed inventories go), the pools its root leaves, and the
@@ -140,6 +153,16 @@ func (c *InventoryConfig) planSwitch(desired []DesiredProvider, st *PlacementSta
 		p := st.Providers[u]
 		pw := ProviderWrite{UUID: u, Name: p.Name, ParentUUID: p.ParentUUID, ExpectGeneration: p.Generation, Generation: p.Generation + 1}
 		ch := ProviderChange{UUID: u, Name: p.Name, Parent: p.ParentUUID, Action: "update"}
+		if staleDevice(st, p) {
+			pw.Delete, ch.Action = true, "delete"
+			for _, rc := range sortedKeys(p.Inventories) {
+				o := p.Inventories[rc]
+				ch.Inventories = append(ch.Inventories, InventoryChange{ResourceClass: rc, Before: &o})
+			}
+			w.Providers = append(w.Providers, pw)
+			*changes = append(*changes, ch)
+			continue
+		}
 		for _, rc := range sortedKeys(p.Inventories) {
 			if !ManagesClass(rc) {
 				continue

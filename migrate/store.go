@@ -80,6 +80,12 @@ type ProviderWrite struct {
 	// RemoveAggregates are aggregates the provider leaves (a node leaving
 	// a --shared-storage pool).
 	RemoveAggregates []string
+	// Delete removes the provider with its inventories, traits and
+	// aggregates, after the rest of the node is written: a PCI device
+	// provider whose device is gone (staleDevice). The store refuses it,
+	// and with it the node, when the provider has allocations or
+	// children, as Placement's ResourceProvider.destroy does.
+	Delete bool
 }
 
 // NodeWrite is everything one compute node needs written; it is applied

@@ -461,6 +461,44 @@ func writeGroup(ctx context.Context, db *storage.DB, tx *sqlx.Tx, ids *migrate.P
 			return err
 		}
 	}
+	for n := range nodes {
+		for i := range nodes[n].Providers {
+			if p := &nodes[n].Providers[i]; p.Delete {
+				if err := deleteProvider(ctx, db, tx, provID[p.UUID], p.UUID); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// deleteProvider removes a provider as Placement's
+// ResourceProvider._delete does: refused while it has
+// allocations or children, else its inventories, traits and aggregate
+// memberships go with it.
+func deleteProvider(ctx context.Context, db *storage.DB, tx *sqlx.Tx, id int64, uuid string) error {
+	var n struct {
+		Allocs   int `db:"a"`
+		Children int `db:"c"`
+	}
+	if err := tx.GetContext(ctx, &n, db.Rebind(`SELECT (SELECT COUNT(*) FROM allocations WHERE resource_provider_id = ?) AS a,
+		(SELECT COUNT(*) FROM resource_providers WHERE parent_provider_id = ?) AS c`), id, id); err != nil {
+		return db.Errorf("read provider %s: %w", uuid, storage.CleanError(err))
+	}
+	if n.Allocs > 0 || n.Children > 0 {
+		return fmt.Errorf("%w: cannot delete provider %s: it has %d allocations and %d children", migrate.ErrInventoryInUse, uuid, n.Allocs, n.Children)
+	}
+	for _, q := range []string{
+		`DELETE FROM inventories WHERE resource_provider_id = ?`,
+		`DELETE FROM resource_provider_traits WHERE resource_provider_id = ?`,
+		`DELETE FROM resource_provider_aggregates WHERE resource_provider_id = ?`,
+		`DELETE FROM resource_providers WHERE id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, db.Rebind(q), id); err != nil {
+			return db.Errorf("delete provider %s: %w", uuid, storage.CleanError(err))
+		}
+	}
 	return nil
 }
 
