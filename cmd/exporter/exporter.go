@@ -39,6 +39,8 @@ type ExporterOptions struct {
 	Expiry   time.Duration
 	Flavors  []string
 	Mix      string
+	// ComputeConfigDir is --compute-config-dir, as rpctl status's.
+	ComputeConfigDir string
 	shared.FlavorOptions
 }
 
@@ -102,6 +104,8 @@ no other command pays for the Prometheus library's start-up.
 	cmdutil.MarkPathFlags(fl, "input", "flavor")
 	fl.StringVar(&o.Mix, "mix", "", "the mix of the pack-mode count, FLAVOR=WEIGHT,... (default one of each)")
 	shared.AddImageFlags(fl, &o.FlavorOptions)
+	fl.StringVar(&o.ComputeConfigDir, "compute-config-dir", "", "for the Compute Node Inventories check, as for rpctl status: "+shared.ComputeConfigDirUsage)
+	cmdutil.MarkPathFlags(fl, "input", "compute-config-dir")
 	return c
 }
 
@@ -114,6 +118,11 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) er
 	}
 	if err := checkListen(o.Listen); err != nil {
 		return err
+	}
+	if o.ComputeConfigDir != "" {
+		if _, err := shared.ComputeConfig(f, nil, o.ComputeConfigDir); err != nil {
+			return cmdutil.UsageError("%v", err)
+		}
 	}
 	if ServeMetrics == nil {
 		// What rpctl-exporter would refuse (config, flavors, databases)
@@ -192,7 +201,7 @@ func collectMetrics(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions)
 	names := []string{"capacity", "status", "audit"}
 	collect := []func() ([]*metrics.Family, []error){
 		func() ([]*metrics.Family, []error) { return collectCapacity(ctx, f, o) },
-		func() ([]*metrics.Family, []error) { return collectStatus(ctx, f) },
+		func() ([]*metrics.Family, []error) { return collectStatus(ctx, f, o.ComputeConfigDir) },
 		func() ([]*metrics.Family, []error) {
 			opts := claims.AuditOptions{Expiry: o.Expiry, Now: time.Now()}
 			var res *claims.AuditResult
@@ -273,7 +282,7 @@ func collectCapacity(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions
 // database that cannot be reached is an error of the part (its checks say
 // so in their results), and the drift and missing-allocation series that
 // would need it are left out rather than published as none.
-func collectStatus(ctx context.Context, f *cmdutil.Factory) ([]*metrics.Family, []error) {
+func collectStatus(ctx context.Context, f *cmdutil.Factory, hostConfDir string) ([]*metrics.Family, []error) {
 	opts, err := f.Options()
 	if err != nil {
 		return nil, []error{err}
@@ -289,6 +298,9 @@ func collectStatus(ctx context.Context, f *cmdutil.Factory) ([]*metrics.Family, 
 	defer dbs.Close()
 	env := &status.Env{Options: opts, MinServiceVersion: status.DefaultMinServiceVersion,
 		Cells: stores.StatusCells(dbs.Cells), CellErrs: dbs.CellErrs, Placement: stores.StatusPlacement(dbs.Placement), PlacementErr: dbs.PlacementErr}
+	if err := shared.StatusCompute(f, env, hostConfDir); err != nil {
+		return nil, []error{err}
+	}
 	checks := status.Checks(env)
 	env.Prefetch(ctx, checks)
 	fams, errs := shared.StatusFamilies(ctx, env, status.Run(ctx, checks))

@@ -133,6 +133,7 @@ func TestExporterRefusals(t *testing.T) {
 		{[]string{"--listen", ":0"}, `port "0" would be a random one`},
 		{[]string{"--listen", "127.0.0.1:"}, `want a port`},
 		{[]string{"--expiry", "-1s"}, "--expiry -1s: must not be negative"},
+		{[]string{"--compute-config-dir", "/nonexistent/rpctl-hosts"}, "--compute-config-dir "},
 	} {
 		_, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db, "exporter"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

@@ -143,12 +143,8 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 	// The nova.conf the compute nodes' nova-compute reads, as migrate
 	// inventory reads it: a bad --compute-config-dir is a usage error; a
 	// nova.conf option the plan cannot use fails only the check that plans.
-	if compute, err := shared.ComputeConfig(f, nil, o.ComputeConfigDir); err == nil {
-		env.Compute = &compute
-	} else if o.ComputeConfigDir != "" {
+	if err := shared.StatusCompute(f, env, o.ComputeConfigDir); err != nil {
 		return usage(err)
-	} else {
-		env.ComputeErr = err
 	}
 	dbs, err := storage.ConnectReachable(ctx, src)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/status"
 )
 
 // ComputeConfigDirUsage is the help of --compute-config-dir, shared by
@@ -69,4 +70,22 @@ func hostConfigs(f *cmdutil.Factory, ratios func(config.Ratios) (config.Ratios, 
 		out[host] = hc
 	}
 	return out, nil
+}
+
+// StatusCompute sets env's plan config for the Compute Node Inventories
+// check from nova.conf and --compute-config-dir (hostConfDir), as `rpctl
+// status` and the exporter both run it: a bad --compute-config-dir is
+// returned (a usage error of the command); a nova.conf option the plan
+// cannot use fails only the check that plans (env.ComputeErr).
+func StatusCompute(f *cmdutil.Factory, env *status.Env, hostConfDir string) error {
+	compute, err := ComputeConfig(f, nil, hostConfDir)
+	switch {
+	case err == nil:
+		env.Compute = &compute
+	case hostConfDir != "":
+		return err
+	default:
+		env.ComputeErr = err
+	}
+	return nil
 }
