@@ -194,6 +194,11 @@ func TestNovaIsTheJudge(t *testing.T) {
 		stats.invEqual, stats.invDiff, len(judge.Placement.Providers), len(mine.Providers), len(judge.Placement.Allocations), len(mine.Allocations))
 	t.Logf("run-time-only exceptions taken out: %d driver traits (%s); %d vGPU providers (%s); %s; %s",
 		stats.driverTraits, reasonDriverTraits, stats.vgpu, reasonVGPU, reasonGeneration, reasonChildUUID)
+	// The fleet's lv-vgpu-1 has two mdev-capable GPUs: each exception is
+	// exercised, or it could hide a real difference unnoticed.
+	if stats.vgpu == 0 || stats.driverTraits == 0 {
+		t.Errorf("the run-time exceptions took out %d vGPU providers and %d driver traits: the fleet no longer exercises both", stats.vgpu, stats.driverTraits)
+	}
 
 	hostOf := func(name string) (host, bool) { return hostOfProvider(name, hosts) }
 	matched := make([]int, len(knownDifferences))
