@@ -163,6 +163,7 @@ func TestNovaIsTheJudge(t *testing.T) {
 	placementURL := my.NewDatabase(t, "rpctl_placement")
 	rpctl(t, bin, "--placement-db", placementURL, "init")
 	var exitDiffs []Diff
+	hostDirs := map[string]string{}
 	for _, cell := range slices.Sorted(maps.Keys(judge.Cells)) {
 		c := judge.Cells[cell]
 		conf := filepath.Join(t.TempDir(), cell+".conf")
@@ -176,6 +177,7 @@ func TestNovaIsTheJudge(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		hostDirs[cell] = hostDir
 		code, out := rpctlCode(t, bin, "--config-file", conf, "--cell-db", c.Database, "--placement-db", placementURL, "migrate", "all", "--compute-config-dir", hostDir)
 		t.Logf("rpctl migrate all (%s): exit %d\n%s", cell, code, out)
 		if code == 255 || code == 127 {
@@ -187,6 +189,7 @@ func TestNovaIsTheJudge(t *testing.T) {
 	}
 	base := testdb.PlacementAPI(t, placementURL)
 	mine := dumpPlacement(t, base)
+	statusAgrees(t, "after rpctl's migration", bin, judge, hostDirs, placementURL)
 
 	diffs, stats := compare(judge.Placement, mine, hosts)
 	diffs = append(exitDiffs, diffs...)
@@ -236,7 +239,7 @@ func TestNovaIsTheJudge(t *testing.T) {
 		}
 		t.Errorf("%d differences between Nova's report and rpctl's migration that no entry of knownDifferences explains:\n%s", len(unexpected), b.String())
 	}
-	noFightPhase(t, bin, my, judge, hosts, placementURL, base, mine)
+	noFightPhase(t, bin, my, judge, hosts, placementURL, base, mine, hostDirs)
 	t.Logf("whole test: %s", time.Since(start).Round(time.Second))
 }
 
@@ -588,4 +591,24 @@ func sortedUnion[V any](a, b map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// statusAgrees runs rpctl status's Compute Node Inventories check on each
+// cell with its config and hosts' files: Success (exit 0) wherever
+// Placement holds what Nova's own compute code reports.
+func statusAgrees(t *testing.T, when, bin string, judge judgeOut, hostDirs map[string]string, placementURL string) {
+	t.Helper()
+	for _, cell := range slices.Sorted(maps.Keys(judge.Cells)) {
+		c := judge.Cells[cell]
+		conf := filepath.Join(t.TempDir(), cell+".conf")
+		if err := os.WriteFile(conf, []byte(c.RpctlConf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out := rpctlCode(t, bin, "--config-file", conf, "--cell-db", c.Database, "--placement-db", placementURL,
+			"status", "--check", "compute-node-inventories", "--compute-config-dir", hostDirs[cell])
+		t.Logf("rpctl status --check compute-node-inventories (%s), %s: exit %d", cell, when, code)
+		if code != 0 {
+			t.Errorf("rpctl status (%s), %s: exit %d where Nova's compute agrees with Placement:\n%s", cell, when, code, out)
+		}
+	}
 }

@@ -32,7 +32,7 @@ import (
 //  3. --layout nested, into another empty Placement, never counts more
 //     VCPU + PCPU in a host's tree than the host has CPU threads, and as
 //     many as Nova's flat report.
-func noFightPhase(t *testing.T, bin string, my *testdb.PrivateMySQL, judge judgeOut, hosts map[string]host, placementURL, base string, mine dump) {
+func noFightPhase(t *testing.T, bin string, my *testdb.PrivateMySQL, judge judgeOut, hosts map[string]host, placementURL, base string, mine dump, hostDirs map[string]string) {
 	t.Helper()
 	cells := slices.Sorted(maps.Keys(judge.Cells))
 	confs := map[string]string{}
@@ -67,6 +67,9 @@ func noFightPhase(t *testing.T, bin string, my *testdb.PrivateMySQL, judge judge
 	if st.driverTraits == 0 {
 		t.Errorf("no-fight 1: no driver capability trait on rpctl's Placement after the restart: the computes did not report")
 	}
+	// Now nova-compute owns every provider: status compares them with its
+	// flat report, which is what it wrote.
+	statusAgrees(t, "after Nova's computes ran on it", bin, judge, hostDirs, placementURL)
 
 	// 2. rpctl re-run: 0 rows change.
 	leftAlone := 0
