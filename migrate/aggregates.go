@@ -307,7 +307,7 @@ func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementVie
 					// Nova would generate and store a uuid here and then find
 					// no provider for it; rpctl writes uuids only in the
 					// inventory migration.
-					fmt.Fprintf(s.Err, "The compute node of host %s has no uuid yet: run rpctl migrate inventory first.\n", host)
+					fmt.Fprintf(s.Err, "The compute node of host %s has no uuid yet: rpctl migrate inventory gives it one, unless it skips the row as bad (then fix what it names for that row).\n", host)
 					return AggExitRetrieval
 				}
 				hostRP[host] = rp

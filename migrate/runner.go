@@ -180,6 +180,7 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 				return finish(), context.Cause(ctx)
 			}
 			found, done, err := m.Run(ctx, maxCount-ran)
+			failedNow := false
 			// mine is what this run wrote; done (which keeps the batches
 			// going) also holds rows another run migrated meanwhile.
 			mine, elsewhere := done, 0
@@ -218,8 +219,10 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 					// Nova's runner counts a failed batch as nothing
 					// migrated; here the records written before the
 					// failure were committed and are counted, so that
-					// Completed is what the databases hold.
-					batchFailed = true
+					// Completed is what the databases hold, but they do
+					// not keep the batches going (as in Nova: a migration
+					// that fails at every batch must not loop for ever).
+					batchFailed, failedNow = true, true
 				}
 			}
 			if found > 0 {
@@ -227,15 +230,22 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 			}
 			row.TotalNeeded += found
 			row.Completed += mine
-			ran += done
+			if !failedNow {
+				ran += done
+			}
 			if ran >= maxCount {
 				break
 			}
 		}
 		failed = failed || batchFailed
-		if !unlimited || ran == 0 || batchFailed {
+		// Nova's online_data_migrations: batches go on until one migrates
+		// nothing, a migration's failure included (the others' work may
+		// be what it waits for, and one migration's bad rows must not keep
+		// another's cells from being migrated); with --max-count the one
+		// batch's failure counts only when nothing else ran.
+		if !unlimited || ran == 0 {
 			switch {
-			case failed || len(sum.RowErrors) > 0:
+			case failed && (unlimited || ran == 0), len(sum.RowErrors) > 0:
 				sum.Exit = 2
 			case !unlimited && ran > 0:
 				sum.Exit = 1

@@ -64,6 +64,15 @@ func TestRunnerMatchesNovaManage(t *testing.T) {
 		// the database failed, and the summary said 0.
 		{"a migration failing mid-batch counts what it wrote", []*fakeMigration{{name: "inv", wrote: 79, bad: 1, fail: errors.New("connection lost")}}, 0, true, 2,
 			"inv:80/79"},
+		// Nova's runner goes on batching the others until a batch
+		// migrates nothing (issue 34: one failing migration kept the later
+		// cells from being healed).
+		{"a failing migration does not stop the others' batches", []*fakeMigration{{name: "agg", fail: errors.New("sync stopped")}, {name: "heal", good: 2500}}, 0, true, 2,
+			"agg:0/0 heal:2500/2500"},
+		{"max-count: a failure while others ran is exit 1, as nova-manage", []*fakeMigration{{name: "agg", fail: errors.New("sync stopped")}, {name: "heal", good: 2500}}, 100, false, 1,
+			"agg:0/0 heal:100/100"},
+		{"max-count: a failure and nothing else ran is exit 2", []*fakeMigration{{name: "agg", fail: errors.New("sync stopped")}, {name: "heal"}}, 100, false, 2,
+			"agg:0/0 heal:0/0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

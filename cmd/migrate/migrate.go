@@ -230,7 +230,9 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 		return runErr
 	}
 	if len(sum.Errors) > 0 {
-		fmt.Fprintln(f.IO.ErrOut, "Some migrations failed unexpectedly. Check log for details.")
+		// nova-manage's words point to its log; rpctl printed each
+		// failure above ("Error attempting to run ...").
+		fmt.Fprintln(f.IO.ErrOut, `Some migrations failed unexpectedly: see "Error attempting to run" above.`)
 	}
 	// Not nova-manage's "failed unexpectedly": these rows were expected to
 	// fail, were named above, and the rest of the run went on.
