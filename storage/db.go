@@ -12,8 +12,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -44,6 +47,9 @@ type DB struct {
 	// Galera is set when the server is a Galera cluster node (wsrep_on
 	// with a provider): its sessions then read with wsrep_sync_wait.
 	Galera bool
+	// ReadOnly is an SQLite file opened without write access (a file or
+	// directory this process may not write): reads work, a write fails.
+	ReadOnly bool
 
 	// scripts is the second pool ScriptConn opens, from the DSN this pool
 	// was opened with, on first use (MySQL only).
@@ -88,10 +94,20 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 		}
 		driverDSN = cfg.FormatDSN()
 	}
+	readOnly := false
+	if t.Driver == dsn.SQLite && t.Database != ":memory:" {
+		// A file this process may not write (its mode, a read-only mount,
+		// another user's directory) is still read: opening it as usual sets
+		// WAL mode, which writes, and fails every command.
+		if f, d := writable(t.Database), writable(filepath.Dir(t.Database)); exists(t.Database) && (!f || !d) {
+			driverDSN, readOnly = dsn.SQLiteReadOnly(t.Database, d), true
+		}
+	}
 	db, err := openPool(ctx, t, role, name, driverDSN, cfg == nil)
 	if err != nil {
 		return nil, err
 	}
+	db.ReadOnly = readOnly
 	if cfg == nil {
 		return db, nil
 	}
@@ -129,6 +145,15 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 	}
 	db.Galera = true
 	return db, nil
+}
+
+// writable is access(2)'s W_OK for path: what this process may write,
+// root and read-only mounts included.
+func writable(path string) bool { return syscall.Access(path, 2) == nil }
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // GaleraSyncWait is the wsrep_sync_wait rpctl's sessions on a Galera node

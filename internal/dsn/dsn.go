@@ -224,6 +224,20 @@ func SQLiteFile(path string) Target {
 	return Target{Driver: SQLite, DSN: "file:" + clean + sqlitePragmas("?"), Database: clean, Redacted: "sqlite:///" + clean}
 }
 
+// SQLiteReadOnly is the driver DSN that opens the database file at path
+// without writing to it: mode=ro, and no journal_mode pragma (setting it
+// writes). In a directory this process cannot write, SQLite can create no
+// -shm file beside a WAL database, so immutable=1 tells it no one else
+// writes the file either: such a copy reads as it is, not as a writer
+// elsewhere may be changing it.
+func SQLiteReadOnly(path string, dirWritable bool) string {
+	dsn := "file:" + filepath.Clean(path) + "?mode=ro&_pragma=busy_timeout(10000)&_time_format=sqlite"
+	if !dirWritable {
+		dsn += "&immutable=1"
+	}
+	return dsn
+}
+
 // sqlitePragmas enforces foreign keys (Placement's schema relies on them being
 // declared, not enforced, but correctness checks are cheap) and waits for a
 // lock rather than failing, so a concurrent reader does not abort a run.
