@@ -107,12 +107,20 @@ type AggregateResult struct {
 	Elsewhere int
 }
 
+// hostKey is a host name as Nova's queries compare it on MySQL:
+// HostMapping.get_by_host and ComputeNodeList.get_all_by_host match
+// `host = ?` under the databases' utf8 general_ci collation, which ignores
+// case and trailing spaces, so an aggregate's "CMP1-00020" or
+// "cmp1-00021 " is the host cmp1-00020 / cmp1-00021 (issue 37 row 14).
+// Accents, which that collation also folds, are not.
+func hostKey(h string) string { return strings.ToLower(strings.TrimRight(h, " ")) }
+
 // novaView is Nova's side: the aggregates and, per host, the cell and its
 // compute nodes.
 type novaView struct {
 	aggs      []nova.Aggregate
-	hostCell  map[string]string
-	nodes     map[string][]string // host -> live compute node uuids (its mapped cell's)
+	hostCell  map[string]string   // hostKey -> cell
+	nodes     map[string][]string // hostKey -> live compute node uuids (its mapped cell's)
 	computeRP map[string]string   // compute node uuid -> host
 }
 
@@ -122,8 +130,13 @@ func (s *AggregateSync) loadNova(ctx context.Context) (*novaView, error) {
 	if v.aggs, err = s.API.ListAggregates(ctx); err != nil {
 		return nil, err
 	}
-	if v.hostCell, err = s.API.HostCells(ctx); err != nil {
+	cells, err := s.API.HostCells(ctx)
+	if err != nil {
 		return nil, err
+	}
+	v.hostCell = make(map[string]string, len(cells))
+	for h, c := range cells {
+		v.hostCell[hostKey(h)] = c
 	}
 	// A host's nodes are looked up in its mapped cell, as Nova does; a cell
 	// known only by its database name (no cell mapping of that name) still
@@ -134,7 +147,11 @@ func (s *AggregateSync) loadNova(ctx context.Context) (*novaView, error) {
 		if err != nil {
 			return nil, err
 		}
-		byCell[c.Name()] = m
+		byHost := make(map[string][]string, len(m))
+		for h, us := range m {
+			byHost[hostKey(h)] = append(byHost[hostKey(h)], us...)
+		}
+		byCell[c.Name()] = byHost
 		for h, us := range m {
 			for _, u := range us {
 				if u != "" {
@@ -289,11 +306,11 @@ func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementVie
 			s.say("Processing host: %s", host)
 			rp, ok := hostRP[host]
 			if !ok {
-				if _, mapped := nv.hostCell[host]; !mapped {
+				if _, mapped := nv.hostCell[hostKey(host)]; !mapped {
 					unmapped[host] = true
 					continue
 				}
-				nodes := nv.nodes[host]
+				nodes := nv.nodes[hostKey(host)]
 				switch {
 				case len(nodes) == 0:
 					noCompute[host] = true
@@ -399,7 +416,7 @@ func (s *AggregateSync) Diff(ctx context.Context) (*AggregateDiff, error) {
 	for _, a := range nv.aggs {
 		for _, host := range a.Hosts {
 			m := Membership{Host: host, Aggregate: a.UUID, Name: a.Name}
-			nodes := nv.nodes[host]
+			nodes := nv.nodes[hostKey(host)]
 			if len(nodes) != 1 || nodes[0] == "" {
 				d.Unresolved = append(d.Unresolved, m)
 				continue
@@ -439,7 +456,7 @@ func (s *AggregateSync) strays(ctx context.Context, nv *novaView, pv *placementV
 		}
 		names[a.UUID] = a.Name
 		for _, h := range a.Hosts {
-			novaHas[a.UUID][h] = true
+			novaHas[a.UUID][hostKey(h)] = true
 		}
 	}
 	hosts := make([]string, 0, len(nv.nodes))

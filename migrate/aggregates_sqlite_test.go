@@ -140,3 +140,42 @@ func TestAggregateSyncSQLite(t *testing.T) {
 		}
 	})
 }
+
+// TestAggregateHostSpellings (issue 37 row 14): an aggregate host spelled
+// in another case or with trailing spaces is the host Nova finds on MySQL
+// (its host_mappings and compute_nodes lookups compare under a
+// case-insensitive, PAD SPACE collation): synced, not "run
+// discover_hosts" (exit 4).
+func TestAggregateHostSpellings(t *testing.T) {
+	ctx := context.Background()
+	dbs, cloud := sqliteCloud(t, samplecloud.Options{Nodes: 20, Seed: 9})
+	inv := &migrate.Inventory{Cells: cellStores(dbs.Cells...), Placement: placementStore(dbs.Placement), Config: migrate.InventoryConfig{Layout: migrate.LayoutFlat, Ratios: config.DefaultOptions().Ratios}, Parallel: 1}
+	if sum, err := (&migrate.Runner{Migrations: []migrate.Migration{inv}}).Run(ctx, 0, true); err != nil || sum.Exit != 0 {
+		t.Fatalf("inventory: %+v %v", sum, err)
+	}
+	a := cloud.Aggregates[0]
+	if len(a.Hosts) < 2 {
+		t.Fatalf("aggregate %s has %d hosts", a.Name, len(a.Hosts))
+	}
+	for _, sp := range []struct{ from, to string }{{a.Hosts[0], strings.ToUpper(a.Hosts[0])}, {a.Hosts[1], a.Hosts[1] + "  "}} {
+		if _, err := dbs.API.ExecContext(ctx, `UPDATE aggregate_hosts SET host = ? WHERE host = ?`, sp.to, sp.from); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	s := &migrate.AggregateSync{API: stores.AggregateAPI(dbs.API), Cells: stores.AggregateCells(dbs.Cells), Placement: stores.AggregatePlacement(dbs.Placement), Out: &out, Err: &out}
+	res, err := s.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Exit != migrate.AggExitOK || strings.Contains(out.String(), "discover_hosts") {
+		t.Fatalf("exit %d:\n%s", res.Exit, out.String())
+	}
+	d, err := s.Diff(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Missing)+len(d.Unresolved) != 0 {
+		t.Errorf("after the sync Diff finds %d missing, %d unresolved: %+v %+v", len(d.Missing), len(d.Unresolved), d.Missing, d.Unresolved)
+	}
+}
