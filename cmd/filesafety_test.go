@@ -162,7 +162,7 @@ func TestOutputFilesNeverOverwrite(t *testing.T) {
 			}
 		})
 	}
-	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "status"); code > 1 {
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", db, "status", "--check", "rpctl"); code > 1 {
 		t.Errorf("status after the test: exit %d: %s", code, errOut)
 	}
 }

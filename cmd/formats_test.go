@@ -55,8 +55,10 @@ var everyFormatRuns = []struct {
 	{"init", formatRun{args: []string{"--db", "{dir}/init-{fmt}.db"}}},
 	{"sample-cloud", formatRun{args: []string{"--db", "{dir}/sample-{fmt}.db", "--nodes", "3"}}},
 	{"compute-node list", formatRun{}},
-	{"status", formatRun{}},
-	{"upgrade check", formatRun{}},
+	// No nova.conf: nova-status' Placement API and Service User Token
+	// Configuration fail, as nova-status' would.
+	{"status", formatRun{code: 2}},
+	{"upgrade check", formatRun{code: 2}},
 	{"migrate inventory", formatRun{}},
 	{"migrate ratios", formatRun{}},
 	{"migrate aggregates", formatRun{}},

@@ -8,15 +8,19 @@ import (
 // Status is the families of upgrade check results: each check's verdict
 // (0 Success, 1 Warning, 2 Failure) and whether it could not run.
 func Status(results []status.Result) []*Family {
-	res := gauge("rpctl_status_check_result", "The upgrade check's result: 0 Success, 1 Warning, 2 Failure (rpctl status).", "check")
-	broke := gauge("rpctl_status_check_error", "1 when the check crashed or could not read its database (its result is then 2).", "check")
+	res := gauge("rpctl_status_check_result", "The upgrade check's result: 0 Success, 1 Warning, 2 Failure (rpctl status); tool is nova-status, placement-status or rpctl.", "check", "tool")
+	broke := gauge("rpctl_status_check_error", "1 when the check crashed or could not read its database (its result is then 2).", "check", "tool")
 	for _, r := range results {
-		res.Add(float64(r.Code), r.Check)
+		tool := r.Tool
+		if tool == "" {
+			tool = status.ToolRpctl
+		}
+		res.Add(float64(r.Code), r.Check, tool)
 		e := 0.0
 		if r.Crashed || r.Unreadable {
 			e = 1
 		}
-		broke.Add(e, r.Check)
+		broke.Add(e, r.Check, tool)
 	}
 	return []*Family{res, broke}
 }

@@ -90,6 +90,14 @@ func Connect(ctx context.Context, o ConnectOptions) (*Client, error) {
 
 var _ Auth = (*gophercloud.ProviderClient)(nil)
 
+// Keystone's answers that callers tell apart (nova-status names them).
+var (
+	// ErrKeystoneRefused is Keystone refusing the credentials (401).
+	ErrKeystoneRefused = errors.New("credentials refused by Keystone")
+	// ErrNoEndpoint is a service catalog without the placement endpoint.
+	ErrNoEndpoint = errors.New("no placement endpoint in the service catalog")
+)
+
 // keystoneError turns gophercloud's answer into one line an operator can
 // act on.
 func keystoneError(o ConnectOptions, err error) error {
@@ -101,7 +109,7 @@ func keystoneError(o ConnectOptions, err error) error {
 	if errors.As(err, &ue) {
 		switch ue.Actual {
 		case http.StatusUnauthorized:
-			return fmt.Errorf("%s refused the credentials (401): check the user name, password, project and domains", where)
+			return fmt.Errorf("%s refused the credentials (401): check the user name, password, project and domains%w", where, quiet{ErrKeystoneRefused})
 		case http.StatusForbidden:
 			return fmt.Errorf("%s answered 403 Forbidden to %s", where, ue.URL)
 		}
@@ -109,7 +117,7 @@ func keystoneError(o ConnectOptions, err error) error {
 	}
 	var nf gophercloud.ErrEndpointNotFound
 	if errors.As(err, &nf) || strings.Contains(err.Error(), "No suitable endpoint") {
-		return fmt.Errorf("%s: the service catalog has no placement endpoint for interface %q region %q (try --os-interface, --os-region-name or --os-endpoint)", where, orDefault(o.Interface, "public"), o.RegionName)
+		return fmt.Errorf("%s: the service catalog has no placement endpoint for interface %q region %q (try --os-interface, --os-region-name or --os-endpoint)%w", where, orDefault(o.Interface, "public"), o.RegionName, quiet{ErrNoEndpoint})
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	return fmt.Errorf("%s: %s", where, msg)
@@ -121,3 +129,9 @@ func orDefault(s, d string) string {
 	}
 	return s
 }
+
+// quiet wraps a sentinel for errors.Is without adding to the message.
+type quiet struct{ err error }
+
+func (q quiet) Error() string { return "" }
+func (q quiet) Unwrap() error { return q.err }

@@ -66,6 +66,20 @@ type Env struct {
 	// when none is configured.
 	Aggregates    AggregateDiffer
 	AggregatesErr error
+	// Release names the row of Releases the upstream checks follow
+	// ("zed"); "" means DefaultRelease.
+	Release string
+	// Upstream is what the config files tell nova-status' and
+	// placement-status' checks.
+	Upstream Upstream
+	// API is Nova's API database; APIErr why it is nil.
+	API    APIDB
+	APIErr error
+	// PlacementVersions and CinderVersions ask the Placement and Cinder
+	// APIs nova.conf's [placement] and [cinder] reach for their highest
+	// microversion; nil when not wired.
+	PlacementVersions VersionsFunc
+	CinderVersions    VersionsFunc
 	// Sample is how many hosts a message names before "and N more"; 0
 	// means 5.
 	Sample int
@@ -125,22 +139,44 @@ func (e *Env) sample() int {
 	return 5
 }
 
-// Checks returns rpctl's upgrade checks in the order they run.
+// Checks returns the upgrade checks in the order they run: nova-status'
+// (nova.cmd.status.UpgradeCommands._upgrade_checks), placement-status'
+// (placement.cmd.status.Checks._upgrade_checks), then rpctl's own.
 func Checks(e *Env) []Check {
+	return append(UpstreamChecks(e), OwnChecks(e)...)
+}
+
+// UpstreamChecks are nova-status' and placement-status' checks, in their
+// order.
+func UpstreamChecks(e *Env) []Check {
 	return []Check{
-		{CheckComputeNodeUUIDs, e.checkUUIDs},
-		{CheckResourceProviders, e.checkProviders},
-		{CheckInventoryDrift, e.checkDrift},
-		{CheckComputeInventories, e.checkComputeInventories},
-		{CheckAllocationRatios, e.checkRatios},
-		{CheckInstancesWithoutAllocations, e.checkInstancesWithoutAllocations},
-		{CheckOverCommitted, e.checkOverCommitted},
-		{CheckMissingRootIDs, e.checkRootIDs},
-		{CheckIncompleteConsum, e.checkIncompleteConsumers},
-		{CheckOrphanedProviders, e.checkOrphans},
-		{CheckServiceVersions, e.checkServiceVersions},
-		{CheckAggregatesInSync, e.checkAggregates},
-		{CheckDatabaseCluster, e.checkDatabaseCluster},
+		{Tool: ToolNova, Name: CheckCellsV2, Run: e.checkCellsV2},
+		{Tool: ToolNova, Name: CheckPlacementAPI, Run: e.checkPlacementAPI},
+		{Tool: ToolNova, Name: CheckCinderAPI, Run: e.checkCinderAPI},
+		{Tool: ToolNova, Name: CheckPolicyJSON, Run: func(context.Context) (Code, string, error) { return checkPolicyJSON(e.Upstream.NovaPolicyFile) }},
+		{Tool: ToolNova, Name: CheckOldComputes, Run: e.checkOldComputes},
+		{Tool: ToolNova, Name: CheckMachineTypeUnset, Run: e.checkMachineTypeSet},
+		{Tool: ToolNova, Name: CheckServiceUserToken, Run: e.checkServiceUserToken},
+		{Tool: ToolPlacement, Name: CheckMissingRootIDs, Run: e.checkRootIDs},
+		{Tool: ToolPlacement, Name: CheckIncompleteConsum, Run: e.checkIncompleteConsumers},
+		{Tool: ToolPlacement, Name: CheckPolicyJSON, Run: func(context.Context) (Code, string, error) { return checkPolicyJSON(e.Upstream.PlacementPolicyFile) }},
+	}
+}
+
+// OwnChecks are rpctl's checks, in the order they run.
+func OwnChecks(e *Env) []Check {
+	return []Check{
+		{Tool: ToolRpctl, Name: CheckComputeNodeUUIDs, Run: e.checkUUIDs},
+		{Tool: ToolRpctl, Name: CheckResourceProviders, Run: e.checkProviders},
+		{Tool: ToolRpctl, Name: CheckInventoryDrift, Run: e.checkDrift},
+		{Tool: ToolRpctl, Name: CheckComputeInventories, Run: e.checkComputeInventories},
+		{Tool: ToolRpctl, Name: CheckAllocationRatios, Run: e.checkRatios},
+		{Tool: ToolRpctl, Name: CheckInstancesWithoutAllocations, Run: e.checkInstancesWithoutAllocations},
+		{Tool: ToolRpctl, Name: CheckOverCommitted, Run: e.checkOverCommitted},
+		{Tool: ToolRpctl, Name: CheckOrphanedProviders, Run: e.checkOrphans},
+		{Tool: ToolRpctl, Name: CheckServiceVersions, Run: e.checkServiceVersions},
+		{Tool: ToolRpctl, Name: CheckAggregatesInSync, Run: e.checkAggregates},
+		{Tool: ToolRpctl, Name: CheckDatabaseCluster, Run: e.checkDatabaseCluster},
 	}
 }
 

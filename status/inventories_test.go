@@ -164,7 +164,7 @@ func TestCheckComputeInventoriesUnreadable(t *testing.T) {
 		{"bad nova.conf", &Env{Cells: []Cell{&invCell{}}, Placement: &invPlacement{st: state("cn1", nil)}, ComputeErr: errors.New("nova.conf: [pci] device_spec: bad")}, "device_spec: bad"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := Run(context.Background(), []Check{{CheckComputeInventories, tc.env.checkComputeInventories}})
+			rep := Run(context.Background(), []Check{{Name: CheckComputeInventories, Run: tc.env.checkComputeInventories, Tool: ToolRpctl}})
 			r := rep.Results[0]
 			if !r.Unreadable || rep.Exit() != ExitCrashed || !strings.Contains(r.Details, tc.want) {
 				t.Errorf("got %+v exit %d, want unreadable naming %q", r, rep.Exit(), tc.want)

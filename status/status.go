@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,11 +34,24 @@ const ExitCrashed = 255
 type Check struct {
 	Name string
 	Run  func(ctx context.Context) (Code, string, error)
+	// Tool is the upstream command whose check this is (ToolNova,
+	// ToolPlacement), or ToolRpctl for rpctl's own.
+	Tool string
 }
+
+// The tools whose checks rpctl status carries; a tool's name given to
+// --check selects all its checks.
+const (
+	ToolNova      = "nova-status"
+	ToolPlacement = "placement-status"
+	ToolRpctl     = "rpctl"
+)
 
 // Result is a check's outcome.
 type Result struct {
-	Check   string
+	Check string
+	// Tool is the check's Tool.
+	Tool    string
 	Code    Code
 	Details string
 	// Crashed is set when Run returned an error or panicked; Code is then
@@ -94,6 +108,12 @@ func Run(ctx context.Context, checks []Check) Report {
 }
 
 func runOne(ctx context.Context, c Check) (res Result) {
+	res = runCheck(ctx, c)
+	res.Tool = c.Tool
+	return res
+}
+
+func runCheck(ctx context.Context, c Check) (res Result) {
 	res.Check = c.Name
 	defer func() {
 		if p := recover(); p != nil {
@@ -117,8 +137,9 @@ func runOne(ctx context.Context, c Check) (res Result) {
 }
 
 // Select returns the checks whose names are in names (case-insensitive, and
-// "compute-node-uuids" matches "Compute Node UUIDs"), in the checks' order.
-// An unknown name is an error listing the known ones.
+// "compute-node-uuids" matches "Compute Node UUIDs"), or whose tool is
+// ("nova-status", "placement-status", "rpctl"), in the checks' order. An
+// unknown name is an error listing the known ones.
 func Select(checks []Check, names []string) ([]Check, error) {
 	if len(names) == 0 {
 		return checks, nil
@@ -128,26 +149,35 @@ func Select(checks []Check, names []string) ([]Check, error) {
 		k := slug(n)
 		found := false
 		for _, c := range checks {
-			if slug(c.Name) == k {
+			if slug(c.Name) == k || slug(tool(c)) == k {
 				found = true
 			}
 		}
 		if !found {
 			var known []string
 			for _, c := range checks {
-				known = append(known, fmt.Sprintf("%q", c.Name))
+				if q := fmt.Sprintf("%q", c.Name); !slices.Contains(known, q) {
+					known = append(known, q)
+				}
 			}
-			return nil, fmt.Errorf("--check %q: no such check (checks: %s)", n, strings.Join(known, ", "))
+			return nil, fmt.Errorf("--check %q: no such check (checks: %s; or a tool's: %s, %s, %s)", n, strings.Join(known, ", "), ToolNova, ToolPlacement, ToolRpctl)
 		}
 		want[k] = true
 	}
 	var out []Check
 	for _, c := range checks {
-		if want[slug(c.Name)] {
+		if want[slug(c.Name)] || want[slug(tool(c))] {
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+func tool(c Check) string {
+	if c.Tool == "" {
+		return ToolRpctl
+	}
+	return c.Tool
 }
 
 // slug folds a check name for matching: lower case, runs of anything but

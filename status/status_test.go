@@ -19,12 +19,12 @@ func TestRunAndExit(t *testing.T) {
 		checks []Check
 		exit   int
 	}{
-		{"all success", []Check{{"a", fixed(Success, "")}, {"b", fixed(Success, "")}}, 0},
-		{"worst is warning", []Check{{"a", fixed(Success, "")}, {"b", fixed(Warning, "w")}}, 1},
-		{"worst is failure", []Check{{"a", fixed(Failure, "f")}, {"b", fixed(Warning, "w")}}, 2},
-		{"panic is 255 and the rest still run", []Check{{"a", boom}, {"b", fixed(Warning, "w")}}, 255},
-		{"error is 255", []Check{{"a", fixed(Failure, "f")}, {"b", broken}}, 255},
-		{"unknown code is a crash", []Check{{"a", fixed(Code(7), "")}}, 255},
+		{"all success", []Check{{Name: "a", Run: fixed(Success, "")}, {Name: "b", Run: fixed(Success, "")}}, 0},
+		{"worst is warning", []Check{{Name: "a", Run: fixed(Success, "")}, {Name: "b", Run: fixed(Warning, "w")}}, 1},
+		{"worst is failure", []Check{{Name: "a", Run: fixed(Failure, "f")}, {Name: "b", Run: fixed(Warning, "w")}}, 2},
+		{"panic is 255 and the rest still run", []Check{{Name: "a", Run: boom}, {Name: "b", Run: fixed(Warning, "w")}}, 255},
+		{"error is 255", []Check{{Name: "a", Run: fixed(Failure, "f")}, {Name: "b", Run: broken}}, 255},
+		{"unknown code is a crash", []Check{{Name: "a", Run: fixed(Code(7), "")}}, 255},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := Run(context.Background(), tc.checks)
@@ -57,7 +57,7 @@ func TestSelect(t *testing.T) {
 		{[]string{"compute-node-uuids"}, []string{CheckComputeNodeUUIDs}, ""},
 		{[]string{"service versions", "Allocation Ratios"}, []string{CheckAllocationRatios, CheckServiceVersions}, ""},
 		{[]string{"OVER-COMMITTED PROVIDERS"}, []string{CheckOverCommitted}, ""},
-		{[]string{"nope"}, nil, `--check "nope": no such check (checks: "Compute Node UUIDs"`},
+		{[]string{"nope"}, nil, `--check "nope": no such check (checks: "Cells v2", "Placement API", "Cinder API", "Policy File JSON to YAML Migration", "Older than N-1 computes"`},
 	} {
 		got, err := Select(checks, tc.names)
 		if tc.err != "" {
@@ -89,7 +89,13 @@ func TestSelect(t *testing.T) {
 // details, as oslo.upgradecheck's --json consumers expect.
 func TestUnreadableCellsOneLine(t *testing.T) {
 	e := &Env{CellErrs: []error{errors.New("cell a: dead"), errors.New("cell b: dead")}, PlacementErr: errors.New("no Placement")}
+	// nova-status' checks of nova.conf alone read no database (and keep
+	// Nova's texts, newlines and all).
+	configOnly := map[string]bool{CheckPlacementAPI: true, CheckCinderAPI: true, CheckPolicyJSON: true, CheckServiceUserToken: true}
 	for _, c := range Run(context.Background(), Checks(e)).Results {
+		if configOnly[c.Check] {
+			continue
+		}
 		if c.Code != Failure || strings.Contains(c.Details, "\n") {
 			t.Errorf("%s: %s %q", c.Check, c.Code, c.Details)
 		}

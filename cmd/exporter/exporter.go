@@ -19,8 +19,6 @@ import (
 	"github.com/rpctl/rpctl/cmd/internal/shared"
 	"github.com/rpctl/rpctl/metrics"
 	"github.com/rpctl/rpctl/status"
-	"github.com/rpctl/rpctl/storage"
-	"github.com/rpctl/rpctl/storage/stores"
 )
 
 // ServeMetrics serves an exporter's metrics. The rpctl-exporter binary sets
@@ -291,16 +289,15 @@ func collectStatus(ctx context.Context, f *cmdutil.Factory, hostConfDir string) 
 	if err != nil {
 		return nil, []error{err}
 	}
-	dbs, err := storage.ConnectReachable(ctx, src)
-	if err != nil {
-		return nil, []error{err}
-	}
-	defer dbs.Close()
-	env := &status.Env{Options: opts, MinServiceVersion: status.DefaultMinServiceVersion,
-		Cells: stores.StatusCells(dbs.Cells), CellErrs: dbs.CellErrs, Placement: stores.StatusPlacement(dbs.Placement), PlacementErr: dbs.PlacementErr}
+	env := &status.Env{Options: opts, MinServiceVersion: status.DefaultMinServiceVersion}
 	if err := shared.StatusCompute(f, env, hostConfDir); err != nil {
 		return nil, []error{err}
 	}
+	wired, err := shared.WireStatus(ctx, env, src)
+	if err != nil {
+		return nil, []error{err}
+	}
+	defer wired.Close()
 	checks := status.Checks(env)
 	env.Prefetch(ctx, checks)
 	fams, errs := shared.StatusFamilies(ctx, env, status.Run(ctx, checks))

@@ -87,7 +87,7 @@ func followAdvice(t *testing.T, db string, layout []string, rounds int) {
 	// migrate inventory") or after "run" (run rpctl migrate aggregates).
 	adviceRe := regexp.MustCompile(`"(rpctl [a-z -]+)"|[Rr]un (rpctl [a-z]+(?: [a-z]+)*)`)
 	for round := 0; ; round++ {
-		out, errOut, code := cmdtest.Rpctl(t, "--db", db, "status", "--json")
+		out, errOut, code := cmdtest.Rpctl(t, "--db", db, "status", "--check", "rpctl", "--check", "placement-status", "--json")
 		if code == 0 {
 			return
 		}
@@ -280,7 +280,7 @@ func TestMigrateLayoutSwitch(t *testing.T) {
 		if !maps.Equal(st.totals, fresh[name].totals) || st.doubled != 0 {
 			t.Errorf("step %d (%s): totals %v (DISK_GB both local and shared on %d roots), a fresh %s cloud has %v", i, name, st.totals, st.doubled, name, fresh[name].totals)
 		}
-		if out, errOut, code := cmdtest.Rpctl(t, "--db", db, "status"); code != 0 {
+		if out, errOut, code := cmdtest.Rpctl(t, "--db", db, "status", "--check", "rpctl", "--check", "placement-status"); code != 0 {
 			t.Errorf("step %d (%s): status exit %d:\n%s%s", i, name, code, out, errOut)
 		}
 	}

@@ -153,7 +153,7 @@ func TestMigrateAllMatrix(t *testing.T) {
 						t.Errorf("the second migrate all wrote %d rows", n)
 					}
 					healed := c.checkAllocations(t)
-					if out, errOut, code := cmdtest.Rpctl(t, append(append([]string{}, c.args...), "status")...); code != 0 {
+					if out, errOut, code := cmdtest.Rpctl(t, append(append([]string{}, c.args...), "status", "--check", "rpctl", "--check", "placement-status")...); code != 0 {
 						t.Errorf("status: exit %d:\n%s%s", code, out, errOut)
 					}
 					t.Logf("%d instances on hosts, each allocation served and accepted back", healed)

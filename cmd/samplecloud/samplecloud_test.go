@@ -119,7 +119,7 @@ func TestSampleCloudCoherent(t *testing.T) {
 					t.Errorf("placement-api on sample-cloud's Placement database: %d %s", code, body)
 				}
 			}
-			if out, errOut, code := cmdtest.Rpctl(t, append(dbArgs, "status", "-f", "value")...); code != 1 || !strings.Contains(out, "Compute Node UUIDs Warning") {
+			if out, errOut, code := cmdtest.Rpctl(t, append(dbArgs, "status", "--check", "rpctl", "-f", "value")...); code != 1 || !strings.Contains(out, "Compute Node UUIDs Warning") {
 				t.Errorf("status after sample-cloud: exit %d, want 1 (a pre-migration cloud warns)\n%s%s", code, out, errOut)
 			}
 		})

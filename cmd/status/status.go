@@ -3,6 +3,7 @@ package status
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,8 +14,6 @@ import (
 	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/metrics"
 	"github.com/rpctl/rpctl/status"
-	"github.com/rpctl/rpctl/storage"
-	"github.com/rpctl/rpctl/storage/stores"
 )
 
 // StatusOptions are the flags of `rpctl status`.
@@ -24,6 +23,7 @@ type StatusOptions struct {
 	MinServiceVersion int64
 	// ComputeConfigDir is --compute-config-dir, as migrate inventory's.
 	ComputeConfigDir string
+	Release          string
 }
 
 // statusLong is status' help; its list of checks is read from the check
@@ -45,6 +45,19 @@ node, the class and the fields (Placement's value -> the reported one). A tree r
 wrote with --layout nested, --shared-storage or --newton-classes, not yet owned by a
 nova-compute, is checked against that layout and its nodes are named (nova-compute
 reports only the flat layout and rewrites them when it starts).
+
+The first are every check of the release's (--release) nova-status upgrade check, then
+placement-status upgrade check's, with their names, rules, texts and exit codes; rpctl's
+own follow. --check nova-status, placement-status or rpctl runs one tool's checks. Which
+file gives what: nova.conf's [api_database] connection (Cells v2: cell and host mappings)
+and [database] connection or the cell mappings (computes' service versions, instances'
+hw_machine_type); [placement] (auth_type with Keystone credentials, or admin_token with
+endpoint and token; endpoint_override) the Placement API nova-status asks, and [cinder]
+(auth_type, endpoint_template or catalog_info) the Cinder API; [service_user]
+send_service_user_token; [oslo_policy] policy_file, looked up beside the config files and
+in /etc/nova (nova-status) or /etc/placement (placement-status);
+[placement_database] connection, usually in placement.conf, Placement's own checks. An API
+that cannot be reached where nova-status would crash is that check's Failure, no verdict.
 Aggregates in Sync is a Warning when Nova's host aggregates and Placement's provider
 aggregates disagree either way: memberships rpctl migrate aggregates would add, hosts it
 cannot place, and memberships --prune would remove, with counts and the first hosts; it
@@ -110,6 +123,8 @@ func addStatusFlags(c *cobra.Command, o *StatusOptions) {
 		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
 	c.Flags().StringVar(&o.ComputeConfigDir, "compute-config-dir", "", "for the Compute Node Inventories check, as for rpctl migrate inventory: "+shared.ComputeConfigDirUsage)
 	cmdutil.MarkPathFlags(c.Flags(), "input", "compute-config-dir")
+	c.Flags().StringVar(&o.Release, "release", status.DefaultRelease,
+		"the OpenStack release whose nova-status and placement-status checks run ("+strings.Join(releaseNames(), ", ")+")")
 	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
 	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
 	cmdutil.OfferFormats(c, output.Prometheus)
@@ -135,7 +150,10 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 		return usage(err)
 	}
 	// Select before connecting, so that a typo costs no connections.
-	env := &status.Env{Options: opts, MinServiceVersion: o.MinServiceVersion}
+	if _, ok := status.Releases[strings.ToLower(o.Release)]; !ok {
+		return usage(fmt.Errorf("--release %q: rpctl carries the upgrade checks of %s", o.Release, strings.Join(releaseNames(), ", ")))
+	}
+	env := &status.Env{Options: opts, MinServiceVersion: o.MinServiceVersion, Release: strings.ToLower(o.Release)}
 	checks, err := status.Select(status.Checks(env), o.Checks)
 	if err != nil {
 		return usage(err)
@@ -146,15 +164,11 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 	if err := shared.StatusCompute(f, env, o.ComputeConfigDir); err != nil {
 		return usage(err)
 	}
-	dbs, err := storage.ConnectReachable(ctx, src)
+	wired, err := shared.WireStatus(ctx, env, src)
 	if err != nil {
 		return usage(err)
 	}
-	defer dbs.Close()
-	env.Cells, env.CellErrs, env.Placement, env.PlacementErr = stores.StatusCells(dbs.Cells), dbs.CellErrs, stores.StatusPlacement(dbs.Placement), dbs.PlacementErr
-	aggs, closeAggs, aggErr := statusAggregates(ctx, src, dbs)
-	defer closeAggs()
-	env.Aggregates, env.AggregatesErr = aggs, aggErr
+	defer wired.Close()
 
 	env.Prefetch(ctx, checks)
 	rep := status.Run(ctx, checks)
@@ -204,4 +218,14 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 		return cmdutil.Exit(code)
 	}
 	return nil
+}
+
+// releaseNames are the releases whose upstream checks rpctl carries.
+func releaseNames() []string {
+	var out []string
+	for r := range status.Releases {
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -42,32 +42,57 @@ func TestStatusSampleCloudMigration(t *testing.T) {
 		t.Fatalf("sample-cloud exit %d\n%s%s", code, out, errOut)
 	}
 
-	out, errOut, code := cmdtest.Rpctl(t, with("status", "--json")...)
+	// The whole run: nova-status' and placement-status' checks first. No
+	// nova.conf gives [placement] credentials or [service_user]: those two
+	// fail, as nova-status' would.
+	all, errOut, code := cmdtest.Rpctl(t, with("status", "--json")...)
+	if code != 2 {
+		t.Errorf("before migration, every check: exit %d, want 2\n%s%s", code, all, errOut)
+	}
+	var doc cmdtest.StatusDoc
+	if err := json.Unmarshal([]byte(all), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range doc.Checks {
+		names = append(names, c.Check)
+	}
+	wantNames := "Cells v2, Placement API, Cinder API, Policy File JSON to YAML Migration, Older than N-1 computes, hw_machine_type unset, Service User Token Configuration, " +
+		"Missing Root Provider IDs, Incomplete Consumers, Policy File JSON to YAML Migration, " +
+		"Compute Node UUIDs, Resource Providers, Inventory Drift, Compute Node Inventories, Allocation Ratios, Instances Without Allocations, Over-committed Providers, Orphaned Providers, Service Versions, Aggregates in Sync, Database Cluster"
+	if strings.Join(names, ", ") != wantNames {
+		t.Errorf("checks:\n%s\nwant\n%s", strings.Join(names, ", "), wantNames)
+	}
+	if got := results(t, all); got["Placement API"] != 2 || got["Service User Token Configuration"] != 2 || got["Cells v2"] != 0 {
+		t.Errorf("upstream checks without nova.conf: %v", got)
+	}
+
+	// rpctl's own checks, the migration's subject.
+	out, errOut, code := cmdtest.Rpctl(t, with("status", "--check", "rpctl", "--json")...)
 	if code != 1 {
 		t.Errorf("before migration: exit %d, want 1\n%s%s", code, out, errOut)
 	}
 	got := results(t, out)
 	for name, want := range map[string]int{
 		"Compute Node UUIDs": 1, "Resource Providers": 1, "Allocation Ratios": 1, "Instances Without Allocations": 1,
-		"Inventory Drift": 0, "Over-committed Providers": 0, "Missing Root Provider IDs": 0,
-		"Incomplete Consumers": 0, "Orphaned Providers": 0, "Service Versions": 0, "Aggregates in Sync": 1,
+		"Inventory Drift": 0, "Over-committed Providers": 0, "Orphaned Providers": 0, "Service Versions": 0, "Aggregates in Sync": 1,
 	} {
 		if got[name] != want {
 			t.Errorf("before migration: %s = %d, want %d\n%s", name, got[name], want, out)
 		}
 	}
-	table, _, tcode := cmdtest.Rpctl(t, with("status")...)
+	table, _, tcode := cmdtest.Rpctl(t, with("status", "--check", "rpctl")...)
 	if tcode != code || !strings.HasPrefix(table, "+---") || strings.Contains(table, "\x1b[") {
 		t.Errorf("table: exit %d, plain table expected:\n%s", tcode, table)
 	}
-	if fj, _, _ := cmdtest.Rpctl(t, with("-f", "json", "status")...); fj != out {
-		t.Errorf("-f json differs from --json:\n%s\n%s", fj, out)
+	if fj, _, _ := cmdtest.Rpctl(t, with("-f", "json", "status")...); fj != all {
+		t.Errorf("-f json differs from --json:\n%s\n%s", fj, all)
 	}
 
 	if out, errOut, code := cmdtest.Rpctl(t, with("migrate", "all")...); code != 0 {
 		t.Errorf("migrate all: exit %d\n%s%s", code, out, errOut)
 	}
-	out, errOut, code = cmdtest.Rpctl(t, with("status")...)
+	out, errOut, code = cmdtest.Rpctl(t, with("status", "--check", "rpctl", "--check", "placement-status")...)
 	if code != 0 {
 		t.Errorf("after migrate all: exit %d, want 0\n%s%s", code, out, errOut)
 	}
@@ -81,12 +106,19 @@ func TestStatusEmbedded(t *testing.T) {
 		t.Fatalf("sample-cloud exit %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, code := cmdtest.Rpctl(t, "--db", db, "status", "--json")
-	if code != 1 {
-		t.Errorf("exit %d, want 1\n%s%s", code, out, errOut)
+	// No nova.conf: Placement API and Service User Token Configuration
+	// fail as nova-status' would.
+	if code != 2 {
+		t.Errorf("exit %d, want 2\n%s%s", code, out, errOut)
 	}
 	got := results(t, out)
-	if got["Compute Node UUIDs"] != 1 || got["Allocation Ratios"] != 1 || got["Resource Providers"] != 1 {
+	if got["Compute Node UUIDs"] != 1 || got["Allocation Ratios"] != 1 || got["Resource Providers"] != 1 ||
+		got["Placement API"] != 2 || got["Service User Token Configuration"] != 2 || got["Cells v2"] != 0 {
 		t.Errorf("unexpected results %v", got)
+	}
+	own, _, ocode := cmdtest.Rpctl(t, "--db", db, "status", "--check", "rpctl", "--json")
+	if ocode != 1 || strings.Contains(own, "Cells v2") || !strings.Contains(own, "Compute Node UUIDs") {
+		t.Errorf("--check rpctl: exit %d, want 1 and rpctl's checks only\n%s", ocode, own)
 	}
 	if fj, _, _ := cmdtest.Rpctl(t, "--db", db, "-f", "json", "status"); fj != out {
 		t.Errorf("-f json differs from --json")
@@ -164,13 +196,13 @@ func TestStatusComputeInventoriesEmbedded(t *testing.T) {
 		if !strings.Contains(out, node+" MEMORY_MB reserved 1024->512") {
 			t.Errorf("the warning does not name the node, class and field:\n%s", out)
 		}
-		run(1, "status") // the whole run warns too
+		run(1, "status", "--check", "rpctl") // rpctl's whole run warns too
 		undo()
 		if out := run(0, check...); results(t, out)["Compute Node Inventories"] != 0 {
 			t.Errorf("after the undo:\n%s", out)
 		}
 	}
-	run(0, "status")
+	run(0, "status", "--check", "rpctl")
 }
 
 // TestStatusComputeInventoriesNested: a cloud migrated with --layout

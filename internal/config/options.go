@@ -33,6 +33,11 @@ type Options struct {
 	Ratios   Ratios
 	Reserved Reserved
 	PCI      PCI
+	// Upstream are the options nova-status and placement-status read.
+	Upstream Upstream
+	// Files are the config files read, in order (oslo.config's
+	// config_file, where find_file looks).
+	Files []string
 }
 
 // PCI is nova.conf's [pci] as Nova's PCI Placement report reads it.
@@ -92,7 +97,12 @@ func LoadFiles(paths []string) (Options, error) {
 			return Options{}, fmt.Errorf("config file %w", err)
 		}
 	}
-	return FromINI(ini)
+	o, err := FromINI(ini)
+	if err != nil {
+		return Options{}, err
+	}
+	o.Files = append([]string(nil), paths...)
+	return o, nil
 }
 
 // FromINI extracts Options from parsed files.
@@ -196,6 +206,9 @@ func FromINI(ini *INI) (Options, error) {
 	integer("reserved_host_cpus", &o.Reserved.CPUs, maxInt)
 	integer("reserved_host_memory_mb", &o.Reserved.MemoryMB, maxInt)
 	integer("reserved_host_disk_mb", &o.Reserved.DiskMB, maxInt*1024) // reserved DISK_GB is the MiB rounded up to GiB
+	if err == nil {
+		err = readUpstream(get, &o)
+	}
 	if err != nil {
 		return Options{}, err
 	}

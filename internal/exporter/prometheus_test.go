@@ -276,7 +276,7 @@ scrape_configs:
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
 	for _, want := range []string{"rpctl_exporter_last_success_timestamp_seconds", "rpctl_exporter_collect_duration_seconds",
-		`rpctl_exporter_collect_errors{part="audit"} 0`, `rpctl_status_check_result{check="Inventory Drift"}`} {
+		`rpctl_exporter_collect_errors{part="audit"} 0`, `rpctl_status_check_result{check="Inventory Drift",tool="rpctl"}`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page has no %s", want)
 		}

@@ -330,7 +330,7 @@ func TestGaleraConcurrentMigrations(t *testing.T) {
 		if got := state(t, g, node, race); got != want {
 			t.Errorf("end state read through node %d differs from the clean run's: %s", node+1, firstDiff(got, want))
 		}
-		if r := run(bin, race.flags(node, "status")...); r.code != 0 {
+		if r := run(bin, race.flags(node, "status", "--check", "rpctl", "--check", "placement-status")...); r.code != 0 {
 			t.Errorf("status through node %d: exit %d\n%s%s", node+1, r.code, r.out, r.errOut)
 		}
 	}
@@ -543,7 +543,7 @@ func TestGaleraNodeKilledMidMigration(t *testing.T) {
 	if got, want := state(t, g, 0, c), state(t, g, 1, ref); got != want {
 		t.Errorf("through the rejoined node 1 the end state differs: %s", firstDiff(got, want))
 	}
-	if r := run(bin, c.flags(0, "status")...); r.code != 0 {
+	if r := run(bin, c.flags(0, "status", "--check", "rpctl", "--check", "placement-status")...); r.code != 0 {
 		t.Errorf("status through the rejoined node 1: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 	t.Logf("whole test: %v", time.Since(began).Round(time.Millisecond))

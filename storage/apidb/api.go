@@ -8,6 +8,7 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
+	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
@@ -18,6 +19,7 @@ type API struct{ DB *storage.DB }
 var (
 	_ samplecloud.APIDB    = (*API)(nil)
 	_ migrate.AggregateAPI = (*API)(nil)
+	_ status.APIDB         = (*API)(nil)
 )
 
 // New returns the store of an opened API database.
@@ -47,4 +49,22 @@ func (a *API) CellMappings(ctx context.Context) ([]nova.CellMapping, error) {
 // InsertAPIRows implements samplecloud.APIDB.
 func (a *API) InsertAPIRows(ctx context.Context, rows nova.APIRows) error {
 	return InsertAPIRows(ctx, a.DB, rows)
+}
+
+// CellMappingUUIDs implements status.APIDB.
+func (a *API) CellMappingUUIDs(ctx context.Context) ([]string, error) {
+	ms, err := storage.ListCellMappings(ctx, a.DB)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.UUID
+	}
+	return out, nil
+}
+
+// CountHostMappings implements status.APIDB.
+func (a *API) CountHostMappings(ctx context.Context) (int, error) {
+	return sqlutil.CountRows(ctx, a.DB, "host_mappings")
 }

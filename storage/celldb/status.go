@@ -90,3 +90,24 @@ func ServiceVersionSummary(ctx context.Context, cell *storage.DB, binaries []str
 	}
 	return out, nil
 }
+
+// CountInstancesWithoutMachineType implements status.MachineTypes: the live
+// instances, not building, without an image_hw_machine_type system
+// metadata value (machine_type_utils._get_instances_without_mtype). A cell
+// made by rpctl init has no instance_system_metadata table: its instances
+// have no image properties at all.
+func (c *Cell) CountInstancesWithoutMachineType(ctx context.Context) (int, error) {
+	has, err := c.DB.TableExists(ctx, "instance_system_metadata")
+	if err != nil {
+		return 0, c.DB.Errorf("read instance_system_metadata: %w", storage.CleanError(err))
+	}
+	q := `SELECT COUNT(*) FROM instances i WHERE i.deleted = 0 AND (i.vm_state IS NULL OR i.vm_state <> 'building')`
+	if has {
+		q += ` AND NOT EXISTS (SELECT 1 FROM instance_system_metadata m WHERE m.instance_uuid = i.uuid AND m.deleted = 0 AND m.` + "`key`" + ` = 'image_hw_machine_type' AND m.value IS NOT NULL)`
+	}
+	var n int
+	if err := c.DB.GetContext(ctx, &n, q); err != nil {
+		return 0, c.DB.Errorf("count instances without hw_machine_type: %w", storage.CleanError(err))
+	}
+	return n, nil
+}

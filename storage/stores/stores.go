@@ -79,3 +79,6 @@ func cells[T any](dbs []*storage.DB) []T {
 	}
 	return out
 }
+
+// StatusAPI wraps the API database for the upgrade checks.
+func StatusAPI(db *storage.DB) status.APIDB { return apidb.New(db) }
