@@ -32,6 +32,9 @@ const (
 
 func newUpstreamCloud(t *testing.T) *upstreamCloud {
 	t.Helper()
+	if !testdb.MySQLWanted() {
+		t.Skip("skipping: needs MariaDB (RPCTL_TEST_MYSQL), python3-nova, python3-placement and placement-api; run `make test`")
+	}
 	testdb.RequirePython(t, "nova.cmd.status", "placement.cmd.status", "pymysql")
 	c := &upstreamCloud{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), placement: testdb.NewMySQL(t), dir: t.TempDir()}
 	prefix := c.cell.URL[:strings.LastIndex(c.cell.URL, "/")]
