@@ -22,6 +22,7 @@ import (
 type upstreamCloud struct {
 	cell, api, placement *testdb.MySQL
 	placementURL         string
+	keystoneURL          string
 	dir                  string
 }
 
@@ -43,7 +44,19 @@ func newUpstreamCloud(t *testing.T) *upstreamCloud {
 		t.Fatalf("reference db sync: %v\n%s", err, out)
 	}
 	c.placementURL = testdb.PlacementAPI(t, c.placement.URL)
+	c.keystoneURL = testdb.Keystone(t, keystonePassword, c.placementURL)
 	return c
+}
+
+const keystonePassword = "ks-admin-pw"
+
+// keystone is nova.conf's [placement] with Keystone credentials, as a
+// controller has it.
+func keystone(password, region string) func(c *upstreamCloud) string {
+	return func(c *upstreamCloud) string {
+		return fmt.Sprintf("[placement]\nauth_type = password\nauth_url = %s\nusername = admin\npassword = %s\nproject_name = admin\nuser_domain_name = Default\nproject_domain_name = Default\nregion_name = %s\n",
+			c.keystoneURL, password, region)
+	}
 }
 
 // exec runs SQL on one of the cloud's databases.
@@ -236,6 +249,12 @@ func TestUpstreamChecksDifferential(t *testing.T) {
 			placement: func(c *upstreamCloud) string {
 				return fmt.Sprintf("[placement]\nauth_type = admin_token\ntoken = admin\nendpoint = http://127.0.0.1:%d\n", dead)
 			}},
+		{name: "placement through keystone", setup: (*upstreamCloud).standard, placement: keystone(keystonePassword, "RegionOne"), extra: tokenOn, exact: true,
+			want: map[string]string{"Placement API": "Success"}},
+		{name: "keystone refuses the password", setup: (*upstreamCloud).standard, placement: keystone("wrong", "RegionOne"), extra: tokenOn, exact: true,
+			want: map[string]string{"Placement API": "Failure"}},
+		{name: "no placement in the region", setup: (*upstreamCloud).standard, placement: keystone(keystonePassword, "RegionTwo"), extra: tokenOn, exact: true,
+			want: map[string]string{"Placement API": "Failure"}},
 		// keystoneauth's ConnectFailure is none of the errors
 		// _check_placement names: nova-status crashes (255), rpctl has no
 		// verdict for the check (255).
