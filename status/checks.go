@@ -75,6 +75,12 @@ type Env struct {
 	// API is Nova's API database; APIErr why it is nil.
 	API    APIDB
 	APIErr error
+	// MainCell is the cell of nova.conf's [database] connection, where
+	// Cells v2 counts compute nodes as nova-status does; MainCellErr why
+	// it could not be opened. Neither set (no [database] connection):
+	// every cell's are counted.
+	MainCell    Cell
+	MainCellErr error
 	// PlacementVersions and CinderVersions ask the Placement and Cinder
 	// APIs nova.conf's [placement] and [cinder] reach for their highest
 	// microversion; nil when not wired.

@@ -147,10 +147,23 @@ func (e *Env) checkCellsV2(ctx context.Context) (Code, string, error) {
 		return Success, "", nil
 	}
 	// nova-status counts the live compute_nodes of its [database]
-	// connection; rpctl counts those of every cell it reads.
-	nodes, errs := e.loadNodes(ctx)
-	if len(errs) > 0 {
-		return unavailable(errs...)
+	// connection (_count_compute_nodes); without one, rpctl counts those
+	// of every cell it reads.
+	var nodes map[string][]NodeCapacity
+	switch {
+	case e.MainCellErr != nil:
+		return unavailable(e.MainCellErr)
+	case e.MainCell != nil:
+		ns, err := e.MainCell.ListNodeCapacities(ctx)
+		if err != nil {
+			return unavailable(err)
+		}
+		nodes = map[string][]NodeCapacity{cellName(e.MainCell): ns}
+	default:
+		var errs []error
+		if nodes, errs = e.loadNodes(ctx); len(errs) > 0 {
+			return unavailable(errs...)
+		}
 	}
 	for _, ns := range nodes {
 		for _, n := range ns {

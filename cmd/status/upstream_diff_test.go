@@ -125,7 +125,7 @@ func (c *upstreamCloud) instance(t *testing.T, uuid, vmState, machineType string
 // confs writes nova.conf and placement.conf: placement says how nova.conf
 // reaches the Placement API ("" for no [placement] auth), extra is more
 // nova.conf text.
-func (c *upstreamCloud) confs(t *testing.T, placement, policy, extra string) (nova, place string) {
+func (c *upstreamCloud) confs(t *testing.T, placement, policy, extra, database string) (nova, place string) {
 	t.Helper()
 	nova = filepath.Join(c.dir, "nova.conf")
 	place = filepath.Join(c.dir, "placement.conf")
@@ -133,8 +133,11 @@ func (c *upstreamCloud) confs(t *testing.T, placement, policy, extra string) (no
 	if policy != "" {
 		pol = "[oslo_policy]\npolicy_file = " + policy + "\n"
 	}
+	if database == "" {
+		database = c.cell.URL
+	}
 	body := fmt.Sprintf("[DEFAULT]\ntransport_url = fake://\n[database]\nconnection = %s\n[api_database]\nconnection = %s\n%s%s%s",
-		c.cell.URL, c.api.URL, placement, pol, extra)
+		database, c.api.URL, placement, pol, extra)
 	if err := os.WriteFile(nova, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -196,6 +199,8 @@ type diffCase struct {
 	// exact says the tables are deterministic: rpctl's must equal the
 	// tool's byte for byte.
 	exact bool
+	// database is nova.conf's [database] connection when not cell1's.
+	database func(t *testing.T, c *upstreamCloud) string
 }
 
 func adminToken(c *upstreamCloud) string {
@@ -234,6 +239,18 @@ func TestUpstreamChecksDifferential(t *testing.T) {
 			c.exec(t, c.api, "DELETE FROM DB.host_mappings")
 			c.computeNode(t, "cmp1")
 		}, placement: adminToken, extra: tokenOn, exact: true, want: map[string]string{"Cells v2": "Failure"}},
+		// nova-status counts the compute nodes of [database] connection
+		// only: here a database with an empty compute_nodes table, while
+		// cell1 has one.
+		{name: "compute nodes outside the [database] cell", setup: func(c *upstreamCloud, t *testing.T) {
+			c.standard(t)
+			c.exec(t, c.api, "DELETE FROM DB.host_mappings")
+			c.computeNode(t, "cmp1")
+		}, database: func(t *testing.T, c *upstreamCloud) string {
+			other := testdb.NewMySQL(t)
+			c.exec(t, other, "CREATE TABLE DB.compute_nodes LIKE `"+c.cell.Name+"`.compute_nodes")
+			return other.URL
+		}, placement: adminToken, extra: tokenOn, exact: true, want: map[string]string{"Cells v2": "Success"}},
 		{name: "fresh install", setup: func(c *upstreamCloud, t *testing.T) {
 			c.reset(t)
 			c.mapCell(t, diffCell0, "cell0")
@@ -311,7 +328,11 @@ func TestUpstreamChecksDifferential(t *testing.T) {
 			if tc.placement != nil {
 				placement = tc.placement(c)
 			}
-			novaConf, placeConf := c.confs(t, placement, policy, tc.extra)
+			database := ""
+			if tc.database != nil {
+				database = tc.database(t, c)
+			}
+			novaConf, placeConf := c.confs(t, placement, policy, tc.extra, database)
 			args := []string{"--config-file", novaConf, "--config-file", placeConf, "status"}
 			got := map[string]string{}
 			worst := 0

@@ -58,6 +58,16 @@ func WireStatus(ctx context.Context, env *status.Env, src storage.Sources) (*Sta
 			env.Aggregates = &migrate.AggregateSync{API: stores.AggregateAPI(d.API), Cells: stores.AggregateCells(dbs.Cells), Placement: stores.AggregatePlacement(dbs.Placement)}
 		}
 	}
+	if src.Embedded == "" && src.ConfigCell.URL != "" {
+		// Cells v2 counts the compute nodes of [database] connection, as
+		// nova-status does.
+		if d, err := storage.Connect(ctx, storage.Sources{ConfigCell: src.ConfigCell}, storage.NeedCells, 0); err != nil {
+			env.MainCellErr = err
+		} else if len(d.Cells) == 1 {
+			w.closes = append(w.closes, func() { d.Close() })
+			env.MainCell = stores.StatusCells(d.Cells)[0]
+		}
+	}
 	env.Upstream = UpstreamConfig(env.Options, src.APIDB.URL != "" || src.Embedded != "")
 	env.PlacementVersions = PlacementVersions(env.Options.Upstream.Placement)
 	env.CinderVersions = CinderVersions(env.Options.Upstream)
