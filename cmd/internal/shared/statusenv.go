@@ -68,22 +68,28 @@ func WireStatus(ctx context.Context, env *status.Env, src storage.Sources) (*Sta
 			env.MainCell = stores.StatusCells(d.Cells)[0]
 		}
 	}
-	env.Upstream = UpstreamConfig(env.Options, src.APIDB.URL != "" || src.Embedded != "")
+	env.Upstream = UpstreamConfig(env.Options, src.APIDB.URL != "" || src.Embedded != "", env.Release)
 	env.PlacementVersions = PlacementVersions(env.Options.Upstream.Placement)
 	env.CinderVersions = CinderVersions(env.Options.Upstream)
 	return w, nil
 }
 
 // UpstreamConfig is what nova.conf and placement.conf tell the upstream
-// checks: the policy files each tool's oslo.config finds (nova-status
-// looks beside the files and in /etc/nova, placement-status in
-// /etc/placement).
-func UpstreamConfig(o config.Options, apiDB bool) status.Upstream {
-	rel := status.Releases[status.DefaultRelease]
+// checks of release: the policy files each tool's oslo.config finds
+// (nova-status looks beside the files and in /etc/nova, placement-status
+// in /etc/placement; each has its own default name).
+func UpstreamConfig(o config.Options, apiDB bool, release string) status.Upstream {
+	if release == "" {
+		release = status.DefaultRelease
+	}
+	rel := status.Releases[strings.ToLower(release)]
 	policy := func(def, project string) string {
 		name := o.Upstream.PolicyFile.Value
 		if name == "" {
 			name = def
+		}
+		if name == "" {
+			return ""
 		}
 		return config.FindFile(name, o.Files, project)
 	}
