@@ -10,6 +10,7 @@ import (
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
+	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/stores"
 )
 
@@ -46,11 +47,7 @@ func (c *concurrentWriter) SetProviderAggregates(ctx context.Context, uuid strin
 // retry, and a writer that always wins ends the run with Nova's code 3.
 func TestAggregateSyncSQLite(t *testing.T) {
 	ctx := context.Background()
-	dbs, cloud := sqliteCloud(t, samplecloud.Options{Nodes: 20, Seed: 9})
-	inv := &migrate.Inventory{Cells: cellStores(dbs.Cells...), Placement: placementStore(dbs.Placement), Config: migrate.InventoryConfig{Layout: migrate.LayoutFlat, Ratios: config.DefaultOptions().Ratios}, Parallel: 1}
-	if sum, err := (&migrate.Runner{Migrations: []migrate.Migration{inv}}).Run(ctx, 0, true); err != nil || sum.Exit != 0 {
-		t.Fatalf("inventory: %+v %v", sum, err)
-	}
+	dbs, cloud := migratedSQLiteCloud(t)
 	want := 0
 	for _, a := range cloud.Aggregates {
 		want += len(a.Hosts)
@@ -148,11 +145,7 @@ func TestAggregateSyncSQLite(t *testing.T) {
 // discover_hosts" (exit 4).
 func TestAggregateHostSpellings(t *testing.T) {
 	ctx := context.Background()
-	dbs, cloud := sqliteCloud(t, samplecloud.Options{Nodes: 20, Seed: 9})
-	inv := &migrate.Inventory{Cells: cellStores(dbs.Cells...), Placement: placementStore(dbs.Placement), Config: migrate.InventoryConfig{Layout: migrate.LayoutFlat, Ratios: config.DefaultOptions().Ratios}, Parallel: 1}
-	if sum, err := (&migrate.Runner{Migrations: []migrate.Migration{inv}}).Run(ctx, 0, true); err != nil || sum.Exit != 0 {
-		t.Fatalf("inventory: %+v %v", sum, err)
-	}
+	dbs, cloud := migratedSQLiteCloud(t)
 	a := cloud.Aggregates[0]
 	if len(a.Hosts) < 2 {
 		t.Fatalf("aggregate %s has %d hosts", a.Name, len(a.Hosts))
@@ -178,4 +171,16 @@ func TestAggregateHostSpellings(t *testing.T) {
 	if len(d.Missing)+len(d.Unresolved) != 0 {
 		t.Errorf("after the sync Diff finds %d missing, %d unresolved: %+v %+v", len(d.Missing), len(d.Unresolved), d.Missing, d.Unresolved)
 	}
+}
+
+// migratedSQLiteCloud is a 20-node sample cloud on SQLite whose inventory
+// is migrated (flat), so that its aggregates can be synced.
+func migratedSQLiteCloud(t *testing.T) (*storage.Databases, *samplecloud.Cloud) {
+	t.Helper()
+	dbs, cloud := sqliteCloud(t, samplecloud.Options{Nodes: 20, Seed: 9})
+	inv := &migrate.Inventory{Cells: cellStores(dbs.Cells...), Placement: placementStore(dbs.Placement), Config: migrate.InventoryConfig{Layout: migrate.LayoutFlat, Ratios: config.DefaultOptions().Ratios}, Parallel: 1}
+	if sum, err := (&migrate.Runner{Migrations: []migrate.Migration{inv}}).Run(context.Background(), 0, true); err != nil || sum.Exit != 0 {
+		t.Fatalf("inventory: %+v %v", sum, err)
+	}
+	return dbs, cloud
 }

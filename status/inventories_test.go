@@ -129,22 +129,7 @@ func TestCheckComputeInventories(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &Env{Cells: []Cell{&invCell{rows: tc.rows}}, Placement: &invPlacement{st: tc.st}, Options: config.DefaultOptions(), Compute: tc.compute}
-			code, details, err := e.checkComputeInventories(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if code != tc.code {
-				t.Errorf("code %v, want %v: %s", code, tc.code, details)
-			}
-			rest := details
-			for _, w := range tc.want {
-				i := strings.Index(rest, w)
-				if i < 0 {
-					t.Errorf("details lack %q (in order):\n%s", w, details)
-					continue
-				}
-				rest = rest[i+len(w):]
-			}
+			details := checkInventoriesSays(t, e, tc.code, tc.want)
 			if tc.code == Success && details != "" {
 				t.Errorf("details on success: %s", details)
 			}
@@ -209,22 +194,31 @@ func TestCheckComputeInventoriesLayouts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &Env{Cells: []Cell{&invCell{rows: []nova.ComputeNode{cnRow("cn1")}}}, Placement: &invPlacement{st: tc.st}, Options: config.DefaultOptions()}
-			code, details, err := e.checkComputeInventories(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if code != tc.code {
-				t.Errorf("code %v, want %v: %s", code, tc.code, details)
-			}
-			rest := details
-			for _, w := range tc.want {
-				i := strings.Index(rest, w)
-				if i < 0 {
-					t.Errorf("details lack %q (in order):\n%s", w, details)
-					continue
-				}
-				rest = rest[i+len(w):]
-			}
+			checkInventoriesSays(t, e, tc.code, tc.want)
 		})
 	}
+}
+
+// checkInventoriesSays runs the Compute Node Inventories check on e and
+// requires its code and, in this order, each of want in its details,
+// which it returns.
+func checkInventoriesSays(t *testing.T, e *Env, code Code, want []string) string {
+	t.Helper()
+	got, details, err := e.checkComputeInventories(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != code {
+		t.Errorf("code %v, want %v: %s", got, code, details)
+	}
+	rest := details
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Errorf("details lack %q (in order):\n%s", w, details)
+			continue
+		}
+		rest = rest[i+len(w):]
+	}
+	return details
 }

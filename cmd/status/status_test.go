@@ -171,15 +171,7 @@ func TestStatusNoDatabases(t *testing.T) {
 // warns (exit 1) naming the node and the class, and passes again once
 // `migrate inventory --force` rewrote it, or once the edit is undone.
 func TestStatusComputeInventoriesEmbedded(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "cloud.db")
-	run := func(want int, args ...string) string {
-		t.Helper()
-		out, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db}, args...)...)
-		if code != want {
-			t.Fatalf("%q: exit %d, want %d\n%s%s", args, code, want, out, errOut)
-		}
-		return out
-	}
+	run := onEmbedded(t)
 	run(0, "sample-cloud", "--nodes", "12", "--seed", "3")
 	run(0, "migrate", "all")
 	check := []string{"status", "--check", "compute-node-inventories", "--json"}
@@ -210,15 +202,7 @@ func TestStatusComputeInventoriesEmbedded(t *testing.T) {
 // the warning that nova-compute rewrites them); an edit of a NUMA child is
 // a Warning naming the child and the class.
 func TestStatusComputeInventoriesNested(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "cloud.db")
-	run := func(want int, args ...string) string {
-		t.Helper()
-		out, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db}, args...)...)
-		if code != want {
-			t.Fatalf("%q: exit %d, want %d\n%s%s", args, code, want, out, errOut)
-		}
-		return out
-	}
+	run := onEmbedded(t)
 	run(0, "sample-cloud", "--nodes", "6", "--seed", "3")
 	run(0, "migrate", "all", "--layout", "nested")
 	check := []string{"status", "--check", "compute-node-inventories", "--json"}
@@ -234,4 +218,19 @@ func TestStatusComputeInventoriesNested(t *testing.T) {
 	}
 	run(0, "migrate", "inventory", "--layout", "nested")
 	run(0, check...)
+}
+
+// onEmbedded returns a runner of rpctl commands on a new embedded database
+// file that fails the test unless a command exits as wanted, and returns
+// its stdout.
+func onEmbedded(t *testing.T) func(want int, args ...string) string {
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	return func(want int, args ...string) string {
+		t.Helper()
+		out, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db}, args...)...)
+		if code != want {
+			t.Fatalf("%q: exit %d, want %d\n%s%s", args, code, want, out, errOut)
+		}
+		return out
+	}
 }
