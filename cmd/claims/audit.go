@@ -48,11 +48,12 @@ func claimsExit(err error) error {
 // table: the credentials are the operator's input too.
 const claimsForbiddenRow = ", or credentials Placement refused (401/403, through the API)"
 
-// NewCmdClaimsAudit builds `rpctl claims audit`.
-func NewCmdClaimsAudit(f *cmdutil.Factory) *cobra.Command {
+// NewCmdClaimsAudit builds `rpctl claims audit`. runF, when not nil, gets
+// the parsed options instead of the command running (as NewCmdClaimsHeal).
+func NewCmdClaimsAudit(f *cmdutil.Factory, runF func(*ClaimsAuditOptions) error) *cobra.Command {
 	o := &ClaimsAuditOptions{}
 	c := &cobra.Command{
-		Use:   "audit [--delete] [--expiry 300s] [--provider UUID]",
+		Use:   "audit [--delete] [--expiry 300s] [--provider UUID | --resource_provider UUID]",
 		Short: "Find (and --delete) allocations no instance or in-progress migration owns, as nova-manage placement audit",
 		Long: `Nova 26's nova-manage placement audit, straight on the databases (or through the Placement
 API, below). Walking the resource providers in id order (the API's listing order), an
@@ -85,6 +86,9 @@ the orphans per provider and class as Prometheus metrics (text format 0.0.4), as
 exporter serves them. The exit codes are nova-manage placement audit's.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(o)
+			}
 			return claimsExit(runClaimsAudit(c, f, o))
 		},
 	}
@@ -99,6 +103,8 @@ exporter serves them. The exit codes are nova-manage placement audit's.`,
 	c.Flags().BoolVar(&o.Delete, "delete", false, "delete the orphaned allocations found")
 	c.Flags().DurationVar(&o.Expiry, "expiry", 0, "an allocation whose consumer is younger than this is kept, not an orphan (default none, as Nova)")
 	c.Flags().StringVar(&o.Provider, "provider", "", "audit only this resource provider (uuid)")
+	c.Flags().StringVar(&o.Provider, "resource_provider", "", "the same as --provider (nova-manage's name)")
+	c.MarkFlagsMutuallyExclusive("provider", "resource_provider")
 	return c
 }
 

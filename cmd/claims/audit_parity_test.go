@@ -111,7 +111,7 @@ func TestClaimsAuditParityWithNova(t *testing.T) {
 		wantPairs int
 	}{
 		{"report", []string{"placement", "audit", "--verbose"}, []string{"claims", "audit"}, 3, 7},
-		{"one provider", []string{"placement", "audit", "--verbose", "--resource_provider", ghostUUID}, []string{"claims", "audit", "--provider", ghostUUID}, 3, 1},
+		{"one provider", []string{"placement", "audit", "--verbose", "--resource_provider", ghostUUID}, []string{"claims", "audit", "--resource_provider", ghostUUID}, 3, 1},
 		{"unknown provider", []string{"placement", "audit", "--resource_provider", "c0000000-0000-4000-8000-0000000000ff"}, []string{"claims", "audit", "--provider", "c0000000-0000-4000-8000-0000000000ff"}, 127, 0},
 		{"delete", []string{"placement", "audit", "--verbose", "--delete"}, []string{"claims", "audit", "--delete"}, 4, 7},
 		{"after delete", []string{"placement", "audit", "--verbose"}, []string{"claims", "audit"}, 0, 0},

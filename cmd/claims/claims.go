@@ -24,7 +24,7 @@ import (
 // files (claims_*.go).
 func claimsSubcommands() []func(*cmdutil.Factory) *cobra.Command {
 	return []func(*cmdutil.Factory) *cobra.Command{
-		NewCmdClaimsList, NewCmdClaimsAudit, NewCmdClaimsSnapshot,
+		NewCmdClaimsList, NewCmdClaimsSnapshot,
 		NewCmdClaimsDiff, NewCmdClaimsCreate, NewCmdClaimsRelease,
 	}
 }
@@ -39,7 +39,7 @@ source side of a move. These commands work straight on the Nova and Placement da
 heal, audit, create and release also work through the Placement API (--os-endpoint or
 --os-cloud), reading only the cell databases.`,
 	}
-	parent.AddCommand(NewCmdClaimsHeal(f, nil))
+	parent.AddCommand(NewCmdClaimsHeal(f, nil), NewCmdClaimsAudit(f, nil))
 	for _, build := range claimsSubcommands() {
 		parent.AddCommand(build(f))
 	}
@@ -53,6 +53,9 @@ type ClaimsHealOptions struct {
 	Cell     string
 	Instance string
 	Force    bool
+	// SkipPortAllocations is nova-manage's --skip-port-allocations: rpctl
+	// never heals Neutron port allocations, so it changes nothing.
+	SkipPortAllocations bool
 }
 
 const claimsHealLong = `Nova 26's nova-manage placement heal_allocations, on the databases: every live instance
@@ -66,7 +69,8 @@ progress) are left alone. --force (with --instance) rebuilds the instance's allo
 its flavor. Each consumer is written atomically with Placement's own rules: project and user
 records, consumer record and generation check, capacity and unit checks, provider and
 consumer generations incremented as placement-api increments them. Neutron port
-allocations are not healed (nova-manage's --skip-port-allocations).
+allocations are never healed: rpctl runs as nova-manage's --skip-port-allocations does,
+and takes that flag (it changes nothing) so that nova-manage's command line works.
 
 Where the resources go: on a compute node whose provider is alone in its tree and shares
 no aggregate with a sharing provider (the flat layout), everything goes on that provider,
@@ -129,6 +133,7 @@ func NewCmdClaimsHeal(f *cmdutil.Factory, runF func(*ClaimsHealOptions) error) *
 	fl.StringVar(&o.Cell, "cell", "", "only this cell (name, or uuid from cell_mappings)")
 	fl.StringVar(&o.Instance, "instance", "", "only this instance (uuid)")
 	fl.BoolVar(&o.Force, "force", false, "rebuild the instance's allocation from its flavor even if it has one (needs --instance)")
+	fl.BoolVar(&o.SkipPortAllocations, "skip-port-allocations", false, "nova-manage's flag, taken as is: rpctl never heals Neutron port allocations, with or without it")
 	return c
 }
 

@@ -220,7 +220,8 @@ func TestClaimsHealParityWithNova(t *testing.T) {
 	twins.run(t, func(st healStep) string {
 		novaArgs := append([]string{"--config-file", novaSide.Conf, "placement", "heal_allocations", "--skip-port-allocations", "--verbose"}, st.args...)
 		novaOut, novaCode := nm.Run(t, novaArgs...)
-		rargs := append([]string{"--config-file", rpctlSide.Conf, "claims", "heal"}, st.args...)
+		// nova-manage's own command line, --skip-port-allocations included.
+		rargs := append([]string{"--config-file", rpctlSide.Conf, "claims", "heal", "--skip-port-allocations"}, st.args...)
 		rOut, rErr, rCode := cmdtest.Rpctl(t, rargs...)
 		if novaCode != rCode {
 			t.Errorf("%s: exit code nova-manage %d, rpctl %d\nnova-manage:\n%s\nrpctl:\n%s%s", st.name, novaCode, rCode, novaOut, rOut, rErr)
