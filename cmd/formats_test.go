@@ -78,6 +78,7 @@ var everyFormatRuns = []struct {
 	{"provider trait add", formatRun{args: []string{"{rp2}", "CUSTOM_FMT"}}},
 	{"provider trait set", formatRun{args: []string{"{rp2}", "CUSTOM_FMT"}}},
 	{"provider trait remove", formatRun{args: []string{"{rp2}", "CUSTOM_FMT"}}},
+	{"provider trait delete", formatRun{args: []string{"{rp2}"}, silent: true}},
 	{"provider aggregate list", formatRun{args: []string{"{rp}"}}},
 	{"provider aggregate add", formatRun{args: []string{"{rp}", fmtAggregate}}},
 	{"provider aggregate set", formatRun{args: []string{"{rp2}", fmtAggregate}}},

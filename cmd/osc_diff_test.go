@@ -187,6 +187,17 @@ func oscWrites() []oscWrite {
 			rpctl:   []string{"provider", "aggregate", "set", oscSS, oscAgg2, oscAgg},
 			version: "1.19", list: true, sortBy: "uuid",
 		}, aggregates, oscSS, []string{"provider", "aggregate", "set", oscSS, oscAgg})),
+		// issue 39: osc's own spellings, given to rpctl as they are.
+		direct(w(oscCase{
+			osc:     res("trait", "set", oscCN2, "--trait", "HW_CPU_X86_SSE", "--trait", "CUSTOM_FAST"),
+			rpctl:   []string{"provider", "trait", "set", oscCN2, "--trait", "HW_CPU_X86_SSE", "--trait", "CUSTOM_FAST"},
+			version: "1.6", list: true, sortBy: "name",
+		}, traits, oscCN2, []string{"provider", "trait", "set", oscCN2, "HW_CPU_X86_SSE"})),
+		direct(w(oscCase{
+			osc:     res("aggregate", "set", oscSS, "--aggregate", oscAgg2, "--aggregate", oscAgg, "--generation", "{gen}"),
+			rpctl:   []string{"provider", "aggregate", "set", oscSS, "--aggregate", oscAgg2, "--aggregate", oscAgg, "--generation", "{gen}"},
+			version: "1.39", list: true, sortBy: "uuid",
+		}, aggregates, oscSS, []string{"provider", "aggregate", "set", oscSS, oscAgg})),
 	}
 }
 
@@ -334,11 +345,11 @@ func TestDifferentialOSC(t *testing.T) {
 			}
 		}
 	}
-	// writeArgs are osc's arguments with {gen} the provider's generation.
-	writeArgs := func(tc oscWrite, opts []string) []string {
-		args := slices.Concat(tc.osc, opts)
+	// withGen is args with {gen} the generation of tc's provider.
+	withGen := func(tc oscWrite, args []string) []string {
+		args = slices.Clone(args)
 		if tc.genOf == "" {
-			return oscArgs(tc.version, args)
+			return args
 		}
 		gen, errOut, code := cmdtest.Rpctl(t, append(slices.Clip(api), "provider", "show", tc.genOf, "-f", "value", "-c", "generation")...)
 		if code != 0 {
@@ -347,7 +358,11 @@ func TestDifferentialOSC(t *testing.T) {
 		for i, a := range args {
 			args[i] = strings.ReplaceAll(a, "{gen}", strings.TrimSpace(gen))
 		}
-		return oscArgs(tc.version, args)
+		return args
+	}
+	// writeArgs are osc's arguments with {gen} the provider's generation.
+	writeArgs := func(tc oscWrite, opts []string) []string {
+		return oscArgs(tc.version, withGen(tc, slices.Concat(tc.osc, opts)))
 	}
 	for _, tc := range oscWrites() {
 		do(tc)
@@ -369,7 +384,7 @@ func TestDifferentialOSC(t *testing.T) {
 				do(tc)
 				want, wcode := sh.run(t, writeArgs(tc, v.osc))
 				do(tc)
-				got, errOut, code := cmdtest.Rpctl(t, slices.Concat(rv, tc.rpctl, v.rpctl)...)
+				got, errOut, code := cmdtest.Rpctl(t, slices.Concat(rv, withGen(tc, tc.rpctl), v.rpctl)...)
 				if wcode != 0 || code != 0 || got != want {
 					report(tc.oscCase, "rpctl %v %v (exit %d) vs openstack %v %v (exit %d): %s\nrpctl:\n%s\nosc:\n%s", tc.rpctl, v.rpctl, code, tc.osc, v.osc, wcode, errOut, got, want)
 				}

@@ -597,6 +597,19 @@ func (e *Editor) editNames(ctx context.Context, p Provider, edit NameSetEdit,
 	return nil, Errorf(ErrGeneration, CodeConcurrentUpdate, "%s: still changing concurrently after %d attempts; nothing written", Label(p), attempts)
 }
 
+// SetAggregatesAt writes p's aggregates once, at the generation the caller
+// gives (osc-placement's --generation): no read, no retry, and a write even
+// when nothing changes (Placement's generation then goes up by one, as in
+// the API). A provider changed since is Placement's conflict
+// (ErrGeneration); duplicates are sent once.
+func SetAggregatesAt(ctx context.Context, st Store, p Provider, generation int64, aggregates []string) ([]string, error) {
+	want := dedupe(aggregates)
+	if _, err := st.SetProviderAggregates(ctx, p.UUID, generation, want); err != nil {
+		return nil, err
+	}
+	return want, nil
+}
+
 func sameSet(a, b []string) bool {
 	x, y := slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
 	return slices.Equal(slices.Compact(x), slices.Compact(y))

@@ -45,6 +45,12 @@ const (
 // FinishCommandTree, like every command's.
 const StoreExitCodes = ""
 
+// OSCExitCodes is the paragraph of every command spelled as an
+// osc-placement command: the codes are rpctl's contract, not osc's.
+const OSCExitCodes = `Exit codes are rpctl's, not osc's: osc-placement exits 1 on every error; rpctl exits 2
+when the input is invalid or Placement refuses (not found, bad request, in use, already
+exists) and 1 only when a write was not applied although valid (a generation conflict).`
+
 // storeExitCodeRows are the exit codes of every provider, inventory, usage,
 // resource-class and trait command.
 var storeExitCodeRows = []ExitCodeRow{
