@@ -3,18 +3,20 @@ package resourceclass
 
 import (
 	"context"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/cmd/internal/shared"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
 )
 
 // NewCmdResourceClass builds `rpctl resource-class`.
 func NewCmdResourceClass(f *cmdutil.Factory) *cobra.Command {
-	c := &cobra.Command{Use: "resource-class", Short: "List, create and delete Placement resource classes", Args: cobra.NoArgs}
-	c.AddCommand(
+	c := &cobra.Command{Use: "resource-class", Short: "List, show, create, set and delete Placement resource classes", Args: cobra.NoArgs}
+	c.AddCommand(newCmdResourceClassShow(f), newCmdResourceClassSet(f),
 		&cobra.Command{
 			Use: "list", Short: "List resource classes", Long: cmdutil.StoreExitCodes, Args: cobra.NoArgs,
 			RunE: func(c *cobra.Command, _ []string) error {
@@ -50,4 +52,53 @@ func NewCmdResourceClass(f *cmdutil.Factory) *cobra.Command {
 		},
 	)
 	return c
+}
+
+// newCmdResourceClassShow builds `rpctl resource-class show NAME`, osc's
+// resource class show.
+func newCmdResourceClassShow(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show a resource class, as osc's resource class show (GET /resource_classes/{name})",
+		Long: `Show the resource class NAME (its one field, name), standard or custom, as osc's resource
+class show does; an unknown class is Placement's "No such resource class NAME." (exit 2).
+rpctl reads GET /resource_classes, which answers the same on both backends.
+
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				names, err := st.ListResourceClasses(ctx)
+				if err != nil {
+					return err
+				}
+				if !slices.Contains(names, args[0]) {
+					return inventory.Errorf(inventory.ErrNotFound, "", "No such resource class %s.", args[0])
+				}
+				return f.Write(output.Record([]string{"name"}, args[0]), nil)
+			})
+		},
+	}
+}
+
+// newCmdResourceClassSet builds `rpctl resource-class set NAME`, osc's
+// resource class set: PUT /resource_classes/{name}.
+func newCmdResourceClassSet(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "set CUSTOM_NAME",
+		Short: "Create a custom resource class unless it exists, as osc's resource class set (PUT /resource_classes/{name})",
+		Long: `Create the CUSTOM_ resource class NAME, or do nothing when it exists: PUT
+/resource_classes/{name} (Placement 1.7), as osc's resource class set; like osc it prints
+nothing. A name that is not CUSTOM_ is Placement's bad request (exit 2). rpctl's own
+resource-class create does the same write and prints the name.
+
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				_, err := st.CreateResourceClass(ctx, args[0])
+				return err
+			})
+		},
+	}
 }

@@ -3,17 +3,20 @@ package trait
 
 import (
 	"context"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/cmd/internal/shared"
+	"github.com/rpctl/rpctl/internal/lazyre"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
 )
 
 // NewCmdTrait builds `rpctl trait`.
 func NewCmdTrait(f *cmdutil.Factory) *cobra.Command {
-	c := &cobra.Command{Use: "trait", Short: "List, create and delete Placement traits", Args: cobra.NoArgs}
+	c := &cobra.Command{Use: "trait", Short: "List, show, create and delete Placement traits", Args: cobra.NoArgs}
 	var filter inventory.TraitFilter
 	var associated string
 	list := &cobra.Command{
@@ -42,7 +45,7 @@ func NewCmdTrait(f *cmdutil.Factory) *cobra.Command {
 	}
 	list.Flags().StringVar(&filter.Name, "name", "", "startswith:PREFIX or in:A,B")
 	list.Flags().StringVar(&associated, "associated", "", "true: only traits some provider has; false: only those none has")
-	c.AddCommand(list,
+	c.AddCommand(list, newCmdTraitShow(f),
 		&cobra.Command{
 			Use: "create CUSTOM_NAME", Short: "Create a custom trait (no-op when it exists)", Long: cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
@@ -62,4 +65,40 @@ func NewCmdTrait(f *cmdutil.Factory) *cobra.Command {
 		},
 	)
 	return c
+}
+
+// traitName is every name a trait can have (Placement's schema for custom
+// traits; the standard ones match it too): any other name is no trait.
+// Compiled on first use: nothing runs at package init.
+var traitName = &lazyre.Regexp{Expr: `^[A-Z0-9_]+$`}
+
+// newCmdTraitShow builds `rpctl trait show NAME`, osc's trait show.
+func newCmdTraitShow(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show a trait if it exists, as osc's trait show (GET /traits/{name})",
+		Long: `Show the trait NAME (its one field, name) when Placement has it, as osc's trait show
+does; an unknown trait is Placement's "No such trait(s): NAME." (exit 2). rpctl asks
+GET /traits?name=in:NAME, which answers the same on both backends.
+
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				name := args[0]
+				found := false
+				if traitName.Get().MatchString(name) {
+					names, err := st.ListTraits(ctx, inventory.TraitFilter{Name: "in:" + name})
+					if err != nil {
+						return err
+					}
+					found = slices.Contains(names, name)
+				}
+				if !found {
+					return inventory.Errorf(inventory.ErrNotFound, "", "No such trait(s): %s.", name)
+				}
+				return f.Write(output.Record([]string{"name"}, name), nil)
+			})
+		},
+	}
 }
