@@ -103,6 +103,7 @@ var everyFormatRuns = []struct {
 	{"allocation show", formatRun{args: []string{fmtConsumer}}},
 	{"allocation set", formatRun{args: []string{fmtConsumer2, "--allocation", "rp={rpu},DISK_GB=1", "--allocation", "rp={rp2u},DISK_GB=1", "--project-id", "p1", "--user-id", "u1"}}},
 	{"allocation unset", formatRun{args: []string{fmtConsumer2, "--provider", "{rp2u}"}}},
+	{"allocation delete", formatRun{args: []string{fmtConsumer2}, silent: true}},
 	{"claims release", formatRun{args: []string{fmtConsumer}, silent: true}},
 	{"claims snapshot", formatRun{args: []string{"--out", "{dir}/snap-{fmt}.db"}, silent: true}},
 	{"claims diff", formatRun{args: []string{"{dir}/snap-{fmt}.db"}}},

@@ -17,6 +17,7 @@ import (
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/placementdb"
@@ -74,10 +75,10 @@ func allocationError(err error) error {
 func NewCmdAllocation(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "allocation",
-		Short: "Show, set and unset a consumer's allocations (osc's resource provider allocation)",
+		Short: "Show, set, unset and delete a consumer's allocations (osc's resource provider allocation)",
 		Args:  cobra.NoArgs,
 	}
-	c.AddCommand(newCmdAllocationShow(f), newCmdAllocationSet(f), newCmdAllocationUnset(f))
+	c.AddCommand(newCmdAllocationShow(f), newCmdAllocationSet(f), newCmdAllocationUnset(f), newCmdAllocationDelete(f))
 	return c
 }
 
@@ -279,6 +280,41 @@ checked; what remains is written back (PUT), or the consumer goes when nothing r
 	c.Flags().StringArrayVar(&providers, "provider", nil, "a provider uuid to remove the allocations from (repeatable)")
 	c.Flags().StringArrayVar(&classes, "resource-class", nil, "a class to remove (repeatable)")
 	return c
+}
+
+// newCmdAllocationDelete builds `rpctl allocation delete CONSUMER`, osc's
+// resource provider allocation delete.
+func newCmdAllocationDelete(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete CONSUMER",
+		Short: "Delete every allocation of a consumer (DELETE /allocations/{consumer}), as osc's resource provider allocation delete",
+		Long: `Delete every allocation of CONSUMER, and its consumer record, in one transaction, as
+Placement's DELETE /allocations/{consumer} does (no generation is checked or changed), as
+osc's resource provider allocation delete; like osc it prints nothing. A consumer holding
+no allocation is Placement's "No allocations for consumer '...'" (404: exit 2).
+
+claims release does the same delete with nova-manage's exit codes (3 when the consumer
+holds nothing, 127 for bad input) and a notice; this command has the store commands' codes.
+
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			consumer, err := checkConsumer(args[0])
+			if err != nil {
+				return allocationError(err)
+			}
+			return withConsumerPlacement(c, f, func(ctx context.Context, p consumerPlacement) error {
+				deleted, err := p.release(ctx, consumer)
+				if err != nil {
+					return err
+				}
+				if !deleted {
+					return inventory.Errorf(inventory.ErrNotFound, "", "No allocations for consumer '%s'", consumer)
+				}
+				return nil
+			})
+		},
+	}
 }
 
 // inOrder are m's keys in the order Placement answered them (order, when

@@ -212,3 +212,77 @@ func TestAllocationSetOneConsumerPerUUID(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocationDelete (issue 39): osc's resource provider allocation
+// delete CONSUMER on both backends (one placement-api and its database):
+// every allocation of the consumer goes, and its consumer record (GET
+// /allocations/{consumer} answers {} afterwards), the provider generation
+// stays, nothing is printed; a consumer holding nothing is Placement's 404
+// message, exit 2 (osc exits 1).
+func TestAllocationDelete(t *testing.T) {
+	p := placementtest.New(t)
+	const (
+		rp1  = "11111111-1111-4111-8111-111111111111"
+		rp2  = "22222222-2222-4222-8222-222222222222"
+		proj = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
+	)
+	db := []string{"--placement-db", p.URL}
+	for _, line := range [][]string{{"provider", "create", "cmp1", "--uuid", rp1}, {"provider", "create", "cmp2", "--uuid", rp2},
+		{"inventory", "set", rp1, "VCPU=64", "MEMORY_MB=4096"}, {"inventory", "set", rp2, "DISK_GB=100"}} {
+		if _, errOut, code := cmdtest.Rpctl(t, append(db, line...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", line, code, errOut)
+		}
+	}
+	generations := func() string {
+		var gens []string
+		for _, rp := range []string{rp1, rp2} {
+			out, errOut, code := cmdtest.Rpctl(t, append(db, "provider", "show", rp, "-f", "value", "-c", "generation")...)
+			if code != 0 {
+				t.Fatalf("provider show: exit %d: %s", code, errOut)
+			}
+			gens = append(gens, strings.TrimSpace(out))
+		}
+		return strings.Join(gens, " ")
+	}
+	backends := []struct {
+		name  string
+		flags []string
+	}{{"api", []string{"--os-endpoint", p.Base, "--os-token", "admin"}}, {"database", db}}
+	for i, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			consumer := fmt.Sprintf("eeeeeeee-2222-4000-8000-00000000000%d", i)
+			other := fmt.Sprintf("eeeeeeee-3333-4000-8000-00000000000%d", i)
+			for _, c := range []string{consumer, other} {
+				args := append(append([]string{}, db...), "allocation", "set", c, "--allocation", "rp="+rp1+",VCPU=2,MEMORY_MB=512",
+					"--allocation", "rp="+rp2+",DISK_GB=10", "--project-id", proj, "--user-id", proj)
+				if _, errOut, code := cmdtest.Rpctl(t, args...); code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errOut)
+				}
+			}
+			gens := generations()
+			for _, st := range []struct {
+				name, consumer string
+				code           int
+				errOut         string
+			}{
+				{"delete", consumer, 0, ""},
+				{"again: nothing held", consumer, 2, "No allocations for consumer '" + consumer + "'"},
+				{"upper-case spelling of another consumer", strings.ToUpper(other), 0, ""},
+				{"not a uuid", "nope", 2, `consumer "nope" is not a uuid`},
+			} {
+				out, errOut, code := cmdtest.Rpctl(t, append(append([]string{}, be.flags...), "allocation", "delete", st.consumer)...)
+				if code != st.code || out != "" || !strings.Contains(errOut, st.errOut) {
+					t.Errorf("%s: allocation delete %s: exit %d, want %d; stdout %q (want none); stderr %q, want it to hold %q", st.name, st.consumer, code, st.code, out, errOut, st.errOut)
+				}
+			}
+			for _, c := range []string{consumer, other} {
+				if code, body := testdb.PlacementGet(t, p.Base, "/allocations/"+c, "1.28"); code != 200 || string(body) != `{"allocations": {}}` {
+					t.Errorf("GET /allocations/%s afterwards: %d %s, want no allocation", c, code, body)
+				}
+			}
+			if got := generations(); got != gens {
+				t.Errorf("provider generations %s after the deletes, want %s (DELETE changes none)", got, gens)
+			}
+		})
+	}
+}
