@@ -91,6 +91,7 @@ var everyFormatRuns = []struct {
 	{"inventory list", formatRun{args: []string{"{rp}"}}},
 	{"inventory show", formatRun{args: []string{"{rp}", "VCPU"}}},
 	{"inventory set", formatRun{args: []string{"{rp}", "CUSTOM_FMT_RC:total=4", "--amend"}}},
+	{"inventory class set", formatRun{args: []string{"{rp}", "CUSTOM_FMT_RC", "--total", "8", "--reserved", "1"}}},
 	{"inventory delete", formatRun{args: []string{"{rp}", "CUSTOM_FMT_RC"}}},
 	{"resource-class delete", formatRun{args: []string{"CUSTOM_FMT_RC"}, silent: true}},
 	{"provider apply", formatRun{args: []string{"--file", "{cfg}"}, document: true}},

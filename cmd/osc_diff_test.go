@@ -203,6 +203,24 @@ func oscWrites() []oscWrite {
 			rpctl:   []string{"provider", "aggregate", "set", oscSS, "--aggregate", oscAgg2, "--aggregate", oscAgg, "--generation", "{gen}"},
 			version: "1.39", list: true, sortBy: "uuid",
 		}, aggregates, oscSS, []string{"provider", "aggregate", "set", oscSS, oscAgg})),
+		// osc's resource provider inventory class set prints the record it
+		// leaves, no generation: the writes are compared directly (rpctl's
+		// write is its own show, for the columns), each from the
+		// fixture's DISK_GB record.
+		classSet(res, "1.39", "--total", "2000", "--max_unit", "600", "--reserved", "10", "--allocation_ratio", "2"),
+		classSet(res, "1.1", "--total", "1500"),
+	}
+}
+
+// classSet is osc's inventory class set of cn1's DISK_GB with opts and
+// rpctl's with the same arguments, compared directly.
+func classSet(res func(...string) []string, version string, opts ...string) oscWrite {
+	rpctl := append([]string{"inventory", "class", "set", oscCN1, "DISK_GB"}, opts...)
+	osc := res(append([]string{"inventory", "class", "set", oscCN1, "DISK_GB"}, opts...)...)
+	return oscWrite{
+		oscCase: oscCase{osc: osc, rpctl: rpctl, version: version},
+		oscShow: osc, rpctlShow: rpctl, direct: true,
+		reset: [][]string{{"inventory", "class", "set", oscCN1, "DISK_GB", "--total", "1000", "--max_unit", "500"}},
 	}
 }
 

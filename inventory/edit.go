@@ -529,6 +529,35 @@ func SetEdit(edits []FieldEdit, amend bool) InventoryEdit {
 	return func(cur map[string]Inventory) (map[string]Inventory, error) { return Apply(cur, edits, amend) }
 }
 
+// ClassSetEdit replaces one class's record, what PUT
+// /resource_providers/{uuid}/inventories/{class} does (osc-placement's
+// inventory class set): the class gets the fields given and Placement's
+// defaults for the others (total is required); every other class stays as
+// it is. Placement updates only a class the provider has: another one is
+// its 400, "No inventory record with resource class for resource provider".
+func ClassSetEdit(uuid, class string, edits []FieldEdit) InventoryEdit {
+	return func(cur map[string]Inventory) (map[string]Inventory, error) {
+		if _, ok := cur[class]; !ok {
+			return nil, Errorf(ErrBadRequest, "", "No inventory record with resource class for resource provider %s: %s", uuid, class)
+		}
+		v := Defaults
+		total := false
+		for _, e := range edits {
+			if e.Class != class {
+				return nil, Errorf(ErrBadRequest, "", "%s: not the class being set (%s)", e.Class, class)
+			}
+			e.apply(&v)
+			total = total || e.Field == "total"
+		}
+		if !total {
+			return nil, Errorf(ErrBadRequest, "", "%s: total is required", class)
+		}
+		out := maps.Clone(cur)
+		out[class] = v
+		return out, nil
+	}
+}
+
 // DeleteEdit removes classes; a class the provider lacks is an error.
 func DeleteEdit(classes []string) InventoryEdit {
 	return func(cur map[string]Inventory) (map[string]Inventory, error) {

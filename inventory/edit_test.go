@@ -3,6 +3,7 @@ package inventory_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 
@@ -346,5 +347,57 @@ func TestCheckLowered(t *testing.T) {
 				t.Errorf("%s: used %v, want not read", r.Provider.UUID, used)
 			}
 		}
+	}
+}
+
+// TestClassSetEdit: one class's record replaced (the fields given, the
+// defaults for the rest), the other classes kept; a class the provider has
+// not, or no total, is Placement's bad request.
+func TestClassSetEdit(t *testing.T) {
+	cur := map[string]inventory.Inventory{
+		"VCPU":      {Total: 16, Reserved: 2, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 4},
+		"MEMORY_MB": {Total: 4096, Reserved: 512, MinUnit: 1, MaxUnit: 4096, StepSize: 1, AllocationRatio: 1.5},
+	}
+	for _, c := range []struct {
+		name    string
+		class   string
+		edits   []inventory.FieldEdit
+		want    inventory.Inventory
+		wantErr string
+	}{
+		{name: "total only: defaults for the rest", class: "VCPU", edits: []inventory.FieldEdit{{Class: "VCPU", Field: "total", Int: 32}},
+			want: inventory.Inventory{Total: 32, Reserved: 0, MinUnit: 1, MaxUnit: inventory.MaxInt, StepSize: 1, AllocationRatio: 1}},
+		{name: "every field", class: "MEMORY_MB", edits: []inventory.FieldEdit{{Class: "MEMORY_MB", Field: "total", Int: 8192},
+			{Class: "MEMORY_MB", Field: "reserved", Int: 256}, {Class: "MEMORY_MB", Field: "max_unit", Int: 2048},
+			{Class: "MEMORY_MB", Field: "min_unit", Int: 2}, {Class: "MEMORY_MB", Field: "step_size", Int: 2},
+			{Class: "MEMORY_MB", Field: "allocation_ratio", Float: 2.5}},
+			want: inventory.Inventory{Total: 8192, Reserved: 256, MinUnit: 2, MaxUnit: 2048, StepSize: 2, AllocationRatio: 2.5}},
+		{name: "class not on the provider", class: "DISK_GB", edits: []inventory.FieldEdit{{Class: "DISK_GB", Field: "total", Int: 10}},
+			wantErr: "No inventory record with resource class for resource provider u: DISK_GB"},
+		{name: "no total", class: "VCPU", edits: []inventory.FieldEdit{{Class: "VCPU", Field: "reserved", Int: 1}}, wantErr: "VCPU: total is required"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := inventory.ClassSetEdit("u", c.class, c.edits)(maps.Clone(cur))
+			if c.wantErr != "" {
+				if !errors.Is(err, inventory.ErrBadRequest) || err.Error() != c.wantErr {
+					t.Fatalf("err %v, want a bad request %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[c.class] != c.want {
+				t.Errorf("%s = %+v, want %+v", c.class, got[c.class], c.want)
+			}
+			for class, v := range cur {
+				if class != c.class && got[class] != v {
+					t.Errorf("%s changed: %+v, want %+v", class, got[class], v)
+				}
+			}
+			if len(got) != len(cur) {
+				t.Errorf("classes %v, want those of %v", got, cur)
+			}
+		})
 	}
 }

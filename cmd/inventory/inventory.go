@@ -4,6 +4,8 @@ package inventory
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +29,7 @@ up to --attempts times, and reports a conflict that persists instead of forcing 
 ` + cmdutil.StoreExitCodes,
 		Args: cobra.NoArgs,
 	}
-	c.AddCommand(newCmdInventoryList(f), newCmdInventoryShow(f), setcmd.NewCmdInventorySet(f), newCmdInventoryDelete(f))
+	c.AddCommand(newCmdInventoryList(f), newCmdInventoryShow(f), setcmd.NewCmdInventorySet(f), newCmdInventoryDelete(f), newCmdInventoryClass(f))
 	return c
 }
 
@@ -116,5 +118,92 @@ Placement refuses to delete an inventory that has allocations (exit 2).
 	}
 	c.Flags().IntVar(&attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts before a generation conflict is reported")
 	c.Flags().StringArrayVar(&classFlags, "resource-class", nil, "a class to delete, as osc's --resource-class (repeatable)")
+	return c
+}
+
+// classSetHeaders are osc-placement's inventory class set fields, in its
+// order (INVENTORY_FIELDS).
+var classSetHeaders = []string{"allocation_ratio", "min_unit", "max_unit", "reserved", "step_size", "total"}
+
+// newCmdInventoryClass builds `rpctl inventory class set`, osc's resource
+// provider inventory class set.
+func newCmdInventoryClass(f *cmdutil.Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "class",
+		Short: "Replace one inventory record of a provider (osc's resource provider inventory class)",
+		Args:  cobra.NoArgs,
+	}
+	var attempts int
+	var total, reserved, minUnit, maxUnit, stepSize int64
+	var ratio float64
+	set := &cobra.Command{
+		Use:   "set P CLASS --total N [--reserved N] [--min_unit N] [--max_unit N] [--step_size N] [--allocation_ratio R]",
+		Short: "Replace the record of one class of a provider, as osc's resource provider inventory class set",
+		Long: `Replace the inventory record of CLASS on provider P (uuid or name), as osc's resource
+provider inventory class set (PUT /resource_providers/{uuid}/inventories/{class}): the class
+gets the fields given and Placement's defaults for the others (reserved 0, min_unit 1,
+max_unit 2147483647, step_size 1, allocation_ratio 1.0); --total is required. The provider's
+other classes are kept. As in Placement only a class the provider has is replaced: another
+one is refused (400, exit 2; inventory set adds classes). Prints the resulting record, as osc.
+
+The flags are osc's, with underscores. rpctl checks the record as inventory set does
+(Placement's limits and rpctl's own rules: min_unit not above max_unit, allocation_ratio
+above 0) and writes it generation-checked: read, written with the generation read, re-read
+and re-applied on a conflict up to --attempts times (osc sends one PUT with the generation
+it read). Lowering capacity below usage is allowed, as in Placement, with a warning on
+standard error.
+
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
+		Args: cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			class := args[1]
+			if err := inventory.CheckClassName(class); err != nil {
+				return cmdutil.UsageError("%v", err)
+			}
+			if !c.Flags().Changed("total") {
+				return cmdutil.UsageError("inventory class set: --total is required")
+			}
+			if err := shared.CheckCounts(shared.Count{Flag: "attempts", N: attempts}); err != nil {
+				return err
+			}
+			var spec []string
+			for _, fl := range []struct {
+				name  string
+				value string
+			}{
+				{"total", strconv.FormatInt(total, 10)}, {"reserved", strconv.FormatInt(reserved, 10)},
+				{"min_unit", strconv.FormatInt(minUnit, 10)}, {"max_unit", strconv.FormatInt(maxUnit, 10)},
+				{"step_size", strconv.FormatInt(stepSize, 10)}, {"allocation_ratio", strconv.FormatFloat(ratio, 'g', -1, 64)},
+			} {
+				if c.Flags().Changed(fl.name) {
+					spec = append(spec, fmt.Sprintf("%s:%s=%s", class, fl.name, fl.value))
+				}
+			}
+			edits, err := inventory.ParseEdits(spec)
+			if err != nil {
+				return cmdutil.UsageError("%v", err)
+			}
+			return shared.WithProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
+				r := (&inventory.Editor{Store: st, Attempts: attempts}).EditInventories(ctx, p, inventory.ClassSetEdit(p.UUID, class, edits))
+				for _, w := range r.Warnings {
+					fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
+				}
+				if r.Err != nil {
+					return r.Err
+				}
+				v := r.Want[class]
+				return f.Write(output.Record(classSetHeaders, v.AllocationRatio, v.MinUnit, v.MaxUnit, v.Reserved, v.StepSize, v.Total), nil)
+			})
+		},
+	}
+	fl := set.Flags()
+	fl.Int64Var(&total, "total", 0, "the amount of the resource the provider has (required)")
+	fl.Int64Var(&reserved, "reserved", 0, "the amount reserved for the provider's own use (default 0)")
+	fl.Int64Var(&minUnit, "min_unit", 0, "the least any one allocation may take (default 1)")
+	fl.Int64Var(&maxUnit, "max_unit", 0, "the most any one allocation may take (default 2147483647)")
+	fl.Int64Var(&stepSize, "step_size", 0, "allocations must be multiples of this (default 1)")
+	fl.Float64Var(&ratio, "allocation_ratio", 0, "capacity is (total - reserved) x this (default 1.0)")
+	fl.IntVar(&attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts before a generation conflict is reported")
+	c.AddCommand(set)
 	return c
 }
