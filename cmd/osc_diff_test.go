@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -607,4 +608,118 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// oscSilent is an osc-placement write that prints nothing, and rpctl's
+// spelling of it.
+type oscSilent struct {
+	name         string
+	osc, rpctl   []string
+	version      string
+	reset, state [][]string // rpctl commands: the state before each write, and what is compared after it
+	genOf        string     // a provider whose generation change is compared too
+}
+
+// TestDifferentialOSCSilentWrites (issue 39): osc's writes that print
+// nothing — resource provider trait delete, resource class set, resource
+// provider allocation delete — and rpctl's spellings, each run from the same
+// state against the same real placement-api: both print nothing, exit 0,
+// and leave the same state (what rpctl's reads show of it, and the same
+// change of the provider's generation).
+func TestDifferentialOSCSilentWrites(t *testing.T) {
+	if _, err := exec.LookPath("/usr/bin/openstack"); err != nil {
+		if testdb.Required() {
+			t.Fatal("openstack not installed (apt-get install python3-openstackclient python3-osc-placement)")
+		}
+		t.Skip("openstack not installed")
+	}
+	p := placementtest.New(t)
+	api := []string{"--os-endpoint", p.Base, "--os-token", "admin"}
+	rpctl := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := cmdtest.Rpctl(t, append(slices.Clip(api), args...)...)
+		if code != 0 {
+			t.Fatalf("rpctl %v: exit %d: %s", args, code, errOut)
+		}
+		return out
+	}
+	for _, line := range [][]string{
+		{"provider", "create", "cmp-a", "--uuid", oscCN1},
+		{"provider", "create", "cmp-b", "--uuid", oscCN2},
+		{"inventory", "set", oscCN1, "VCPU=8", "MEMORY_MB=4096"},
+		{"inventory", "set", oscCN2, "DISK_GB=100"},
+		{"trait", "create", "CUSTOM_FAST"},
+		{"resource-class", "create", "CUSTOM_GPU"},
+	} {
+		rpctl(line...)
+	}
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OS_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	sh := startOSCShell(t, env)
+	res := func(args ...string) []string { return append([]string{"resource", "provider"}, args...) }
+	setInst := []string{"allocation", "set", oscInst, "--allocation", "rp=" + oscCN1 + ",VCPU=2,MEMORY_MB=512", "--allocation", "rp=" + oscCN2 + ",DISK_GB=10", "--project-id", oscProj, "--user-id", oscUser}
+	usages := [][]string{{"usage", "show", oscCN1, "-f", "value"}, {"usage", "show", oscCN2, "-f", "value"}, {"usage", "project", oscProj, "-f", "value"}}
+	for _, tc := range []oscSilent{
+		{name: "trait delete", osc: res("trait", "delete", oscCN1), rpctl: []string{"provider", "trait", "delete", oscCN1}, version: "1.6",
+			reset: [][]string{{"provider", "trait", "set", oscCN1, "CUSTOM_FAST", "HW_CPU_X86_SSE"}},
+			state: [][]string{{"provider", "trait", "list", oscCN1, "-f", "value"}}, genOf: oscCN1},
+		{name: "trait delete, no trait", osc: res("trait", "delete", oscCN1), rpctl: []string{"provider", "trait", "delete", oscCN1}, version: "1.39",
+			reset: [][]string{{"provider", "trait", "set", oscCN1}},
+			state: [][]string{{"provider", "trait", "list", oscCN1, "-f", "value"}}, genOf: oscCN1},
+		// set, then delete: the class is missing before each write.
+		{name: "resource class set, new", osc: []string{"resource", "class", "set", "CUSTOM_NEW"}, rpctl: []string{"resource-class", "set", "CUSTOM_NEW"}, version: "1.7",
+			reset: [][]string{{"resource-class", "set", "CUSTOM_NEW"}, {"resource-class", "delete", "CUSTOM_NEW"}},
+			state: [][]string{{"resource-class", "list", "-f", "value"}}},
+		{name: "resource class set, existing", osc: []string{"resource", "class", "set", "CUSTOM_GPU"}, rpctl: []string{"resource-class", "set", "CUSTOM_GPU"}, version: "1.39",
+			state: [][]string{{"resource-class", "list", "-f", "value"}}},
+		{name: "allocation delete", osc: res("allocation", "delete", oscInst), rpctl: []string{"allocation", "delete", oscInst}, version: "1.39",
+			reset: [][]string{setInst}, state: append([][]string{{"allocation", "show", oscInst, "-f", "value"}}, usages...), genOf: oscCN1},
+	} {
+		type outcome struct {
+			out   string
+			code  int
+			state []string
+			moved int // the provider's generation change
+		}
+		gen := func() int {
+			if tc.genOf == "" {
+				return 0
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(rpctl("provider", "show", tc.genOf, "-f", "value", "-c", "generation")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		var got [2]outcome
+		for i := range got {
+			for _, r := range tc.reset {
+				rpctl(r...)
+			}
+			before := gen()
+			if i == 0 {
+				got[i].out, got[i].code = sh.run(t, append([]string{"--os-endpoint", p.Base, "--os-token", "admin", "--os-placement-api-version", tc.version}, tc.osc...))
+			} else {
+				var errOut string
+				got[i].out, errOut, got[i].code = cmdtest.Rpctl(t, slices.Concat(api, []string{"--os-placement-api-version", tc.version}, tc.rpctl)...)
+				if got[i].code != 0 {
+					t.Logf("%s: rpctl: %s", tc.name, errOut)
+				}
+			}
+			got[i].moved = gen() - before
+			for _, s := range tc.state {
+				got[i].state = append(got[i].state, rpctl(s...))
+			}
+		}
+		if got[0].code != 0 || got[1].code != 0 || got[0].out != "" || got[1].out != "" {
+			t.Errorf("%s: osc %v exit %d, printed %q; rpctl %v exit %d, printed %q; want both 0, printing nothing", tc.name, tc.osc, got[0].code, got[0].out, tc.rpctl, got[1].code, got[1].out)
+		}
+		if !slices.Equal(got[0].state, got[1].state) || got[0].moved != got[1].moved {
+			t.Errorf("%s: the state after osc %v:\n%q (generation +%d)\nafter rpctl %v:\n%q (generation +%d)", tc.name, tc.osc, got[0].state, got[0].moved, tc.rpctl, got[1].state, got[1].moved)
+		}
+	}
 }
