@@ -133,6 +133,7 @@ func oscReads() []oscCase {
 		{osc: []string{"trait", "list"}, rpctl: []string{"trait", "list"}, version: "1.39", list: true, sortBy: "name"},
 		{osc: []string{"trait", "list", "--name", "startswith:CUSTOM"}, rpctl: []string{"trait", "list", "--name", "startswith:CUSTOM"}, version: "1.39", list: true, sortBy: "name"},
 		{osc: []string{"trait", "list", "--associated"}, rpctl: []string{"trait", "list", "--associated", "true"}, version: "1.39", list: true, sortBy: "name"},
+		{osc: []string{"trait", "list", "--associated"}, rpctl: []string{"trait", "list", "--associated"}, version: "1.39", list: true, sortBy: "name"},
 		// issue 39: osc's show commands.
 		{osc: []string{"trait", "show", "CUSTOM_FAST"}, rpctl: []string{"trait", "show", "CUSTOM_FAST"}, version: "1.39"},
 		{osc: []string{"trait", "show", "HW_CPU_X86_AVX2"}, rpctl: []string{"trait", "show", "HW_CPU_X86_AVX2"}, version: "1.6"},

@@ -3,6 +3,7 @@ package trait
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -23,9 +24,20 @@ func NewCmdTrait(f *cmdutil.Factory) *cobra.Command {
 		Use: "list", Short: "List traits",
 		Long: `List traits: --name startswith:PREFIX or in:A,B, --associated true|false.
 
+--associated alone is true: osc's trait list --associated (a switch there) works as it is;
+--associated false (or --associated=false) lists the traits no provider has.
+
 ` + cmdutil.StoreExitCodes,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			// "--associated false": the switch took no value, the word
+			// after it came as an argument.
+			if len(args) == 1 {
+				if !c.Flags().Changed("associated") || associated != "true" || (args[0] != "true" && args[0] != "false") {
+					return fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath())
+				}
+				associated = args[0]
+			}
 			switch associated {
 			case "":
 			case "true", "false":
@@ -45,6 +57,7 @@ func NewCmdTrait(f *cmdutil.Factory) *cobra.Command {
 	}
 	list.Flags().StringVar(&filter.Name, "name", "", "startswith:PREFIX or in:A,B")
 	list.Flags().StringVar(&associated, "associated", "", "true: only traits some provider has; false: only those none has")
+	list.Flags().Lookup("associated").NoOptDefVal = "true"
 	c.AddCommand(list, newCmdTraitShow(f),
 		&cobra.Command{
 			Use: "create CUSTOM_NAME", Short: "Create a custom trait (no-op when it exists)", Long: cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
