@@ -31,6 +31,14 @@ func TestCompletion(t *testing.T) {
 		{[]string{"--db", db, "__complete", "provider", "trait", "add", "cmp1-00001.example.org", "COMPUTE_NODE"}, []string{"COMPUTE_NODE"}},
 		{[]string{"--db", db, "__complete", "trait", "delete", "COMPUTE_NODE"}, []string{"COMPUTE_NODE"}},
 		{[]string{"--db", db, "__complete", "resource-class", "delete", "MEMORY_"}, []string{"MEMORY_MB"}},
+		// issue 39: osc's spellings complete as rpctl's do.
+		{[]string{"--db", db, "__complete", "provider", "trait", "set", "cmp1-00001.example.org", "--trait", "COMPUTE_NODE"}, []string{"COMPUTE_NODE"}},
+		{[]string{"--db", db, "__complete", "provider", "trait", "delete", "cmp1-00001"}, []string{"cmp1-00001.example.org"}},
+		{[]string{"--db", db, "__complete", "trait", "show", "COMPUTE_NODE"}, []string{"COMPUTE_NODE"}},
+		{[]string{"--db", db, "__complete", "resource-class", "show", "MEMORY_"}, []string{"MEMORY_MB"}},
+		{[]string{"--db", db, "__complete", "inventory", "class", "set", "cmp1-00001"}, []string{"cmp1-00001.example.org"}},
+		{[]string{"--db", db, "__complete", "inventory", "class", "set", "cmp1-00001.example.org", "MEMORY_"}, []string{"MEMORY_MB"}},
+		{[]string{"--db", db, "__complete", "claims", "audit", "--resource_provider", "cmp1-00001"}, []string{"cmp1-00001.example.org"}},
 	} {
 		out, _, code := cmdtest.Rpctl(t, tc.args...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")

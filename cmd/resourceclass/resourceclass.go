@@ -58,10 +58,11 @@ func NewCmdResourceClass(f *cmdutil.Factory) *cobra.Command {
 // resource class show.
 func newCmdResourceClassShow(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "show NAME",
+		Use:   "show CLASS",
 		Short: "Show a resource class, as osc's resource class show (GET /resource_classes/{name})",
-		Long: `Show the resource class NAME (its one field, name), standard or custom, as osc's resource
-class show does; an unknown class is Placement's "No such resource class NAME." (exit 2).
+		Long: `Show the resource class CLASS (its one field, name), standard or custom, as osc's
+resource class show does; an unknown class is Placement's "No such resource class CLASS."
+(exit 2).
 rpctl reads GET /resource_classes, which answers the same on both backends.
 
 ` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,

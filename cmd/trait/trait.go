@@ -88,11 +88,11 @@ var traitName = &lazyre.Regexp{Expr: `^[A-Z0-9_]+$`}
 // newCmdTraitShow builds `rpctl trait show NAME`, osc's trait show.
 func newCmdTraitShow(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "show NAME",
+		Use:   "show TRAIT",
 		Short: "Show a trait if it exists, as osc's trait show (GET /traits/{name})",
-		Long: `Show the trait NAME (its one field, name) when Placement has it, as osc's trait show
-does; an unknown trait is Placement's "No such trait(s): NAME." (exit 2). rpctl asks
-GET /traits?name=in:NAME, which answers the same on both backends.
+		Long: `Show the trait TRAIT (its one field, name) when Placement has it, as osc's trait show
+does; an unknown trait is Placement's "No such trait(s): TRAIT." (exit 2). rpctl asks
+GET /traits?name=in:TRAIT, which answers the same on both backends.
 
 ` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),

@@ -42,6 +42,8 @@ func RegisterCompletions(root *cobra.Command, f *Factory) {
 		"trait":          placementValue(f, traitsOf),
 		"in-tree":        placementValue(f, providersOf),
 		"provider":       placementValue(f, providersOf),
+		// nova-manage placement audit's spelling of --provider.
+		"resource_provider": placementValue(f, providersOf),
 	}
 	names := slices.Sorted(maps.Keys(byName))
 	var walk func(c *cobra.Command)
