@@ -123,7 +123,7 @@ func newCmdAllocationShow(f *cmdutil.Factory) *cobra.Command {
 and (from Placement microversion 1.38, and always from the database) the consumer type,
 "unknown" for a consumer written without one.
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			consumer, err := checkConsumer(args[0])
@@ -154,7 +154,7 @@ required for a new consumer and default to the existing consumer's. --consumer-t
 (Placement 1.38) defaults to the existing consumer's type, else INSTANCE; below
 microversion 1.38 the API keeps the consumer's type and takes none.
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			consumer, err := checkConsumer(args[0])
@@ -240,7 +240,7 @@ func newCmdAllocationUnset(f *cmdutil.Factory) *cobra.Command {
 checked; what remains is written back (PUT), or the consumer goes when nothing remains
 (DELETE). Naming a provider or class the consumer does not hold is refused.
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			consumer, err := checkConsumer(args[0])

@@ -42,7 +42,7 @@ min_unit, max_unit, reserved, step_size, total, used) plus capacity
 (int((total - reserved) * allocation_ratio), as Placement computes it) and free
 (capacity - used; negative when capacity was lowered below usage).
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return shared.WithProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
@@ -64,7 +64,7 @@ func newCmdInventoryShow(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show P CLASS",
 		Short: "Show one inventory of a provider",
-		Long:  "Show one inventory record with used, capacity and free.\n\n" + cmdutil.StoreExitCodes,
+		Long:  "Show one inventory record with used, capacity and free.\n\n" + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args:  cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			return shared.WithProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
@@ -94,7 +94,7 @@ class named, every inventory of the provider, as osc's 'resource provider invent
 (DELETE /resource_providers/{uuid}/inventories). --resource-class is osc's spelling of a class.
 Placement refuses to delete an inventory that has allocations (exit 2).
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			classes := append(args[1:], classFlags...)

@@ -29,7 +29,7 @@ func newCmdProviderNames(f *cmdutil.Factory, kind string) *cobra.Command {
 	c.AddCommand(&cobra.Command{
 		Use:   "list P",
 		Short: fmt.Sprintf("List a provider's %ss", kind),
-		Long:  cmdutil.StoreExitCodes,
+		Long:  cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return shared.WithProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {

@@ -92,7 +92,7 @@ osc's spellings are taken too: --resource VCPU=2 (repeatable), --forbidden T (re
 and, as in osc, a comma list without in: or ! is any of them: --member-of A,B is in:A,B and
 --required T,U is in:T,U (--required T,!U stays all of them).
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
@@ -163,7 +163,7 @@ func newCmdProviderShow(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show P",
 		Short: "Show one resource provider (and its allocations with --allocations)",
-		Long:  "Show a resource provider by uuid or name.\n\n" + cmdutil.StoreExitCodes,
+		Long:  "Show a resource provider by uuid or name.\n\n" + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return shared.WithProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
@@ -207,7 +207,7 @@ func newCmdProviderCreate(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Create a resource provider (POST /resource_providers)",
-		Long:  "Create a resource provider, a root unless --parent (uuid or name) is given.\n\n" + cmdutil.StoreExitCodes,
+		Long:  "Create a resource provider, a root unless --parent (uuid or name) is given.\n\n" + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
@@ -241,7 +241,7 @@ func newCmdProviderDelete(f *cmdutil.Factory) *cobra.Command {
 		Long: `Delete a resource provider (DELETE /resource_providers/{uuid}); Placement refuses while it
 has allocations or child providers.
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return shared.WithProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
@@ -362,7 +362,7 @@ uuid or name) or make it a root (--no-parent), with its whole subtree, as Placem
 allows. What is not named is kept. Placement refuses a name in use (409) and a parent
 inside the provider's own subtree (400).
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if name == "" && parent == "" && !root {

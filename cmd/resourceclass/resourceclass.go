@@ -18,7 +18,7 @@ func NewCmdResourceClass(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{Use: "resource-class", Short: "List, show, create, set and delete Placement resource classes", Args: cobra.NoArgs}
 	c.AddCommand(newCmdResourceClassShow(f), newCmdResourceClassSet(f),
 		&cobra.Command{
-			Use: "list", Short: "List resource classes", Long: cmdutil.StoreExitCodes, Args: cobra.NoArgs,
+			Use: "list", Short: "List resource classes", Long: cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes, Args: cobra.NoArgs,
 			RunE: func(c *cobra.Command, _ []string) error {
 				return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
 					names, err := st.ListResourceClasses(ctx)
@@ -31,7 +31,7 @@ func NewCmdResourceClass(f *cmdutil.Factory) *cobra.Command {
 		},
 		&cobra.Command{
 			Use: "create CUSTOM_NAME", Short: "Create a custom resource class (no-op when it exists)",
-			Long: "Create a CUSTOM_ resource class (PUT /resource_classes/{name}); one that exists is left as it is.\n\n" + cmdutil.StoreExitCodes,
+			Long: "Create a CUSTOM_ resource class (PUT /resource_classes/{name}); one that exists is left as it is.\n\n" + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 			Args: cobra.ExactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
 				return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
@@ -45,7 +45,7 @@ func NewCmdResourceClass(f *cmdutil.Factory) *cobra.Command {
 		},
 		&cobra.Command{
 			Use: "delete CUSTOM_NAME", Short: "Delete a custom resource class (refused while any inventory uses it)",
-			Long: cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
+			Long: cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
 				return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error { return st.DeleteResourceClass(ctx, args[0]) })
 			},

@@ -27,7 +27,7 @@ func NewCmdTrait(f *cmdutil.Factory) *cobra.Command {
 --associated alone is true: osc's trait list --associated (a switch there) works as it is;
 --associated false (or --associated=false) lists the traits no provider has.
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			// "--associated false": the switch took no value, the word
@@ -60,7 +60,7 @@ func NewCmdTrait(f *cmdutil.Factory) *cobra.Command {
 	list.Flags().Lookup("associated").NoOptDefVal = "true"
 	c.AddCommand(list, newCmdTraitShow(f),
 		&cobra.Command{
-			Use: "create CUSTOM_NAME", Short: "Create a custom trait (no-op when it exists)", Long: cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
+			Use: "create CUSTOM_NAME", Short: "Create a custom trait (no-op when it exists)", Long: cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
 				return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
 					if _, err := st.CreateTrait(ctx, args[0]); err != nil {
@@ -71,7 +71,7 @@ func NewCmdTrait(f *cmdutil.Factory) *cobra.Command {
 			},
 		},
 		&cobra.Command{
-			Use: "delete CUSTOM_NAME", Short: "Delete a custom trait (refused while a provider has it)", Long: cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
+			Use: "delete CUSTOM_NAME", Short: "Delete a custom trait (refused while a provider has it)", Long: cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
 				return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error { return st.DeleteTrait(ctx, args[0]) })
 			},

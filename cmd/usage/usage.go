@@ -30,7 +30,7 @@ the database backend) Placement groups the sums by consumer type, and each row i
 type: resource_class holds its name (unknown for consumers without a type) and usage the
 type's classes with its consumer_count, as osc prints them.
 
-` + cmdutil.StoreExitCodes,
+` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
@@ -57,7 +57,7 @@ type's classes with its consumer_count, as osc prints them.
 	c.AddCommand(&cobra.Command{
 		Use:   "show P",
 		Short: "Show what is allocated against a provider, by class (GET .../usages)",
-		Long:  "Show the sum of allocations of every class the provider has inventory of.\n\n" + cmdutil.StoreExitCodes,
+		Long:  "Show the sum of allocations of every class the provider has inventory of.\n\n" + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return shared.WithProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {

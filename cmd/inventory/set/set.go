@@ -71,7 +71,7 @@ above the number of placement-api worker processes is slower, not faster, when u
 HTTP/1.1 itself (--http11-socket): each worker stays on one keep-alive connection, and the
 requests on the connections beyond the workers wait in its accept queue.
 
-` + cmdutil.StoreExitCodes + `
+` + cmdutil.OSCExitCodes + "\n" + cmdutil.StoreExitCodes + `
 With --aggregate: 0 every provider changed or unchanged, 1 some conflicted or failed (the
 others are written), 2 invalid edit.`,
 		Args: cobra.MinimumNArgs(1),
