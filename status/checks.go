@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/migrate"
 )
 
@@ -67,8 +68,8 @@ type Env struct {
 	Aggregates    AggregateDiffer
 	AggregatesErr error
 	// Release names the row of Releases the upstream checks follow
-	// ("zed"); "" means DefaultRelease.
-	Release string
+	// (release.Zed); "" means DefaultRelease.
+	Release release.Name
 	// Upstream is what the config files tell nova-status' and
 	// placement-status' checks.
 	Upstream Upstream

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rpctl/rpctl/internal/release"
 )
 
 // The checks of nova-status upgrade check and placement-status upgrade
@@ -45,32 +47,63 @@ type Release struct {
 	// default: placement-status registers the option on its own
 	// ConfigOpts, which placement.policy's set_defaults never sees).
 	NovaPolicyDefault, PlacementPolicyDefault string
+	// MachineTypeDetails is _check_machine_type_set's warning and
+	// ServiceUserTokenDetails _check_service_user_token's failure: their
+	// texts (the commands and links they name) changed.
+	MachineTypeDetails, ServiceUserTokenDetails string
 }
 
-// Releases are the releases whose checks rpctl carries, by name.
-var Releases = map[string]Release{
-	// Nova 26 (nova/objects/service.py, nova/cmd/status.py), Placement 8.0.0.
-	"zed": {
+// Releases are the releases whose checks rpctl carries, one row for
+// every release.Names() entry (TestReleasesCoverEveryRelease). The
+// sources, file:line in each release's dist-packages, are in
+// docs/releases.md.
+var Releases = map[release.Name]Release{
+	// Nova 26.2.2 (nova/objects/service.py:233 and :238,
+	// nova/cmd/status.py:56, :60, :267 and :279), Placement 8.0.0,
+	// oslo.policy 4.0.0 (oslo_policy/opts.py:53: policy.json).
+	release.Zed: {
 		OldestCompute: "Yoga", OldestComputeVersion: 61,
 		MinPlacementMicroversion: "1.36", MinCinderMicroversion: "3.44",
 		NovaPolicyDefault: "policy.yaml", PlacementPolicyDefault: "policy.json",
+		MachineTypeDetails:      "\nInstances found without hw_machine_type set. This warning can be ignored if\nyour environment does not contain libvirt based compute hosts.\nUse the `nova-manage machine_type list_unset` command to list these instances.\nFor more details see the following:\nhttps://docs.openstack.org/latest/nova/admin/hw_machine_type.html",
+		ServiceUserTokenDetails: "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/latest/nova/admin/configuration/service-user-token.html",
+	},
+	// Nova 31.0.0 (Debian 13's 2:31.0.0-6+deb13u3):
+	// nova/objects/service.py:262 OLDEST_SUPPORTED_SERVICE_VERSION =
+	// 'Caracal', :271 'Caracal': 66; nova/cmd/status.py:56 and :60 (the
+	// microversions, unchanged), :264-269 and :276-279 (the messages);
+	// oslo.policy 4.5.1's default policy_file is policy.yaml
+	// (oslo_policy/opts.py:60), for nova-status (nova/policy.py no longer
+	// sets one) and placement-status alike.
+	release.R2025_1: {
+		OldestCompute: "Caracal", OldestComputeVersion: 66,
+		MinPlacementMicroversion: "1.36", MinCinderMicroversion: "3.44",
+		NovaPolicyDefault: "policy.yaml", PlacementPolicyDefault: "policy.yaml",
+		MachineTypeDetails:      "\nInstances found without hw_machine_type set. This warning can be ignored if\nyour environment does not contain libvirt based compute hosts.\nUse the `nova-manage libvirt list_unset_machine_type` command to list these\ninstances. For more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/hw-machine-type.html",
+		ServiceUserTokenDetails: "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/configuration/service-user-token.html",
 	},
 }
 
 // DefaultRelease is the release whose checks run when none is named.
-const DefaultRelease = "zed"
+const DefaultRelease = release.Default
+
+// LookupRelease returns the row of the release name names (any case; ""
+// is DefaultRelease).
+func LookupRelease(name release.Name) (Release, error) {
+	n, err := release.Parse(string(name))
+	if err != nil {
+		return Release{}, err
+	}
+	r, ok := Releases[n]
+	if !ok {
+		return Release{}, fmt.Errorf("no upgrade checks known for release %q", n)
+	}
+	return r, nil
+}
 
 // release is the Env's release's row.
 func (e *Env) release() (Release, error) {
-	name := e.Release
-	if name == "" {
-		name = DefaultRelease
-	}
-	r, ok := Releases[strings.ToLower(name)]
-	if !ok {
-		return Release{}, fmt.Errorf("no upgrade checks known for release %q", name)
-	}
-	return r, nil
+	return LookupRelease(e.Release)
 }
 
 // Upstream is what the config files tell the upstream checks.
@@ -311,10 +344,6 @@ func (e *Env) checkOldComputes(ctx context.Context) (Code, string, error) {
 		rel.OldestCompute, scope, min, rel.OldestComputeVersion), nil
 }
 
-// machineTypeDetails is _check_machine_type_set's message (it starts with
-// a newline, as Nova's).
-const machineTypeDetails = "\nInstances found without hw_machine_type set. This warning can be ignored if\nyour environment does not contain libvirt based compute hosts.\nUse the `nova-manage machine_type list_unset` command to list these instances.\nFor more details see the following:\nhttps://docs.openstack.org/latest/nova/admin/hw_machine_type.html"
-
 // checkMachineTypeSet is nova.cmd.status.UpgradeCommands._check_machine_type_set
 // (nova.virt.libvirt.machine_type_utils.get_instances_without_type): a
 // live instance of any cell but cell0, not building, whose image
@@ -334,18 +363,23 @@ func (e *Env) checkMachineTypeSet(ctx context.Context) (Code, string, error) {
 		return unavailable(errs...)
 	}
 	if n > 0 {
-		return Warning, machineTypeDetails, nil
+		rel, err := e.release()
+		if err != nil {
+			return Failure, "", err
+		}
+		return Warning, rel.MachineTypeDetails, nil
 	}
 	return Success, "", nil
 }
 
-// serviceUserTokenDetails is _check_service_user_token's message.
-const serviceUserTokenDetails = "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/latest/nova/admin/configuration/service-user-token.html"
-
 // checkServiceUserToken is nova.cmd.status.UpgradeCommands._check_service_user_token.
 func (e *Env) checkServiceUserToken(context.Context) (Code, string, error) {
 	if !e.Upstream.SendServiceUserToken {
-		return Failure, serviceUserTokenDetails, nil
+		rel, err := e.release()
+		if err != nil {
+			return Failure, "", err
+		}
+		return Failure, rel.ServiceUserTokenDetails, nil
 	}
 	return Success, "", nil
 }

@@ -21,11 +21,12 @@ func TestStatusFlags(t *testing.T) {
 		args []string
 		want statuscmd.StatusOptions
 	}{
-		{"defaults", statuscmd.NewCmdStatus, nil, statuscmd.StatusOptions{MinServiceVersion: status.DefaultMinServiceVersion}},
+		{"defaults", statuscmd.NewCmdStatus, nil, statuscmd.StatusOptions{MinServiceVersion: status.DefaultMinServiceVersion, Release: "zed"}},
+		{"release", statuscmd.NewCmdStatus, []string{"--release", "2025.1"}, statuscmd.StatusOptions{MinServiceVersion: status.DefaultMinServiceVersion, Release: "2025.1"}},
 		{"every flag", statuscmd.NewCmdStatus, []string{"--json", "--check", "Cells", "--check", "compute-node-uuids", "--min-service-version", "61"},
-			statuscmd.StatusOptions{JSON: true, Checks: []string{"Cells", "compute-node-uuids"}, MinServiceVersion: 61}},
+			statuscmd.StatusOptions{JSON: true, Checks: []string{"Cells", "compute-node-uuids"}, MinServiceVersion: 61, Release: "zed"}},
 		{"upgrade check", statuscmd.NewCmdUpgrade, []string{"check", "--json"},
-			statuscmd.StatusOptions{JSON: true, MinServiceVersion: status.DefaultMinServiceVersion}},
+			statuscmd.StatusOptions{JSON: true, MinServiceVersion: status.DefaultMinServiceVersion, Release: "zed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,7 +40,7 @@ func TestStatusFlags(t *testing.T) {
 			if got == nil {
 				t.Fatal("runF was not called")
 			}
-			if got.JSON != tt.want.JSON || !slices.Equal(got.Checks, tt.want.Checks) || got.MinServiceVersion != tt.want.MinServiceVersion {
+			if got.JSON != tt.want.JSON || !slices.Equal(got.Checks, tt.want.Checks) || got.MinServiceVersion != tt.want.MinServiceVersion || got.Release != tt.want.Release {
 				t.Errorf("got %+v, want %+v", *got, tt.want)
 			}
 		})

@@ -3,7 +3,6 @@ package status
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -123,8 +122,7 @@ func addStatusFlags(c *cobra.Command, o *StatusOptions) {
 		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
 	c.Flags().StringVar(&o.ComputeConfigDir, "compute-config-dir", "", "for the Compute Node Inventories check, as for rpctl migrate inventory: "+shared.ComputeConfigDirUsage)
 	cmdutil.MarkPathFlags(c.Flags(), "input", "compute-config-dir")
-	c.Flags().StringVar(&o.Release, "release", status.DefaultRelease,
-		"the OpenStack release whose nova-status and placement-status checks run ("+strings.Join(releaseNames(), ", ")+")")
+	shared.AddReleaseFlag(c.Flags(), &o.Release, "whose nova-status and placement-status checks run")
 	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
 	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
 	cmdutil.OfferFormats(c, output.Prometheus)
@@ -150,10 +148,11 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 		return usage(err)
 	}
 	// Select before connecting, so that a typo costs no connections.
-	if _, ok := status.Releases[strings.ToLower(o.Release)]; !ok {
-		return usage(fmt.Errorf("--release %q: rpctl carries the upgrade checks of %s", o.Release, strings.Join(releaseNames(), ", ")))
+	rel, err := shared.ParseRelease(o.Release)
+	if err != nil {
+		return usage(err)
 	}
-	env := &status.Env{Options: opts, MinServiceVersion: o.MinServiceVersion, Release: strings.ToLower(o.Release)}
+	env := &status.Env{Options: opts, MinServiceVersion: o.MinServiceVersion, Release: rel}
 	checks, err := status.Select(status.Checks(env), o.Checks)
 	if err != nil {
 		return usage(err)
@@ -218,14 +217,4 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 		return cmdutil.Exit(code)
 	}
 	return nil
-}
-
-// releaseNames are the releases whose upstream checks rpctl carries.
-func releaseNames() []string {
-	var out []string
-	for r := range status.Releases {
-		out = append(out, r)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -142,6 +142,8 @@ func TestStatusUsageErrors(t *testing.T) {
 		{"status", "--min-service-version", "0"},
 		{"-f", "xml", "status"},
 		{"upgrade", "check", "--min-service-version", "abc"},
+		{"status", "--release", "2024.1"},
+		{"upgrade", "check", "--release", "epoxy"},
 	} {
 		out, errOut, code := cmdtest.Rpctl(t, args...)
 		if code != 255 {
@@ -150,6 +152,14 @@ func TestStatusUsageErrors(t *testing.T) {
 		if out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "rpctl: ") {
 			t.Errorf("%q: want one error line, got stdout %q stderr %q", args, out, errOut)
 		}
+	}
+}
+
+// TestStatusUnknownRelease: --release names what rpctl knows.
+func TestStatusUnknownRelease(t *testing.T) {
+	_, errOut, code := cmdtest.Rpctl(t, "status", "--release", "2024.1")
+	if want := `rpctl: --release: rpctl knows the rules of zed, 2025.1, not "2024.1"` + "\n"; code != 255 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want 255, %q", code, errOut, want)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/osapi"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/status"
@@ -78,11 +79,13 @@ func WireStatus(ctx context.Context, env *status.Env, src storage.Sources) (*Sta
 // checks of release: the policy files each tool's oslo.config finds
 // (nova-status looks beside the files and in /etc/nova, placement-status
 // in /etc/placement; each has its own default name).
-func UpstreamConfig(o config.Options, apiDB bool, release string) status.Upstream {
-	if release == "" {
-		release = status.DefaultRelease
+func UpstreamConfig(o config.Options, apiDB bool, rel release.Name) status.Upstream {
+	row, err := status.LookupRelease(rel)
+	if err != nil {
+		// The commands refuse an unknown release before they get here;
+		// the checks that read the row fail with the same error.
+		row, _ = status.LookupRelease(status.DefaultRelease)
 	}
-	rel := status.Releases[strings.ToLower(release)]
 	policy := func(def, project string) string {
 		name := o.Upstream.PolicyFile.Value
 		if name == "" {
@@ -94,8 +97,8 @@ func UpstreamConfig(o config.Options, apiDB bool, release string) status.Upstrea
 		return config.FindFile(name, o.Files, project)
 	}
 	return status.Upstream{
-		NovaPolicyFile:       policy(rel.NovaPolicyDefault, "nova"),
-		PlacementPolicyFile:  policy(rel.PlacementPolicyDefault, "placement"),
+		NovaPolicyFile:       policy(row.NovaPolicyDefault, "nova"),
+		PlacementPolicyFile:  policy(row.PlacementPolicyDefault, "placement"),
 		SendServiceUserToken: o.Upstream.SendServiceUserToken,
 		APIDatabase:          apiDB,
 		CinderConfigured:     o.Upstream.Cinder.AuthType != "",

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/status"
 )
 
@@ -70,6 +73,35 @@ func TestPlacementVersions(t *testing.T) {
 		v, err := PlacementVersions(tc.auth)(context.Background())
 		if v != tc.want || !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
 			t.Errorf("%+v: %q, %v; want %q, %v", tc.auth, v, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestUpstreamConfigPolicyDefaults: with no [oslo_policy] policy_file,
+// each tool looks for its release's default name beside the config
+// files: nova-status policy.yaml in both releases; placement-status
+// policy.json in Zed (oslo.policy 4.0.0) and policy.yaml in 2025.1
+// (oslo.policy 4.5.1, oslo_policy/opts.py:60).
+func TestUpstreamConfigPolicyDefaults(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "nova.conf")
+	for _, name := range []string{"nova.conf", "policy.json", "policy.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := config.Options{Files: []string{conf}}
+	for _, tc := range []struct {
+		release         release.Name
+		nova, placement string
+	}{
+		{"", "policy.yaml", "policy.json"},
+		{release.Zed, "policy.yaml", "policy.json"},
+		{release.R2025_1, "policy.yaml", "policy.yaml"},
+	} {
+		up := UpstreamConfig(o, true, tc.release)
+		if filepath.Base(up.NovaPolicyFile) != tc.nova || filepath.Base(up.PlacementPolicyFile) != tc.placement {
+			t.Errorf("%q: nova %q, placement %q; want %s, %s", tc.release, up.NovaPolicyFile, up.PlacementPolicyFile, tc.nova, tc.placement)
 		}
 	}
 }
