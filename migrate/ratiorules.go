@@ -1,9 +1,16 @@
 package migrate
 
-import "github.com/rpctl/rpctl/internal/config"
+import (
+	"fmt"
 
-// Nova 26's allocation-ratio rules (Stein's initial-allocation-ratios work),
-// in one place so that the ratio migration and the inventory migration agree.
+	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/release"
+)
+
+// Nova's allocation-ratio rules (Stein's initial-allocation-ratios work,
+// unchanged up to Nova 31; only the initial ratios' defaults differ by
+// release: InitialRatioDefaults), in one place so that the ratio migration
+// and the inventory migration agree.
 //
 // Sources: nova/objects/compute_node.py migrate_empty_ratio and
 // _from_db_object (a compute_nodes row), nova/virt/driver.py
@@ -62,6 +69,60 @@ func (k RatioKind) Conf(r config.Ratios) (override *float64, initial float64) {
 	default:
 		return r.Disk, r.InitialDisk
 	}
+}
+
+// InitialRatios are Nova's defaults of [DEFAULT]
+// initial_cpu_allocation_ratio, initial_ram_allocation_ratio and
+// initial_disk_allocation_ratio: what a compute node's NULL or 0.0 ratio
+// and a new Placement inventory get when neither xxx_allocation_ratio nor
+// the initial option is set.
+type InitialRatios struct {
+	CPU, RAM, Disk float64
+}
+
+// InitialRatioDefaults are the initial ratios' defaults by release, read
+// from each release's option definitions (cfg.FloatOpt in
+// nova/conf/compute.py; docs/releases.md). The rule that applies them
+// (migrate_empty_ratio, _get_allocation_ratios) is the same in both.
+var InitialRatioDefaults = map[release.Name]InitialRatios{
+	// Nova 26.2.2 (Debian 12): nova/conf/compute.py:531, :547, :563.
+	release.Zed: {CPU: 16.0, RAM: 1.5, Disk: 1.0},
+	// Nova 31.0.0 (Debian 13): nova/conf/compute.py:530, :546, :562. The
+	// CPU and RAM defaults fell in Nova 27 (2023.1).
+	release.R2025_1: {CPU: 4.0, RAM: 1.0, Disk: 1.0},
+}
+
+// InitialRatiosOf returns rel's defaults ("" is release.Default).
+func InitialRatiosOf(rel release.Name) (InitialRatios, error) {
+	n, err := release.Parse(string(rel))
+	if err != nil {
+		return InitialRatios{}, err
+	}
+	d, ok := InitialRatioDefaults[n]
+	if !ok {
+		return InitialRatios{}, fmt.Errorf("no initial allocation ratios known for release %q", n)
+	}
+	return d, nil
+}
+
+// RatiosFor returns r with every initial_xxx_allocation_ratio that no
+// config file or flag set (its Source is "") replaced by rel's default:
+// the value that release's Nova would use with the same nova.conf.
+func RatiosFor(r config.Ratios, rel release.Name) (config.Ratios, error) {
+	d, err := InitialRatiosOf(rel)
+	if err != nil {
+		return config.Ratios{}, err
+	}
+	if r.InitialCPUSource == "" {
+		r.InitialCPU = d.CPU
+	}
+	if r.InitialRAMSource == "" {
+		r.InitialRAM = d.RAM
+	}
+	if r.InitialDiskSource == "" {
+		r.InitialDisk = d.Disk
+	}
+	return r, nil
 }
 
 // IsEmptyRatio reports whether a stored ratio is one Nova treats as "never

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/release"
 )
 
 func ratioFP(v float64) *float64 { return &v }
@@ -148,5 +149,80 @@ func TestFormatRatio(t *testing.T) {
 	}
 	if got := FormatRatio(nil); got != "NULL" {
 		t.Errorf("FormatRatio(nil) = %q", got)
+	}
+}
+
+// TestInitialRatiosByRelease: each release's defaults as its Nova defines
+// them (nova/conf/compute.py: Nova 26.2.2 :531/:547/:563, Nova 31.0.0
+// :530/:546/:562), and an option set in nova.conf or by a flag (a
+// source) keeps its value whatever the release.
+func TestInitialRatiosByRelease(t *testing.T) {
+	set := config.Ratios{InitialCPU: 2, InitialCPUSource: "nova.conf:3", InitialRAM: 99, InitialDisk: 99}
+	for _, tt := range []struct {
+		release        release.Name
+		in             config.Ratios
+		cpu, ram, disk float64
+		wantErr        bool
+	}{
+		{"", config.DefaultOptions().Ratios, 16, 1.5, 1, false},
+		{release.Zed, config.DefaultOptions().Ratios, 16, 1.5, 1, false},
+		{release.R2025_1, config.DefaultOptions().Ratios, 4, 1, 1, false},
+		{"2025.1", config.Ratios{}, 4, 1, 1, false},
+		{release.Zed, set, 2, 1.5, 1, false},
+		{release.R2025_1, set, 2, 1, 1, false},
+		{release.R2025_1, config.Ratios{InitialRAM: 0, InitialRAMSource: "--initial-ram-allocation-ratio"}, 4, 0, 1, false},
+		{"2024.1", config.Ratios{}, 0, 0, 0, true},
+	} {
+		got, err := RatiosFor(tt.in, tt.release)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%q %+v: error %v", tt.release, tt.in, err)
+			continue
+		}
+		if got.InitialCPU != tt.cpu || got.InitialRAM != tt.ram || got.InitialDisk != tt.disk {
+			t.Errorf("%q %+v: initial %v/%v/%v, want %v/%v/%v", tt.release, tt.in, got.InitialCPU, got.InitialRAM, got.InitialDisk, tt.cpu, tt.ram, tt.disk)
+		}
+	}
+	// Every release rpctl knows has its row; Zed's is config's defaults.
+	for _, n := range release.Names() {
+		if _, ok := InitialRatioDefaults[n]; !ok {
+			t.Errorf("no initial ratios for %s", n)
+		}
+	}
+	if len(InitialRatioDefaults) != len(release.Names()) {
+		t.Errorf("InitialRatioDefaults has %d rows, internal/release knows %d releases", len(InitialRatioDefaults), len(release.Names()))
+	}
+	z := InitialRatioDefaults[release.Zed]
+	if z != (InitialRatios{config.DefaultInitialCPUAllocationRatio, config.DefaultInitialRAMAllocationRatio, config.DefaultInitialDiskAllocationRatio}) {
+		t.Errorf("Zed's row %+v is not config's defaults", z)
+	}
+}
+
+// TestPlanRowByRelease: a NULL row gets the release's initial ratios.
+func TestPlanRowByRelease(t *testing.T) {
+	for _, tt := range []struct {
+		release        release.Name
+		cpu, ram, disk float64
+	}{
+		{release.Zed, 16, 1.5, 1},
+		{release.R2025_1, 4, 1, 1},
+	} {
+		r, err := RatiosFor(config.DefaultOptions().Ratios, tt.release)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes, err := PlanRow("cell1", NodeRatios{ID: 1}, r)
+		if err != nil || len(changes) != 3 {
+			t.Fatalf("%s: %v, %v", tt.release, changes, err)
+		}
+		got := map[string]float64{}
+		for _, c := range changes {
+			got[c.Ratio] = c.New
+			if c.Source != FromInitial {
+				t.Errorf("%s %s: source %s", tt.release, c.Ratio, c.Source)
+			}
+		}
+		if got["cpu_allocation_ratio"] != tt.cpu || got["ram_allocation_ratio"] != tt.ram || got["disk_allocation_ratio"] != tt.disk {
+			t.Errorf("%s: %v, want %v/%v/%v", tt.release, got, tt.cpu, tt.ram, tt.disk)
+		}
 	}
 }

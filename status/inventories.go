@@ -38,7 +38,7 @@ func (m InventoryMismatch) String() string {
 }
 
 // computeConfig is the config the nodes are planned with: Compute, or
-// nova.conf's options as nova-compute reads them.
+// nova.conf's options as the release's nova-compute reads them.
 func (e *Env) computeConfig() (*migrate.InventoryConfig, error) {
 	if e.ComputeErr != nil {
 		return nil, e.ComputeErr
@@ -48,6 +48,9 @@ func (e *Env) computeConfig() (*migrate.InventoryConfig, error) {
 	}
 	c, err := migrate.ComputeConfig(e.Options)
 	if err != nil {
+		return nil, err
+	}
+	if c.Ratios, err = migrate.RatiosFor(c.Ratios, e.Release); err != nil {
 		return nil, err
 	}
 	return &c, nil

@@ -3,13 +3,16 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/cmd/internal/shared"
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/flagnum"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
@@ -20,14 +23,16 @@ func ratiosMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "ratios",
 		Order: 20,
-		Short: "Fix 0.0 and NULL allocation ratios of compute nodes as Nova 26 does",
+		Short: "Fix 0.0 and NULL allocation ratios of compute nodes as Nova does",
 		Long: `Every live compute_nodes row with a 0.0 or NULL cpu/ram/disk allocation ratio gets
 xxx_allocation_ratio when it is set (and not 0.0), else initial_xxx_allocation_ratio;
-the row's other ratios are untouched. This is Nova 26's migrate_empty_ratio (the summary
+the row's other ratios are untouched. This is Nova's migrate_empty_ratio (the summary
 row keeps that name), run over every cell (or --cell) instead of only [database] connection.
 
 The options come from --config-file ([DEFAULT]); the flags of the same names override it.
-An explicit 0.0 override behaves as in Nova 26: it falls back to the initial value.`,
+An initial_xxx_allocation_ratio set nowhere takes the default of --release's Nova (the
+flags' help lists them; Nova 27 lowered cpu's and ram's).
+An explicit 0.0 override behaves as in Nova: it falls back to the initial value.`,
 		Need:     storage.NeedCells,
 		AddFlags: addRatioFlags,
 		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
@@ -59,6 +64,9 @@ func (r *ratioFlag) Type() string { return "ratio" }
 type ratioFlagSet struct {
 	cpu, ram, disk                      ratioFlag
 	initialCPU, initialRAM, initialDisk ratioFlag
+	// release is --release: whose defaults the initial ratios nova.conf
+	// and the flags leave unset take.
+	release string
 }
 
 // addRatioFlags adds the nova.conf ratio options as flags. Values are
@@ -75,9 +83,22 @@ func addRatioFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 	add(&ratioFlags.cpu, "cpu-allocation-ratio", "override [DEFAULT] cpu_allocation_ratio (unset by default: keep ratios set through the Placement API)")
 	add(&ratioFlags.ram, "ram-allocation-ratio", "override [DEFAULT] ram_allocation_ratio")
 	add(&ratioFlags.disk, "disk-allocation-ratio", "override [DEFAULT] disk_allocation_ratio")
-	add(&ratioFlags.initialCPU, "initial-cpu-allocation-ratio", "override [DEFAULT] initial_cpu_allocation_ratio (default 16.0)")
-	add(&ratioFlags.initialRAM, "initial-ram-allocation-ratio", "override [DEFAULT] initial_ram_allocation_ratio (default 1.5)")
-	add(&ratioFlags.initialDisk, "initial-disk-allocation-ratio", "override [DEFAULT] initial_disk_allocation_ratio (default 1.0)")
+	add(&ratioFlags.initialCPU, "initial-cpu-allocation-ratio", "override [DEFAULT] initial_cpu_allocation_ratio (default "+initialDefaults(migrate.RatioCPU)+")")
+	add(&ratioFlags.initialRAM, "initial-ram-allocation-ratio", "override [DEFAULT] initial_ram_allocation_ratio (default "+initialDefaults(migrate.RatioRAM)+")")
+	add(&ratioFlags.initialDisk, "initial-disk-allocation-ratio", "override [DEFAULT] initial_disk_allocation_ratio (default "+initialDefaults(migrate.RatioDisk)+")")
+	shared.AddReleaseFlag(fs, &ratioFlags.release, "whose Nova's defaults apply to the initial_*_allocation_ratio options nova.conf leaves unset")
+}
+
+// initialDefaults lists a kind's initial ratio default per release, for
+// the flags' help: "16.0 in zed, 4.0 in 2025.1: --release".
+func initialDefaults(k migrate.RatioKind) string {
+	var parts []string
+	for _, n := range release.Names() {
+		d := migrate.InitialRatioDefaults[n]
+		v := map[migrate.RatioKind]float64{migrate.RatioCPU: d.CPU, migrate.RatioRAM: d.RAM, migrate.RatioDisk: d.Disk}[k]
+		parts = append(parts, migrate.FormatRatio(&v)+" in "+string(n))
+	}
+	return strings.Join(parts, ", ") + ": --release"
 }
 
 // migrationRatios returns the allocation-ratio options: nova.conf's, with
@@ -95,6 +116,15 @@ func migrationRatios(f *cmdutil.Factory, ratioFlags *ratioFlagSet) (config.Ratio
 // files', or a compute host's own) with the flags given winning, checked
 // as migrationRatios says.
 func withRatioFlags(r config.Ratios, ratioFlags *ratioFlagSet) (config.Ratios, error) {
+	// The release's defaults first, for the initial ratios nova.conf
+	// leaves unset; the flags below win over both.
+	rel, err := shared.ParseRelease(ratioFlags.release)
+	if err != nil {
+		return config.Ratios{}, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+	}
+	if r, err = migrate.RatiosFor(r, rel); err != nil {
+		return config.Ratios{}, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+	}
 	override := func(fl *ratioFlag, name string, dst **float64, src *string) error {
 		if !fl.set {
 			return nil
@@ -106,7 +136,7 @@ func withRatioFlags(r config.Ratios, ratioFlags *ratioFlagSet) (config.Ratios, e
 		*dst, *src = &v, "--"+name
 		return nil
 	}
-	initial := func(fl *ratioFlag, name string, dst *float64) error {
+	initial := func(fl *ratioFlag, name string, dst *float64, src *string) error {
 		if !fl.set {
 			return nil
 		}
@@ -114,16 +144,16 @@ func withRatioFlags(r config.Ratios, ratioFlags *ratioFlagSet) (config.Ratios, e
 		if err != nil {
 			return &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
 		}
-		*dst = v
+		*dst, *src = v, "--"+name
 		return nil
 	}
 	for _, err := range []error{
 		override(&ratioFlags.cpu, "cpu-allocation-ratio", &r.CPU, &r.CPUSource),
 		override(&ratioFlags.ram, "ram-allocation-ratio", &r.RAM, &r.RAMSource),
 		override(&ratioFlags.disk, "disk-allocation-ratio", &r.Disk, &r.DiskSource),
-		initial(&ratioFlags.initialCPU, "initial-cpu-allocation-ratio", &r.InitialCPU),
-		initial(&ratioFlags.initialRAM, "initial-ram-allocation-ratio", &r.InitialRAM),
-		initial(&ratioFlags.initialDisk, "initial-disk-allocation-ratio", &r.InitialDisk),
+		initial(&ratioFlags.initialCPU, "initial-cpu-allocation-ratio", &r.InitialCPU, &r.InitialCPUSource),
+		initial(&ratioFlags.initialRAM, "initial-ram-allocation-ratio", &r.InitialRAM, &r.InitialRAMSource),
+		initial(&ratioFlags.initialDisk, "initial-disk-allocation-ratio", &r.InitialDisk, &r.InitialDiskSource),
 	} {
 		if err != nil {
 			return config.Ratios{}, err

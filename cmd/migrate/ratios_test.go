@@ -96,6 +96,10 @@ func TestMigrateRatiosBadInput(t *testing.T) {
 			`: [DEFAULT] cpu_allocation_ratio: expected a number, got "sixteen"`},
 		{"negative initial config", []string{"--config-file", conf("[DEFAULT]\ninitial_disk_allocation_ratio = -1\n"), "migrate", "ratios"}, 255,
 			`: [DEFAULT] initial_disk_allocation_ratio: must be >= 0.0, got "-1"`},
+		{"unknown release", []string{"migrate", "ratios", "--dry-run", "--release", "2024.1"}, 127,
+			`rpctl: --release: rpctl knows the rules of zed, 2025.1, not "2024.1"`},
+		{"unknown release through migrate all", []string{"migrate", "all", "--release", "epoxy"}, 127,
+			`rpctl: --release: rpctl knows the rules of zed, 2025.1, not "epoxy"`},
 		{"config beyond a FLOAT, on dry run", []string{"--config-file", conf("[DEFAULT]\ninitial_cpu_allocation_ratio = 1e39\n"), "migrate", "ratios", "--dry-run"}, 255,
 			`initial_cpu_allocation_ratio = 1e+39 is greater than 3.40282e+38`},
 	}
@@ -151,6 +155,61 @@ func TestMigrateRatiosDryRunAndRun(t *testing.T) {
 	_, errOut, code = cmdtest.Rpctl(t, "--db", path, "migrate", "ratios", "--dry-run")
 	if code != 0 || !strings.Contains(errOut, "nothing to change") {
 		t.Errorf("dry run after: %d %s", code, errOut)
+	}
+}
+
+// TestMigrateRatiosRelease: the initial ratios nova.conf leaves unset are
+// --release's Nova's defaults (Zed 16.0/1.5/1.0, 2025.1 4.0/1.0/1.0:
+// nova/conf/compute.py of Nova 26.2.2 and 31.0.0); one nova.conf sets
+// wins in every release, and so does its flag.
+func TestMigrateRatiosRelease(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "nova.conf")
+	if err := os.WriteFile(conf, []byte("[DEFAULT]\ninitial_disk_allocation_ratio = 2.0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // the rows after the run
+	}{
+		{"default is zed", nil, "1 16 1.5 1 true\n2 4 1 1 true\n3 4 1 1 false\n"},
+		{"zed", []string{"--release", "zed"}, "1 16 1.5 1 true\n2 4 1 1 true\n3 4 1 1 false\n"},
+		{"2025.1", []string{"--release", "2025.1"}, "1 4 1 1 true\n2 4 1 1 true\n3 4 1 1 false\n"},
+		{"any case", []string{"--release", "ZED"}, "1 16 1.5 1 true\n2 4 1 1 true\n3 4 1 1 false\n"},
+		{"nova.conf wins", []string{"--config-file", conf, "--release", "2025.1"}, "1 4 1 1 true\n2 4 1 2 true\n3 4 1 1 false\n"},
+		{"the flag wins", []string{"--release", "2025.1", "--initial-cpu-allocation-ratio", "3"}, "1 3 1 1 true\n2 4 1 1 true\n3 4 1 1 false\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := ratiosEmbedded(t)
+			var global, local []string
+			for i := 0; i < len(tc.args); i += 2 {
+				if tc.args[i] == "--config-file" {
+					global = append(global, tc.args[i:i+2]...)
+				} else {
+					local = append(local, tc.args[i:i+2]...)
+				}
+			}
+			args := append(append([]string{"--db", path}, global...), append([]string{"migrate", "ratios"}, local...)...)
+			if _, errOut, code := cmdtest.Rpctl(t, args...); code != 0 {
+				t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+			}
+			if got := ratiosDump(t, path); got != tc.want {
+				t.Errorf("%v:\n%s\nwant\n%s", args, got, tc.want)
+			}
+		})
+	}
+	// migrate all takes the same flag: its inventory step and its ratios
+	// step both follow it.
+	path := ratiosEmbedded(t)
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", path, "migrate", "all", "--release", "2025.1"); code != 0 {
+		t.Fatalf("migrate all --release 2025.1: %d\n%s", code, errOut)
+	}
+	if got, want := ratiosDump(t, path), "1 4 1 1 true\n2 4 1 1 true\n3 4 1 1 false\n"; got != want {
+		t.Errorf("migrate all --release 2025.1:\n%s\nwant\n%s", got, want)
+	}
+	out, errOut, code := cmdtest.Rpctl(t, "--db", path, "-f", "json", "inventory", "list", "compute001")
+	if code != 0 || !strings.Contains(out, `"allocation_ratio": 4.0`) {
+		t.Errorf("compute001's inventory after migrate all --release 2025.1: %d\n%s\n%s", code, out, errOut)
 	}
 }
 

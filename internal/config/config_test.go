@@ -49,6 +49,11 @@ cpu_allocation_ratio = 8.0
 	if o.Ratios.InitialCPU != 16.0 || o.Ratios.InitialRAM != 1.0 || o.Ratios.InitialDisk != 1.0 {
 		t.Errorf("initial ratios %+v", o.Ratios)
 	}
+	// Only the option the file sets has a source: the others are Nova's
+	// default, which the release decides (migrate.RatiosFor).
+	if o.Ratios.InitialCPUSource != "" || !strings.HasSuffix(o.Ratios.InitialRAMSource, "nova.conf:5") || o.Ratios.InitialDiskSource != "" {
+		t.Errorf("initial ratio sources %q %q %q", o.Ratios.InitialCPUSource, o.Ratios.InitialRAMSource, o.Ratios.InitialDiskSource)
+	}
 	if o.Reserved.MemoryMB != 2048 || o.Reserved.DiskMB != 1500 || o.Reserved.CPUs != 0 {
 		t.Errorf("reserved %+v", o.Reserved)
 	}

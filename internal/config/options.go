@@ -9,6 +9,10 @@ import (
 )
 
 // Nova's defaults for the options rpctl reads (nova/conf/compute.py, Zed).
+// The initial ratios' defaults changed in Nova 27: a command that knows
+// the cloud's release replaces the ones no file set
+// (Ratios.InitialCPUSource "") with that release's
+// (migrate.InitialRatioDefaults).
 const (
 	DefaultInitialCPUAllocationRatio  = 16.0
 	DefaultInitialRAMAllocationRatio  = 1.5
@@ -60,6 +64,10 @@ type Ratios struct {
 	InitialCPU, InitialRAM, InitialDisk float64  // initial_cpu_allocation_ratio, ...
 	// Sources name where each override came from, for status messages.
 	CPUSource, RAMSource, DiskSource string
+	// InitialCPUSource, ... name where each initial_xxx_allocation_ratio
+	// came from ("nova.conf:12", a flag); "" is Nova's default, which
+	// depends on the release.
+	InitialCPUSource, InitialRAMSource, InitialDiskSource string
 }
 
 // Reserved are the host reservations Nova's resource tracker subtracts.
@@ -146,14 +154,15 @@ func FromINI(ini *INI) (Options, error) {
 	ratio("ram_allocation_ratio", &o.Ratios.RAM, &o.Ratios.RAMSource)
 	ratio("disk_allocation_ratio", &o.Ratios.Disk, &o.Ratios.DiskSource)
 
-	initial := func(key string, dst *float64) {
+	initial := func(key string, dst *float64, srcDst *string) {
 		if v, src, ok := get("DEFAULT", key); ok && v != "" {
 			*dst, err = ParseRatio(v, src+": [DEFAULT] "+key)
+			*srcDst = src
 		}
 	}
-	initial("initial_cpu_allocation_ratio", &o.Ratios.InitialCPU)
-	initial("initial_ram_allocation_ratio", &o.Ratios.InitialRAM)
-	initial("initial_disk_allocation_ratio", &o.Ratios.InitialDisk)
+	initial("initial_cpu_allocation_ratio", &o.Ratios.InitialCPU, &o.Ratios.InitialCPUSource)
+	initial("initial_ram_allocation_ratio", &o.Ratios.InitialRAM, &o.Ratios.InitialRAMSource)
+	initial("initial_disk_allocation_ratio", &o.Ratios.InitialDisk, &o.Ratios.InitialDiskSource)
 
 	// reserved_host_* are Nova's IntOpt(min=0), no maximum: a negative
 	// value is refused as Nova refuses it; so is one Placement could never

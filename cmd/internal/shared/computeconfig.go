@@ -73,12 +73,15 @@ func hostConfigs(f *cmdutil.Factory, ratios func(config.Ratios) (config.Ratios, 
 }
 
 // StatusCompute sets env's plan config for the Compute Node Inventories
-// check from nova.conf and --compute-config-dir (hostConfDir), as `rpctl
+// check from nova.conf and --compute-config-dir (hostConfDir), with
+// env.Release's initial ratio defaults, as `rpctl
 // status` and the exporter both run it: a bad --compute-config-dir is
 // returned (a usage error of the command); a nova.conf option the plan
 // cannot use fails only the check that plans (env.ComputeErr).
 func StatusCompute(f *cmdutil.Factory, env *status.Env, hostConfDir string) error {
-	compute, err := ComputeConfig(f, nil, hostConfDir)
+	// The initial ratios nova.conf leaves unset are the checked release's
+	// Nova's defaults, as migrate inventory --release takes them.
+	compute, err := ComputeConfig(f, func(r config.Ratios) (config.Ratios, error) { return migrate.RatiosFor(r, env.Release) }, hostConfDir)
 	switch {
 	case err == nil:
 		env.Compute = &compute
