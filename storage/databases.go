@@ -44,6 +44,33 @@ type Databases struct {
 	// Embedded is true for --db: cells, API and Placement share one file.
 	Embedded bool
 	opened   []*DB
+	// cell0 is cell0's database as its cell mapping names it, when the
+	// cells came from cell_mappings; Cell0 opens it on first use.
+	cell0       *Source
+	cell0DB     *DB
+	cell0Mapped string
+}
+
+// Cell0 opens, on first use, the database of cell0's mapping (the run's
+// cells exclude it; the instance mapping migrations need it, as Nova's walk
+// every cell mapping). It returns nil when the cells did not come from
+// cell_mappings or there is no cell0 mapping.
+func (d *Databases) Cell0(ctx context.Context) (*DB, error) {
+	if d.cell0DB != nil || d.cell0 == nil {
+		return d.cell0DB, nil
+	}
+	t, err := dsn.Parse(d.cell0.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%s (from %s): %w", roleLabel(RoleCell, "cell0"), d.cell0.Origin, err)
+	}
+	db, err := Open(ctx, t, RoleCell, "cell0")
+	if err != nil {
+		return nil, err
+	}
+	db.MappingUUID = d.cell0Mapped
+	d.opened = append(d.opened, db)
+	d.cell0DB = db
+	return db, nil
 }
 
 // Close closes every connection.
@@ -132,6 +159,12 @@ func Connect(ctx context.Context, s Sources, need, want Need) (*Databases, error
 			}
 			for _, c := range cells {
 				if c.UUID == cell0UUID || c.Name == "cell0" {
+					// Opened only when asked for (Cell0); a bad URL is
+					// an error then.
+					if u, err := ExpandCellURL(c.DatabaseConnection, s.ConfigCell.URL); err == nil && d.cell0 == nil {
+						d.cell0 = &Source{URL: u, Origin: "cell_mappings " + c.Name}
+						d.cell0Mapped = c.UUID
+					}
 					continue
 				}
 				u, err := ExpandCellURL(c.DatabaseConnection, s.ConfigCell.URL)
@@ -142,6 +175,7 @@ func Connect(ctx context.Context, s Sources, need, want Need) (*Databases, error
 				if err != nil {
 					return fail(err)
 				}
+				db.MappingUUID = c.UUID
 				d.Cells = append(d.Cells, db)
 			}
 			if len(d.Cells) == 0 && s.ConfigCell.URL != "" {

@@ -41,9 +41,12 @@ const (
 // DB is an open database of one role.
 type DB struct {
 	*sqlx.DB
-	Role   Role
-	Name   string // cell name for RoleCell, else ""
-	Target dsn.Target
+	Role Role
+	Name string // cell name for RoleCell, else ""
+	// MappingUUID is the cell mapping's uuid of a cell opened from the API
+	// database's cell_mappings, else "".
+	MappingUUID string
+	Target      dsn.Target
 	// Galera is set when the server is a Galera cluster node (wsrep_on
 	// with a provider): its sessions then read with wsrep_sync_wait.
 	Galera bool

@@ -6,6 +6,9 @@
 package stores
 
 import (
+	"context"
+
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/status"
@@ -82,3 +85,41 @@ func cells[T any](dbs []*storage.DB) []T {
 
 // StatusAPI wraps the API database for the upgrade checks.
 func StatusAPI(db *storage.DB) status.APIDB { return apidb.New(db) }
+
+// InstanceMappingAPI wraps the API database for the instance mapping
+// migrations (populate_queued_for_delete, populate_user_id).
+func InstanceMappingAPI(db *storage.DB) migrate.InstanceMappingAPI {
+	if db == nil {
+		return nil
+	}
+	return apidb.New(db)
+}
+
+// InstanceCells returns the opener of the cell databases the instance
+// mapping migrations read: a mapping's cell is the run's cell opened from
+// that mapping (the embedded file holds every cell but cell0), and cell0,
+// which the run's cells exclude, is opened on first use when withCell0 is
+// set (no --cell was given). A mapping the run does not work on gives nil.
+func InstanceCells(dbs *storage.Databases, withCell0 bool) migrate.CellOpener {
+	return func(ctx context.Context, c migrate.CellMappingRef) (migrate.InstanceCell, error) {
+		if c.UUID == nova.Cell0UUID {
+			if !withCell0 || dbs.Embedded {
+				return nil, nil
+			}
+			db, err := dbs.Cell0(ctx)
+			if err != nil || db == nil {
+				return nil, err
+			}
+			return celldb.New(db), nil
+		}
+		if dbs.Embedded && len(dbs.Cells) == 1 {
+			return celldb.New(dbs.Cells[0]), nil
+		}
+		for _, db := range dbs.Cells {
+			if db.MappingUUID == c.UUID {
+				return celldb.New(db), nil
+			}
+		}
+		return nil, nil
+	}
+}

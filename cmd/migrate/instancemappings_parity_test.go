@@ -1,0 +1,256 @@
+package migrate_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/internal/testdb"
+)
+
+// onlineSummary returns the "total/completed" of a migration's row in
+// nova-manage's (or rpctl's) summary table.
+func onlineSummary(out, name string) string {
+	m := regexp.MustCompile(`\|\s*` + name + `\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|`).FindStringSubmatch(out)
+	if m == nil {
+		return "<no " + name + " row>"
+	}
+	return m[1] + "/" + m[2]
+}
+
+// copyDatabase replaces every table of to with from's, rows included.
+func copyDatabase(t *testing.T, admin *sql.DB, from, to string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	exec := func(q string) {
+		t.Helper()
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec("SET FOREIGN_KEY_CHECKS = 0")
+	defer exec("SET FOREIGN_KEY_CHECKS = 1")
+	tables := func(db string) []string {
+		rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE' ORDER BY table_name`, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var n string
+			rows.Scan(&n)
+			out = append(out, n)
+		}
+		return out
+	}
+	for _, tb := range tables(to) {
+		exec(fmt.Sprintf("DROP TABLE `%s`.`%s`", to, tb))
+	}
+	for _, tb := range tables(from) {
+		exec(fmt.Sprintf("CREATE TABLE `%s`.`%s` LIKE `%s`.`%s`", to, tb, from, tb))
+		exec(fmt.Sprintf("INSERT INTO `%s`.`%s` SELECT * FROM `%s`.`%s`", to, tb, from, tb))
+	}
+}
+
+// runNovaManage runs Nova 26's own nova-manage with args and returns its
+// output and exit code.
+func runNovaManage(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	py := fmt.Sprintf("import sys; from nova.cmd import manage; sys.argv=%s; sys.exit(manage.main())", cmdtest.PyList(append([]string{"nova-manage"}, args...)))
+	out, err := exec.Command(testdb.Python, "-c", py).CombinedOutput()
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return string(out), ee.ExitCode()
+	}
+	return string(out), 0
+}
+
+// mappingsDump is instance_mappings as the instance mapping migrations
+// leave it: every column, updated_at only as set or not (each tool stamps
+// its own clock).
+func mappingsDump(t *testing.T, dsnStr string) []string {
+	t.Helper()
+	db, err := sql.Open("mysql", dsnStr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT instance_uuid, COALESCE(CAST(cell_id AS CHAR), 'NULL'), project_id,
+		COALESCE(CAST(queued_for_delete AS CHAR), 'NULL'), COALESCE(user_id, 'NULL'), updated_at IS NOT NULL
+		FROM instance_mappings ORDER BY instance_uuid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u, cell, project, queued, user string
+		var updated bool
+		if err := rows.Scan(&u, &cell, &project, &queued, &user, &updated); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s cell=%s project=%s queued_for_delete=%s user_id=%s updated_at_set=%v", u, cell, project, queued, user, updated))
+	}
+	return out
+}
+
+// TestInstanceMappingMigrationsParityWithNova builds Nova-synced API, cell0
+// and cell1 databases holding instance mappings that need
+// populate_queued_for_delete and populate_user_id (live, deleted and
+// soft-deleted instances, in cell0 and cell1; mappings without a cell,
+// without an instance, already half migrated, and
+// fill_virtual_interface_list's marker), copies them, runs Nova 26's
+// `nova-manage db online_data_migrations` on one copy and `rpctl migrate
+// all` on the other, and requires the same instance_mappings, exit codes and
+// summary rows; then nova-manage, run again on both copies, must find the
+// same (nothing for populate_queued_for_delete).
+func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
+	testdb.RequirePython(t, "nova.cmd.manage", "pymysql")
+	novaCell, novaAPI, placement := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+	novaCell0 := testdb.NewMySQL(t)
+	rpctlCell, rpctlCell0, rpctlAPI := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+	prefix := novaCell.URL[:strings.LastIndex(novaCell.URL, "/")]
+	script := filepath.Join(testdb.RepoRoot(), "scripts", "reference-dbsync.sh")
+	if out, err := exec.Command(script, prefix, novaCell.Name, novaAPI.Name, placement.Name).CombinedOutput(); err != nil {
+		t.Fatalf("reference db sync: %v\n%s", err, out)
+	}
+	admin := novaCell.Admin
+	// The synced, empty cell schema, kept to reset the cells of each case.
+	pristine := testdb.NewMySQL(t)
+	copyDatabase(t, admin, novaCell.Name, pristine.Name)
+	pristineAPI := testdb.NewMySQL(t)
+	copyDatabase(t, admin, novaAPI.Name, pristineAPI.Name)
+
+	dir := t.TempDir()
+	writeConf := func(name, cell, api string) string {
+		p := filepath.Join(dir, name)
+		body := fmt.Sprintf("[DEFAULT]\ntransport_url = fake://\n[database]\nconnection = %s\n[api_database]\nconnection = %s\n", cell, api)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	novaConf := writeConf("nova.conf", novaCell.URL, novaAPI.URL)
+	rpctlConf := writeConf("rpctl.conf", rpctlCell.URL, rpctlAPI.URL)
+
+	exec := func(db, q string, args ...any) {
+		t.Helper()
+		if _, err := admin.Exec(strings.ReplaceAll(q, "DB.", "`"+db+"`."), args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const cell0UUID, cell1UUID = "00000000-0000-0000-0000-000000000000", "c0000000-0000-4000-8000-000000000001"
+	seed := func() {
+		copyDatabase(t, admin, pristine.Name, novaCell.Name)
+		copyDatabase(t, admin, pristine.Name, novaCell0.Name)
+		copyDatabase(t, admin, pristineAPI.Name, novaAPI.Name)
+		exec(novaAPI.Name, `INSERT INTO DB.cell_mappings (id, uuid, name, transport_url, database_connection, disabled) VALUES
+			(1, ?, 'cell0', 'none:///', ?, 0), (2, ?, 'cell1', 'fake://', ?, 0)`, cell0UUID, novaCell0.URL, cell1UUID, novaCell.URL)
+		n := 0
+		instance := func(db string, cellID any, vmState string, deleted bool, user any, queued any, mappingUser any) {
+			n++
+			u := fmt.Sprintf("11111111-0000-4000-8000-%012d", n)
+			if db != "" {
+				del := "0"
+				if deleted {
+					del = "id"
+				}
+				exec(db, `INSERT INTO DB.instances (id, uuid, user_id, project_id, vm_state, availability_zone, created_at, deleted) VALUES (?, ?, ?, 'p1', ?, 'nova', '2019-03-01 10:00:00', 0)`, n, u, user, vmState)
+				exec(db, `UPDATE DB.instances SET deleted = `+del+` WHERE id = ?`, n)
+			}
+			exec(novaAPI.Name, `INSERT INTO DB.instance_mappings (instance_uuid, cell_id, project_id, queued_for_delete, user_id, created_at) VALUES (?, ?, 'p1', ?, ?, '2019-03-01 10:00:00')`, u, cellID, queued, mappingUser)
+		}
+		for i := 0; i < 12; i++ {
+			instance(novaCell.Name, 2, "active", false, fmt.Sprintf("u%d", i%3), nil, nil)
+		}
+		for i := 0; i < 4; i++ {
+			instance(novaCell.Name, 2, "deleted", true, "u1", nil, nil)
+			instance(novaCell.Name, 2, "soft-delete", false, "u2", nil, nil)
+		}
+		instance(novaCell.Name, 2, "active", false, "u9", false, nil) // queued set, user not
+		instance(novaCell.Name, 2, "active", false, "u8", nil, "u8")  // user set, queued not
+		instance(novaCell.Name, 2, "deleted", true, "u7", true, "u7") // nothing to do
+		instance("", 2, "", false, nil, nil, nil)                     // no instance in its cell
+		instance("", nil, "", false, nil, nil, nil)                   // still building: no cell
+		for i := 0; i < 3; i++ {
+			instance(novaCell0.Name, 1, "error", false, "u3", nil, nil)
+		}
+		instance(novaCell0.Name, 1, "error", true, "u4", nil, nil)
+		// fill_virtual_interface_list's marker: populate_user_id leaves it.
+		exec(novaAPI.Name, `INSERT INTO DB.instance_mappings (instance_uuid, cell_id, project_id, created_at) VALUES (?, 2, ?, '2019-03-01 10:00:00')`, cell0UUID, cell0UUID)
+		copyDatabase(t, admin, novaCell.Name, rpctlCell.Name)
+		copyDatabase(t, admin, novaCell0.Name, rpctlCell0.Name)
+		copyDatabase(t, admin, novaAPI.Name, rpctlAPI.Name)
+		exec(rpctlAPI.Name, `UPDATE DB.cell_mappings SET database_connection = ? WHERE id = 1`, rpctlCell0.URL)
+		exec(rpctlAPI.Name, `UPDATE DB.cell_mappings SET database_connection = ? WHERE id = 2`, rpctlCell.URL)
+	}
+	names := []string{"populate_queued_for_delete", "populate_user_id"}
+	for _, maxCount := range []string{"", "7", "40"} {
+		t.Run("max-count "+maxCount, func(t *testing.T) {
+			seed()
+			novaArgs := []string{"--config-file", novaConf, "db", "online_data_migrations"}
+			rpctlArgs := []string{"--config-file", rpctlConf, "--placement-db", placement.URL, "migrate", "all"}
+			if maxCount != "" {
+				novaArgs = append(novaArgs, "--max-count", maxCount)
+				rpctlArgs = append(rpctlArgs, "--max-count", maxCount)
+			} else {
+				// Unmigratable mappings are found again at every batch:
+				// the totals are nova-manage's only with its batch size.
+				rpctlArgs = append(rpctlArgs, "--batch-size", "50")
+			}
+			novaOut, novaCode := runNovaManage(t, novaArgs...)
+			rpctlOut, rpctlErr, rpctlCode := cmdtest.Rpctl(t, rpctlArgs...)
+			if novaCode != rpctlCode {
+				t.Errorf("exit code: nova-manage %d, rpctl %d", novaCode, rpctlCode)
+			}
+			for _, name := range names {
+				if n, r := onlineSummary(novaOut, name), onlineSummary(rpctlOut, name); n != r {
+					t.Errorf("%s Total Needed/Completed: nova-manage %s, rpctl %s", name, n, r)
+				}
+			}
+			want, got := mappingsDump(t, novaAPI.DSN), mappingsDump(t, rpctlAPI.DSN)
+			if strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("instance_mappings differ:\n nova-manage:\n  %s\n rpctl:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+			}
+			if t.Failed() {
+				t.Fatalf("nova-manage (exit %d):\n%s\nrpctl (exit %d):\n%s%s", novaCode, novaOut, rpctlCode, rpctlOut, rpctlErr)
+			}
+			if maxCount != "" {
+				return
+			}
+			// What is left: nova-manage again on both copies.
+			againNova, _ := runNovaManage(t, "--config-file", novaConf, "db", "online_data_migrations")
+			againRpctl, _ := runNovaManage(t, "--config-file", rpctlConf, "db", "online_data_migrations")
+			for _, name := range names {
+				if n, r := onlineSummary(againNova, name), onlineSummary(againRpctl, name); n != r {
+					t.Errorf("%s after nova-manage %s, after rpctl %s", name, n, r)
+				}
+			}
+			for _, name := range names[:1] {
+				if s := onlineSummary(againRpctl, name); s != "0/0" {
+					t.Errorf("%s after rpctl: nova-manage found %s", name, s)
+				}
+			}
+			if t.Failed() {
+				t.Logf("nova-manage after nova-manage:\n%s\nnova-manage after rpctl:\n%s", againNova, againRpctl)
+			}
+		})
+	}
+}
