@@ -13,7 +13,10 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/celldb"
 )
 
 // onlineSummary returns the "total/completed" of a migration's row in
@@ -111,9 +114,38 @@ func mappingsDump(t *testing.T, dsnStr string) []string {
 	return out
 }
 
+// instancesAZDump is the cell's instances as
+// populate_missing_availability_zones leaves them (fill_virtual_interface_list's
+// marker, which only nova-manage creates, left out).
+func instancesAZDump(t *testing.T, dsnStr string) []string {
+	t.Helper()
+	db, err := sql.Open("mysql", dsnStr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT uuid, COALESCE(host, 'NULL'), COALESCE(availability_zone, 'NULL'), updated_at IS NOT NULL
+		FROM instances WHERE uuid != '00000000-0000-0000-0000-000000000000' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u, host, az string
+		var updated bool
+		if err := rows.Scan(&u, &host, &az, &updated); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s host=%s availability_zone=%s updated_at_set=%v", u, host, az, updated))
+	}
+	return out
+}
+
 // TestInstanceMappingMigrationsParityWithNova builds Nova-synced API, cell0
 // and cell1 databases holding instance mappings that need
-// populate_queued_for_delete and populate_user_id (live, deleted and
+// populate_missing_availability_zones, populate_queued_for_delete and
+// populate_user_id (instances with a host and no zone; live, deleted and
 // soft-deleted instances, in cell0 and cell1; mappings without a cell,
 // without an instance, already half migrated, and
 // fill_virtual_interface_list's marker), copies them, runs Nova 26's
@@ -141,7 +173,7 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 	dir := t.TempDir()
 	writeConf := func(name, cell, api string) string {
 		p := filepath.Join(dir, name)
-		body := fmt.Sprintf("[DEFAULT]\ntransport_url = fake://\n[database]\nconnection = %s\n[api_database]\nconnection = %s\n", cell, api)
+		body := fmt.Sprintf("[DEFAULT]\ntransport_url = fake://\ndefault_availability_zone = zz-default\n[database]\nconnection = %s\n[api_database]\nconnection = %s\n", cell, api)
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -195,13 +227,48 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 		instance(novaCell0.Name, 1, "error", true, "u4", nil, nil)
 		// fill_virtual_interface_list's marker: populate_user_id leaves it.
 		exec(novaAPI.Name, `INSERT INTO DB.instance_mappings (instance_uuid, cell_id, project_id, created_at) VALUES (?, 2, ?, '2019-03-01 10:00:00')`, cell0UUID, cell0UUID)
+		// The aggregates' hosts are mapped compute nodes (rpctl's
+		// aggregates step syncs them to Placement), with their ratios set.
+		cellDB := testdb.Open(t, novaCell.DSN, storage.RoleCell)
+		var nodes []nova.ComputeNode
+		for id := int64(1); id <= 3; id++ {
+			n := cmdtest.RatiosNode(id, cmdtest.RatiosFP(16), cmdtest.RatiosFP(1.5), cmdtest.RatiosFP(1))
+			u := fmt.Sprintf("00000000-0000-4000-8000-%012d", id)
+			n.UUID = &u
+			nodes = append(nodes, n)
+			exec(novaAPI.Name, `INSERT INTO DB.host_mappings (cell_id, host) VALUES (2, ?)`, *n.Host)
+		}
+		if err := celldb.InsertCellRows(context.Background(), cellDB, nova.CellRows{ComputeNodes: nodes}); err != nil {
+			t.Fatal(err)
+		}
+		cellDB.Close()
+		// populate_missing_availability_zones: instances with a host and
+		// no zone (deleted ones too) in the [database] cell, the only one
+		// nova-manage migrates; a host in a zone's aggregate, one in an
+		// aggregate without a zone, one in none; one instance without a
+		// host, which keeps its NULL.
+		exec(novaAPI.Name, `INSERT INTO DB.aggregates (id, uuid, name, created_at) VALUES
+			(1, 'a0000000-0000-4000-8000-000000000001', 'agg1', '2019-03-01 10:00:00'),
+			(2, 'a0000000-0000-4000-8000-000000000002', 'agg2', '2019-03-01 10:00:00'),
+			(3, 'a0000000-0000-4000-8000-000000000003', 'agg3', '2019-03-01 10:00:00')`)
+		exec(novaAPI.Name, `INSERT INTO DB.aggregate_hosts (aggregate_id, host) VALUES (1, 'compute001'), (2, 'compute002'), (3, 'compute003'), (3, 'compute001')`)
+		exec(novaAPI.Name, `INSERT INTO DB.aggregate_metadata (aggregate_id, `+"`key`"+`, value) VALUES
+			(1, 'availability_zone', 'az1'), (2, 'color', 'blue'), (3, 'availability_zone', 'az3')`)
+		for i, host := range []any{"compute001", "compute002", "compute003", "compute004", nil, "compute001", "compute003"} {
+			n++
+			exec(novaCell.Name, `INSERT INTO DB.instances (id, uuid, user_id, project_id, host, vm_state, created_at, deleted) VALUES (?, ?, 'u1', 'p1', ?, 'active', '2019-03-01 10:00:00', 0)`,
+				n, fmt.Sprintf("22222222-0000-4000-8000-%012d", n), host)
+			if i == 5 {
+				exec(novaCell.Name, `UPDATE DB.instances SET deleted = id, vm_state = 'deleted' WHERE id = ?`, n)
+			}
+		}
 		copyDatabase(t, admin, novaCell.Name, rpctlCell.Name)
 		copyDatabase(t, admin, novaCell0.Name, rpctlCell0.Name)
 		copyDatabase(t, admin, novaAPI.Name, rpctlAPI.Name)
 		exec(rpctlAPI.Name, `UPDATE DB.cell_mappings SET database_connection = ? WHERE id = 1`, rpctlCell0.URL)
 		exec(rpctlAPI.Name, `UPDATE DB.cell_mappings SET database_connection = ? WHERE id = 2`, rpctlCell.URL)
 	}
-	names := []string{"populate_queued_for_delete", "populate_user_id"}
+	names := []string{"populate_missing_availability_zones", "populate_queued_for_delete", "populate_user_id"}
 	for _, maxCount := range []string{"", "7", "40"} {
 		t.Run("max-count "+maxCount, func(t *testing.T) {
 			seed()
@@ -229,6 +296,10 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Errorf("instance_mappings differ:\n nova-manage:\n  %s\n rpctl:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
 			}
+			want, got = instancesAZDump(t, novaCell.DSN), instancesAZDump(t, rpctlCell.DSN)
+			if strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("instances' zones differ:\n nova-manage:\n  %s\n rpctl:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+			}
 			if t.Failed() {
 				t.Fatalf("nova-manage (exit %d):\n%s\nrpctl (exit %d):\n%s%s", novaCode, novaOut, rpctlCode, rpctlOut, rpctlErr)
 			}
@@ -243,7 +314,7 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 					t.Errorf("%s after nova-manage %s, after rpctl %s", name, n, r)
 				}
 			}
-			for _, name := range names[:1] {
+			for _, name := range names[:2] {
 				if s := onlineSummary(againRpctl, name); s != "0/0" {
 					t.Errorf("%s after rpctl: nova-manage found %s", name, s)
 				}

@@ -18,6 +18,7 @@ const (
 	DefaultInitialRAMAllocationRatio  = 1.5
 	DefaultInitialDiskAllocationRatio = 1.0
 	DefaultReservedHostMemoryMB       = 512
+	DefaultAvailabilityZone           = "nova" // nova/conf/availability_zone.py
 )
 
 // Setting is an option value together with where it came from, so that an
@@ -37,6 +38,9 @@ type Options struct {
 	Ratios   Ratios
 	Reserved Reserved
 	PCI      PCI
+	// DefaultAvailabilityZone is [DEFAULT] default_availability_zone
+	// ("nova"), the zone of a host in no zone's aggregate.
+	DefaultAvailabilityZone string
 	// Upstream are the options nova-status and placement-status read.
 	Upstream Upstream
 	// Files are the config files read, in order (oslo.config's
@@ -85,7 +89,8 @@ func DefaultOptions() Options {
 			InitialRAM:  DefaultInitialRAMAllocationRatio,
 			InitialDisk: DefaultInitialDiskAllocationRatio,
 		},
-		Reserved: Reserved{MemoryMB: DefaultReservedHostMemoryMB},
+		Reserved:                Reserved{MemoryMB: DefaultReservedHostMemoryMB},
+		DefaultAvailabilityZone: DefaultAvailabilityZone,
 	}
 }
 
@@ -139,6 +144,10 @@ func FromINI(ini *INI) (Options, error) {
 	o.CellDB = str("database", "connection")
 	o.APIDB = str("api_database", "connection")
 	o.PlacementDB = str("placement_database", "connection")
+	// A StrOpt: an empty value is the empty string, not the default.
+	if v, _, ok := get("DEFAULT", "default_availability_zone"); ok {
+		o.DefaultAvailabilityZone = v
+	}
 
 	ratio := func(key string, dst **float64, srcDst *string) {
 		v, src, ok := get("DEFAULT", key)

@@ -123,3 +123,15 @@ func InstanceCells(dbs *storage.Databases, withCell0 bool) migrate.CellOpener {
 		return nil, nil
 	}
 }
+
+// AZCells wraps cell databases for populate_missing_availability_zones.
+func AZCells(dbs []*storage.DB) []migrate.AZCell { return cells[migrate.AZCell](dbs) }
+
+// AZAggregates wraps the API database for populate_missing_availability_zones
+// (nil without one).
+func AZAggregates(db *storage.DB) migrate.AZAggregates {
+	if db == nil {
+		return nil
+	}
+	return apidb.New(db)
+}
