@@ -60,6 +60,7 @@ var everyFormatRuns = []struct {
 	{"status", formatRun{code: 2}},
 	{"upgrade check", formatRun{code: 2}},
 	{"migrate inventory", formatRun{}},
+	{"migrate uuids", formatRun{}},
 	{"migrate availability-zones", formatRun{}},
 	{"migrate queued-for-delete", formatRun{}},
 	{"migrate ratios", formatRun{}},

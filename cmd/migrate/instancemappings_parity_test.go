@@ -114,6 +114,45 @@ func mappingsDump(t *testing.T, dsnStr string) []string {
 	return out
 }
 
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// uuidsDump is a table's rows as the uuid migrations leave them: the uuid
+// as NULL, kept (the one seeded) or generated (a random version 4 uuid, as
+// Nova's uuidutils.generate_uuid), updated_at as set or not.
+func uuidsDump(t *testing.T, dsnStr, table string) []string {
+	t.Helper()
+	db, err := sql.Open("mysql", dsnStr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT id, deleted, uuid, updated_at IS NOT NULL FROM ` + table + ` ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id, deleted int64
+		var u sql.NullString
+		var updated bool
+		if err := rows.Scan(&id, &deleted, &u, &updated); err != nil {
+			t.Fatal(err)
+		}
+		kind := "NULL"
+		switch {
+		case u.Valid && strings.HasPrefix(u.String, "33333333-"):
+			kind = u.String
+		case u.Valid && uuidRE.MatchString(u.String):
+			kind = "generated"
+		case u.Valid:
+			kind = "malformed " + u.String
+		}
+		out = append(out, fmt.Sprintf("id=%d deleted=%d uuid=%s updated_at_set=%v", id, deleted, kind, updated))
+	}
+	return out
+}
+
 // instancesAZDump is the cell's instances as
 // populate_missing_availability_zones leaves them (fill_virtual_interface_list's
 // marker, which only nova-manage creates, left out).
@@ -262,13 +301,29 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 				exec(novaCell.Name, `UPDATE DB.instances SET deleted = id, vm_state = 'deleted' WHERE id = ?`, n)
 			}
 		}
+		// migration_migrate_to_uuid (live rows only) and populate_uuids
+		// (deleted rows too): rows without a uuid, live and deleted, and
+		// one that has its uuid.
+		inst1 := "11111111-0000-4000-8000-000000000001"
+		for i := 1; i <= 6; i++ {
+			var u any
+			if i == 6 {
+				u = fmt.Sprintf("33333333-0000-4000-8000-%012d", i)
+			}
+			exec(novaCell.Name, `INSERT INTO DB.migrations (id, instance_uuid, status, uuid, created_at, deleted) VALUES (?, ?, 'confirmed', ?, '2019-03-01 10:00:00', 0)`, i, inst1, u)
+			exec(novaCell.Name, `INSERT INTO DB.block_device_mapping (id, instance_uuid, uuid, created_at, deleted) VALUES (?, ?, ?, '2019-03-01 10:00:00', 0)`, i, inst1, u)
+			if i%3 == 0 {
+				exec(novaCell.Name, `UPDATE DB.migrations SET deleted = id WHERE id = ?`, i)
+				exec(novaCell.Name, `UPDATE DB.block_device_mapping SET deleted = id WHERE id = ?`, i)
+			}
+		}
 		copyDatabase(t, admin, novaCell.Name, rpctlCell.Name)
 		copyDatabase(t, admin, novaCell0.Name, rpctlCell0.Name)
 		copyDatabase(t, admin, novaAPI.Name, rpctlAPI.Name)
 		exec(rpctlAPI.Name, `UPDATE DB.cell_mappings SET database_connection = ? WHERE id = 1`, rpctlCell0.URL)
 		exec(rpctlAPI.Name, `UPDATE DB.cell_mappings SET database_connection = ? WHERE id = 2`, rpctlCell.URL)
 	}
-	names := []string{"populate_missing_availability_zones", "populate_queued_for_delete", "populate_user_id"}
+	names := []string{"migration_migrate_to_uuid", "populate_uuids", "populate_missing_availability_zones", "populate_queued_for_delete", "populate_user_id"}
 	for _, maxCount := range []string{"", "7", "40"} {
 		t.Run("max-count "+maxCount, func(t *testing.T) {
 			seed()
@@ -296,6 +351,12 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Errorf("instance_mappings differ:\n nova-manage:\n  %s\n rpctl:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
 			}
+			for _, table := range []string{"migrations", "block_device_mapping"} {
+				want, got = uuidsDump(t, novaCell.DSN, table), uuidsDump(t, rpctlCell.DSN, table)
+				if strings.Join(want, "\n") != strings.Join(got, "\n") {
+					t.Errorf("%s differ:\n nova-manage:\n  %s\n rpctl:\n  %s", table, strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+				}
+			}
 			want, got = instancesAZDump(t, novaCell.DSN), instancesAZDump(t, rpctlCell.DSN)
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Errorf("instances' zones differ:\n nova-manage:\n  %s\n rpctl:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
@@ -314,7 +375,7 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 					t.Errorf("%s after nova-manage %s, after rpctl %s", name, n, r)
 				}
 			}
-			for _, name := range names[:2] {
+			for _, name := range names[:4] {
 				if s := onlineSummary(againRpctl, name); s != "0/0" {
 					t.Errorf("%s after rpctl: nova-manage found %s", name, s)
 				}

@@ -135,3 +135,7 @@ func AZAggregates(db *storage.DB) migrate.AZAggregates {
 	}
 	return apidb.New(db)
 }
+
+// UUIDCells wraps cell databases for the uuid migrations
+// (migration_migrate_to_uuid, populate_uuids).
+func UUIDCells(dbs []*storage.DB) []migrate.UUIDCell { return cells[migrate.UUIDCell](dbs) }

@@ -1,0 +1,33 @@
+package migrate
+
+import (
+	"context"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
+)
+
+// uuidsMigration is Nova 26's migration_migrate_to_uuid and
+// BlockDeviceMapping.populate_uuids.
+func uuidsMigration() migrationSpec {
+	return migrationSpec{
+		Name:  "uuids",
+		Order: 13, // Nova's order: before populate_missing_availability_zones
+		Short: "Give migrations and block device mappings their missing uuids as Nova 26 does",
+		Long: `Two of Nova 26's online migrations, in its order: migration_migrate_to_uuid (each live
+migrations row with a NULL uuid gets a random one; nova/db/main/api.py) and populate_uuids
+(each block_device_mapping row with a NULL uuid, deleted ones included, gets one;
+BlockDeviceMapping.populate_uuids in nova/objects/block_device.py). updated_at is stamped as
+Nova's ORM does; a row another writer gave a uuid first keeps it. The summary rows keep
+Nova's names. They run over every cell (or --cell) with one --max-count budget; nova-manage
+runs them on [database] connection's cell only.`,
+		Need: storage.NeedCells,
+		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+			cells := stores.UUIDCells(dbs.Cells)
+			return []migrate.Migration{&migrate.FillUUIDs{Cells: cells}, &migrate.FillUUIDs{BDM: true, Cells: cells}}, nil
+		},
+		DryRun: skipDryRun(migrate.MigrationUUIDName + ", " + migrate.BDMUUIDName),
+	}
+}

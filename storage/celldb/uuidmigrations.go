@@ -1,0 +1,68 @@
+package celldb
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage"
+)
+
+var _ migrate.UUIDCell = (*Cell)(nil)
+
+// MigrationsWithoutUUID implements migrate.UUIDCell.
+func (c *Cell) MigrationsWithoutUUID(ctx context.Context, limit int) ([]int64, error) {
+	return c.nullUUIDs(ctx, `SELECT id FROM migrations WHERE uuid IS NULL AND deleted = 0 LIMIT ?`, limit)
+}
+
+// BDMsWithoutUUID implements migrate.UUIDCell. rpctl's own schema (the
+// embedded file, rpctl init) has no block_device_mapping table: no rows.
+func (c *Cell) BDMsWithoutUUID(ctx context.Context, limit int) ([]int64, error) {
+	if ok, err := c.DB.TableExists(ctx, "block_device_mapping"); err != nil || !ok {
+		return nil, err
+	}
+	return c.nullUUIDs(ctx, `SELECT id FROM block_device_mapping WHERE uuid IS NULL LIMIT ?`, limit)
+}
+
+func (c *Cell) nullUUIDs(ctx context.Context, q string, limit int) ([]int64, error) {
+	var ids []int64
+	if err := c.DB.SelectContext(ctx, &ids, c.DB.Rebind(q), limit); err != nil {
+		return nil, c.DB.Errorf("%s: %w", q[:min(len(q), 40)], storage.CleanError(err))
+	}
+	return ids, nil
+}
+
+// SetMigrationUUIDs implements migrate.UUIDCell.
+func (c *Cell) SetMigrationUUIDs(ctx context.Context, uuids map[int64]string, now time.Time) (int, error) {
+	return c.setUUIDs(ctx, `UPDATE migrations SET uuid = ?, updated_at = ? WHERE id = ? AND uuid IS NULL`, uuids, now)
+}
+
+// SetBDMUUIDs implements migrate.UUIDCell.
+func (c *Cell) SetBDMUUIDs(ctx context.Context, uuids map[int64]string, now time.Time) (int, error) {
+	return c.setUUIDs(ctx, `UPDATE block_device_mapping SET uuid = ?, updated_at = ? WHERE id = ? AND uuid IS NULL`, uuids, now)
+}
+
+// setUUIDs runs q (uuid, updated_at, id) for each row in one transaction.
+func (c *Cell) setUUIDs(ctx context.Context, q string, uuids map[int64]string, now time.Time) (int, error) {
+	ids := make([]int64, 0, len(uuids))
+	for id := range uuids {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	n := 0
+	err := c.DB.Tx(ctx, func(tx *sqlx.Tx) error {
+		n = 0
+		for _, id := range ids {
+			res, err := tx.ExecContext(ctx, c.DB.Rebind(q), uuids[id], c.DB.TimeArg(&now), id)
+			if err != nil {
+				return c.DB.Errorf("%s: %w", q[:min(len(q), 40)], storage.CleanError(err))
+			}
+			k, _ := res.RowsAffected()
+			n += int(k)
+		}
+		return nil
+	})
+	return n, err
+}
