@@ -65,6 +65,7 @@ var everyFormatRuns = []struct {
 	{"migrate queued-for-delete", formatRun{}},
 	{"migrate ratios", formatRun{}},
 	{"migrate user-id", formatRun{}},
+	{"migrate dev-uuids", formatRun{}},
 	{"migrate aggregates", formatRun{}},
 	{"migrate allocations", formatRun{}},
 	{"migrate all", formatRun{}},

@@ -12,6 +12,17 @@ import (
 const (
 	MigrationUUIDName = "migration_migrate_to_uuid"
 	BDMUUIDName       = "populate_uuids"
+	PCIDevUUIDName    = "populate_dev_uuids"
+)
+
+// UUIDTable says which of the uuid migrations a FillUUIDs is.
+type UUIDTable int
+
+// The tables of the uuid migrations.
+const (
+	MigrationsTable UUIDTable = iota // migration_migrate_to_uuid
+	BDMTable                         // populate_uuids
+	PCIDevicesTable                  // populate_dev_uuids
 )
 
 // UUIDCell is a cell database's side of the uuid migrations; storage/celldb
@@ -26,10 +37,14 @@ type UUIDCell interface {
 	// rows, deleted ones included, with a NULL uuid (Nova's session query,
 	// without a deleted filter or ORDER BY).
 	BDMsWithoutUUID(ctx context.Context, limit int) ([]int64, error)
+	// PCIDevicesWithoutUUID is the same over pci_devices (Nova's
+	// PciDevice.populate_dev_uuids: deleted rows included).
+	PCIDevicesWithoutUUID(ctx context.Context, limit int) ([]int64, error)
 	// SetMigrationUUIDs and SetBDMUUIDs set uuid (and updated_at) of the
 	// rows by id whose uuid is still NULL, and return how many they changed.
 	SetMigrationUUIDs(ctx context.Context, uuids map[int64]string, now time.Time) (int, error)
 	SetBDMUUIDs(ctx context.Context, uuids map[int64]string, now time.Time) (int, error)
+	SetPCIDeviceUUIDs(ctx context.Context, uuids map[int64]string, now time.Time) (int, error)
 }
 
 // FillUUIDs is one of Nova 26's uuid migrations, run over every cell with
@@ -38,20 +53,24 @@ type UUIDCell interface {
 // without a uuid is read as a Migration object, whose _ensure_uuid saves a
 // random one) or BlockDeviceMapping.populate_uuids
 // (nova/objects/block_device.py: every block_device_mapping row without one,
-// deleted ones too, gets one through update_on_match). Both report every
+// deleted ones too, gets one through update_on_match) or
+// PciDevice.populate_dev_uuids (nova/objects/pci_device.py: the same over
+// pci_devices). All report every
 // row read as found and done (a row another writer filled first counts:
 // Nova then reads the winner's uuid).
 type FillUUIDs struct {
-	// BDM selects populate_uuids; else migration_migrate_to_uuid.
-	BDM   bool
+	Table UUIDTable
 	Cells []UUIDCell
 	Now   func() time.Time
 }
 
 // Name implements Migration.
 func (m *FillUUIDs) Name() string {
-	if m.BDM {
+	switch m.Table {
+	case BDMTable:
 		return BDMUUIDName
+	case PCIDevicesTable:
+		return PCIDevUUIDName
 	}
 	return MigrationUUIDName
 }
@@ -64,8 +83,11 @@ func (m *FillUUIDs) Run(ctx context.Context, count int) (found, done int, err er
 			break
 		}
 		list, set := cell.MigrationsWithoutUUID, cell.SetMigrationUUIDs
-		if m.BDM {
+		switch m.Table {
+		case BDMTable:
 			list, set = cell.BDMsWithoutUUID, cell.SetBDMUUIDs
+		case PCIDevicesTable:
+			list, set = cell.PCIDevicesWithoutUUID, cell.SetPCIDeviceUUIDs
 		}
 		ids, err := list(ctx, count-found)
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 type fakeUUIDCell struct {
-	migrations, bdms map[int64]string // id -> uuid ("" NULL)
+	migrations, bdms, devs map[int64]string // id -> uuid ("" NULL)
 }
 
 func (c *fakeUUIDCell) Name() string { return "cell1" }
@@ -40,6 +40,14 @@ func setIDs(rows map[int64]string, uuids map[int64]string) int {
 	return len(uuids)
 }
 
+func (c *fakeUUIDCell) PCIDevicesWithoutUUID(_ context.Context, limit int) ([]int64, error) {
+	return nullIDs(c.devs, limit), nil
+}
+
+func (c *fakeUUIDCell) SetPCIDeviceUUIDs(_ context.Context, uuids map[int64]string, _ time.Time) (int, error) {
+	return setIDs(c.devs, uuids), nil
+}
+
 func (c *fakeUUIDCell) SetMigrationUUIDs(_ context.Context, uuids map[int64]string, _ time.Time) (int, error) {
 	return setIDs(c.migrations, uuids), nil
 }
@@ -49,10 +57,11 @@ func (c *fakeUUIDCell) SetBDMUUIDs(_ context.Context, uuids map[int64]string, _ 
 }
 
 func TestFillUUIDs(t *testing.T) {
-	c := &fakeUUIDCell{migrations: map[int64]string{1: "", 2: "kept", 3: ""}, bdms: map[int64]string{1: "", 2: ""}}
+	c := &fakeUUIDCell{migrations: map[int64]string{1: "", 2: "kept", 3: ""}, bdms: map[int64]string{1: "", 2: ""}, devs: map[int64]string{1: ""}}
 	mig := &migrate.FillUUIDs{Cells: []migrate.UUIDCell{c}}
-	bdm := &migrate.FillUUIDs{BDM: true, Cells: []migrate.UUIDCell{c}}
-	if mig.Name() != "migration_migrate_to_uuid" || bdm.Name() != "populate_uuids" {
+	bdm := &migrate.FillUUIDs{Table: migrate.BDMTable, Cells: []migrate.UUIDCell{c}}
+	dev := &migrate.FillUUIDs{Table: migrate.PCIDevicesTable, Cells: []migrate.UUIDCell{c}}
+	if mig.Name() != "migration_migrate_to_uuid" || bdm.Name() != "populate_uuids" || dev.Name() != "populate_dev_uuids" {
 		t.Fatalf("names %s, %s", mig.Name(), bdm.Name())
 	}
 	if found, done, err := mig.Run(context.Background(), 1); err != nil || found != 1 || done != 1 {
@@ -64,7 +73,10 @@ func TestFillUUIDs(t *testing.T) {
 	if found, done, err := bdm.Run(context.Background(), 50); err != nil || found != 2 || done != 2 {
 		t.Fatalf("bdm Run(50) = %d, %d, %v", found, done, err)
 	}
-	for _, rows := range []map[int64]string{c.migrations, c.bdms} {
+	if found, done, err := dev.Run(context.Background(), 50); err != nil || found != 1 || done != 1 {
+		t.Fatalf("dev Run(50) = %d, %d, %v", found, done, err)
+	}
+	for _, rows := range []map[int64]string{c.migrations, c.bdms, c.devs} {
 		for id, u := range rows {
 			if u == "kept" {
 				continue

@@ -312,9 +312,12 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 			}
 			exec(novaCell.Name, `INSERT INTO DB.migrations (id, instance_uuid, status, uuid, created_at, deleted) VALUES (?, ?, 'confirmed', ?, '2019-03-01 10:00:00', 0)`, i, inst1, u)
 			exec(novaCell.Name, `INSERT INTO DB.block_device_mapping (id, instance_uuid, uuid, created_at, deleted) VALUES (?, ?, ?, '2019-03-01 10:00:00', 0)`, i, inst1, u)
+			exec(novaCell.Name, `INSERT INTO DB.pci_devices (id, compute_node_id, address, product_id, vendor_id, dev_type, dev_id, label, status, uuid, created_at, deleted) VALUES (?, 1, ?, '1520', '8086', 'type-PCI', ?, 'label_8086_1520', 'available', ?, '2019-03-01 10:00:00', 0)`,
+				i, fmt.Sprintf("0000:81:00.%d", i), fmt.Sprintf("pci_0000_81_00_%d", i), u)
 			if i%3 == 0 {
 				exec(novaCell.Name, `UPDATE DB.migrations SET deleted = id WHERE id = ?`, i)
 				exec(novaCell.Name, `UPDATE DB.block_device_mapping SET deleted = id WHERE id = ?`, i)
+				exec(novaCell.Name, `UPDATE DB.pci_devices SET deleted = id WHERE id = ?`, i)
 			}
 		}
 		copyDatabase(t, admin, novaCell.Name, rpctlCell.Name)
@@ -323,7 +326,7 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 		exec(rpctlAPI.Name, `UPDATE DB.cell_mappings SET database_connection = ? WHERE id = 1`, rpctlCell0.URL)
 		exec(rpctlAPI.Name, `UPDATE DB.cell_mappings SET database_connection = ? WHERE id = 2`, rpctlCell.URL)
 	}
-	names := []string{"migration_migrate_to_uuid", "populate_uuids", "populate_missing_availability_zones", "populate_queued_for_delete", "populate_user_id"}
+	names := []string{"migration_migrate_to_uuid", "populate_uuids", "populate_dev_uuids", "populate_missing_availability_zones", "populate_queued_for_delete", "populate_user_id"}
 	for _, maxCount := range []string{"", "7", "40"} {
 		t.Run("max-count "+maxCount, func(t *testing.T) {
 			seed()
@@ -351,7 +354,7 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Errorf("instance_mappings differ:\n nova-manage:\n  %s\n rpctl:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
 			}
-			for _, table := range []string{"migrations", "block_device_mapping"} {
+			for _, table := range []string{"migrations", "block_device_mapping", "pci_devices"} {
 				want, got = uuidsDump(t, novaCell.DSN, table), uuidsDump(t, rpctlCell.DSN, table)
 				if strings.Join(want, "\n") != strings.Join(got, "\n") {
 					t.Errorf("%s differ:\n nova-manage:\n  %s\n rpctl:\n  %s", table, strings.Join(want, "\n  "), strings.Join(got, "\n  "))
@@ -375,7 +378,7 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 					t.Errorf("%s after nova-manage %s, after rpctl %s", name, n, r)
 				}
 			}
-			for _, name := range names[:4] {
+			for _, name := range names[:5] {
 				if s := onlineSummary(againRpctl, name); s != "0/0" {
 					t.Errorf("%s after rpctl: nova-manage found %s", name, s)
 				}

@@ -26,8 +26,27 @@ runs them on [database] connection's cell only.`,
 		Need: storage.NeedCells,
 		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
 			cells := stores.UUIDCells(dbs.Cells)
-			return []migrate.Migration{&migrate.FillUUIDs{Cells: cells}, &migrate.FillUUIDs{BDM: true, Cells: cells}}, nil
+			return []migrate.Migration{&migrate.FillUUIDs{Cells: cells}, &migrate.FillUUIDs{Table: migrate.BDMTable, Cells: cells}}, nil
 		},
 		DryRun: skipDryRun(migrate.MigrationUUIDName + ", " + migrate.BDMUUIDName),
+	}
+}
+
+// devUUIDsMigration is Nova 26's PciDevice.populate_dev_uuids.
+func devUUIDsMigration() migrationSpec {
+	return migrationSpec{
+		Name:  "dev-uuids",
+		Order: 23, // Nova's order: last, after populate_user_id
+		Short: "Give PCI devices their missing uuids as Nova 26 does (populate_dev_uuids)",
+		Long: `Each pci_devices row with a NULL uuid, deleted ones included, gets a random one, as Nova
+26's PciDevice.populate_dev_uuids (nova/objects/pci_device.py) does; updated_at is stamped,
+a row another writer gave a uuid first keeps it. The summary row keeps Nova's name. It runs
+over every cell (or --cell) with one --max-count budget; nova-manage runs it on [database]
+connection's cell only.`,
+		Need: storage.NeedCells,
+		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+			return []migrate.Migration{&migrate.FillUUIDs{Table: migrate.PCIDevicesTable, Cells: stores.UUIDCells(dbs.Cells)}}, nil
+		},
+		DryRun: skipDryRun(migrate.PCIDevUUIDName),
 	}
 }

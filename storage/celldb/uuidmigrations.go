@@ -26,6 +26,11 @@ func (c *Cell) BDMsWithoutUUID(ctx context.Context, limit int) ([]int64, error) 
 	return c.nullUUIDs(ctx, `SELECT id FROM block_device_mapping WHERE uuid IS NULL LIMIT ?`, limit)
 }
 
+// PCIDevicesWithoutUUID implements migrate.UUIDCell.
+func (c *Cell) PCIDevicesWithoutUUID(ctx context.Context, limit int) ([]int64, error) {
+	return c.nullUUIDs(ctx, `SELECT id FROM pci_devices WHERE uuid IS NULL LIMIT ?`, limit)
+}
+
 func (c *Cell) nullUUIDs(ctx context.Context, q string, limit int) ([]int64, error) {
 	var ids []int64
 	if err := c.DB.SelectContext(ctx, &ids, c.DB.Rebind(q), limit); err != nil {
@@ -42,6 +47,11 @@ func (c *Cell) SetMigrationUUIDs(ctx context.Context, uuids map[int64]string, no
 // SetBDMUUIDs implements migrate.UUIDCell.
 func (c *Cell) SetBDMUUIDs(ctx context.Context, uuids map[int64]string, now time.Time) (int, error) {
 	return c.setUUIDs(ctx, `UPDATE block_device_mapping SET uuid = ?, updated_at = ? WHERE id = ? AND uuid IS NULL`, uuids, now)
+}
+
+// SetPCIDeviceUUIDs implements migrate.UUIDCell.
+func (c *Cell) SetPCIDeviceUUIDs(ctx context.Context, uuids map[int64]string, now time.Time) (int, error) {
+	return c.setUUIDs(ctx, `UPDATE pci_devices SET uuid = ?, updated_at = ? WHERE id = ? AND uuid IS NULL`, uuids, now)
 }
 
 // setUUIDs runs q (uuid, updated_at, id) for each row in one transaction.
