@@ -166,6 +166,17 @@ func (g *Galera) NewDatabase(t testing.TB, name string) [3]string {
 	if _, err := db.Exec("CREATE DATABASE IF NOT EXISTS `" + name + "` CHARACTER SET utf8mb3"); err != nil {
 		t.Fatalf("create database %s: %v", name, err)
 	}
+	// CREATE DATABASE returns once node 1 ran it; the other nodes apply
+	// it in the cluster's order a moment later, and a connection naming
+	// the database fails with 1049 until they have (TestGaleraAbortsNeverSilent
+	// met that on a loaded machine). A read with wsrep_sync_wait on each
+	// node waits until that node has applied it.
+	for i := range g.Prefix {
+		var n int
+		if err := g.Open(t, i, "").QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("node %d does not have database %s after its creation: %d, %v", i+1, name, n, err)
+		}
+	}
 	var urls [3]string
 	for i, p := range g.Prefix {
 		cfg, err := mysql.ParseDSN(p)
