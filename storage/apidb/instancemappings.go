@@ -95,24 +95,6 @@ func (a *API) UserIDUnset(ctx context.Context, limit int) ([]migrate.InstanceMap
 // SetUserIDs implements migrate.InstanceMappingAPI: one transaction, one
 // UPDATE per mapping.
 func (a *API) SetUserIDs(ctx context.Context, userIDs map[string]string, now time.Time) (int, error) {
-	uuids := make([]string, 0, len(userIDs))
-	for u := range userIDs {
-		uuids = append(uuids, u)
-	}
-	sort.Strings(uuids)
-	n := 0
-	err := a.DB.Tx(ctx, func(tx *sqlx.Tx) error {
-		n = 0
-		q := a.DB.Rebind(`UPDATE instance_mappings SET user_id = ?, updated_at = ? WHERE instance_uuid = ? AND user_id IS NULL`)
-		for _, u := range uuids {
-			res, err := tx.ExecContext(ctx, q, userIDs[u], a.DB.TimeArg(&now), u)
-			if err != nil {
-				return a.DB.Errorf("update instance_mappings user_id: %w", storage.CleanError(err))
-			}
-			k, _ := res.RowsAffected()
-			n += int(k)
-		}
-		return nil
-	})
-	return n, err
+	return storage.UpdateEach(ctx, a.DB, `UPDATE instance_mappings SET user_id = ?, updated_at = ? WHERE instance_uuid = ? AND user_id IS NULL`,
+		"update instance_mappings user_id", userIDs, now)
 }

@@ -2,10 +2,8 @@ package celldb
 
 import (
 	"context"
-	"slices"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -39,24 +37,6 @@ func (c *Cell) InstancesMissingAZ(ctx context.Context, limit int) ([]migrate.Ins
 // SetInstanceAZs implements migrate.AZCell: one transaction, one UPDATE per
 // instance, updated_at stamped as Instance.save does.
 func (c *Cell) SetInstanceAZs(ctx context.Context, azs map[int64]string, now time.Time) (int, error) {
-	ids := make([]int64, 0, len(azs))
-	for id := range azs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	n := 0
-	err := c.DB.Tx(ctx, func(tx *sqlx.Tx) error {
-		n = 0
-		q := c.DB.Rebind(`UPDATE instances SET availability_zone = ?, updated_at = ? WHERE id = ? AND availability_zone IS NULL`)
-		for _, id := range ids {
-			res, err := tx.ExecContext(ctx, q, azs[id], c.DB.TimeArg(&now), id)
-			if err != nil {
-				return c.DB.Errorf("update instances availability_zone: %w", storage.CleanError(err))
-			}
-			k, _ := res.RowsAffected()
-			n += int(k)
-		}
-		return nil
-	})
-	return n, err
+	return storage.UpdateEach(ctx, c.DB, `UPDATE instances SET availability_zone = ?, updated_at = ? WHERE id = ? AND availability_zone IS NULL`,
+		"update instances availability_zone", azs, now)
 }

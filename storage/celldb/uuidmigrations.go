@@ -2,10 +2,8 @@ package celldb
 
 import (
 	"context"
-	"slices"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -56,23 +54,5 @@ func (c *Cell) SetPCIDeviceUUIDs(ctx context.Context, uuids map[int64]string, no
 
 // setUUIDs runs q (uuid, updated_at, id) for each row in one transaction.
 func (c *Cell) setUUIDs(ctx context.Context, q string, uuids map[int64]string, now time.Time) (int, error) {
-	ids := make([]int64, 0, len(uuids))
-	for id := range uuids {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	n := 0
-	err := c.DB.Tx(ctx, func(tx *sqlx.Tx) error {
-		n = 0
-		for _, id := range ids {
-			res, err := tx.ExecContext(ctx, c.DB.Rebind(q), uuids[id], c.DB.TimeArg(&now), id)
-			if err != nil {
-				return c.DB.Errorf("%s: %w", q[:min(len(q), 40)], storage.CleanError(err))
-			}
-			k, _ := res.RowsAffected()
-			n += int(k)
-		}
-		return nil
-	})
-	return n, err
+	return storage.UpdateEach(ctx, c.DB, q, q[:min(len(q), 40)], uuids, now)
 }
