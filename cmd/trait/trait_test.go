@@ -14,48 +14,32 @@ import (
 // trait Placement has is shown (its one field), any other name is
 // Placement's 404 message, exit 2 (osc exits 1).
 func TestTraitShow(t *testing.T) {
-	backends := []struct {
-		name  string
-		flags func(p placementtest.Placement) []string
-	}{
-		{"database", func(p placementtest.Placement) []string { return []string{"--placement-db", p.URL} }},
-		{"api", func(p placementtest.Placement) []string {
-			return []string{"--os-endpoint", p.Base, "--os-token", "admin"}
-		}},
-	}
-	for _, be := range backends {
-		t.Run(be.name, func(t *testing.T) {
-			testdb.RequirePython(t, "placement")
-			flags := be.flags(placementtest.New(t))
-			rpctl := func(args ...string) (string, string, int) {
-				return cmdtest.Rpctl(t, append(slices.Clip(flags), args...)...)
+	cmdtest.OnBothBackends(t, func(t *testing.T, rpctl func(args ...string) (string, string, int)) {
+		if _, errOut, code := rpctl("trait", "create", "CUSTOM_GOLD"); code != 0 {
+			t.Fatalf("trait create: exit %d: %s", code, errOut)
+		}
+		for _, tt := range []struct {
+			name      string
+			args      []string
+			code      int
+			out, errs string
+		}{
+			{"custom", []string{"CUSTOM_GOLD", "-f", "value"}, 0, "CUSTOM_GOLD\n", ""},
+			{"standard", []string{"HW_CPU_X86_AVX2", "-f", "json"}, 0, "{\n  \"name\": \"HW_CPU_X86_AVX2\"\n}\n", ""},
+			{"table", []string{"CUSTOM_GOLD"}, 0, "+-------+-------------+\n| Field | Value       |\n+-------+-------------+\n| name  | CUSTOM_GOLD |\n+-------+-------------+\n", ""},
+			{"unknown", []string{"CUSTOM_NOPE"}, 2, "", "No such trait(s): CUSTOM_NOPE."},
+			// A prefix is no trait (GET /traits?name=in: matches whole names).
+			{"prefix", []string{"CUSTOM_GOL"}, 2, "", "No such trait(s): CUSTOM_GOL."},
+			{"not a trait name", []string{"CUSTOM_GOLD,HW_CPU_X86_AVX2"}, 2, "", "No such trait(s): CUSTOM_GOLD,HW_CPU_X86_AVX2."},
+			{"lower case", []string{"custom_gold"}, 2, "", "No such trait(s): custom_gold."},
+			{"no name", nil, 255, "", "accepts 1 arg(s)"},
+		} {
+			out, errOut, code := rpctl(append([]string{"trait", "show"}, tt.args...)...)
+			if code != tt.code || out != tt.out || !strings.Contains(errOut, tt.errs) {
+				t.Errorf("%s: trait show %v: exit %d, want %d\nstdout %q, want %q\nstderr %q, want it to hold %q", tt.name, tt.args, code, tt.code, out, tt.out, errOut, tt.errs)
 			}
-			if _, errOut, code := rpctl("trait", "create", "CUSTOM_GOLD"); code != 0 {
-				t.Fatalf("trait create: exit %d: %s", code, errOut)
-			}
-			for _, tt := range []struct {
-				name      string
-				args      []string
-				code      int
-				out, errs string
-			}{
-				{"custom", []string{"CUSTOM_GOLD", "-f", "value"}, 0, "CUSTOM_GOLD\n", ""},
-				{"standard", []string{"HW_CPU_X86_AVX2", "-f", "json"}, 0, "{\n  \"name\": \"HW_CPU_X86_AVX2\"\n}\n", ""},
-				{"table", []string{"CUSTOM_GOLD"}, 0, "+-------+-------------+\n| Field | Value       |\n+-------+-------------+\n| name  | CUSTOM_GOLD |\n+-------+-------------+\n", ""},
-				{"unknown", []string{"CUSTOM_NOPE"}, 2, "", "No such trait(s): CUSTOM_NOPE."},
-				// A prefix is no trait (GET /traits?name=in: matches whole names).
-				{"prefix", []string{"CUSTOM_GOL"}, 2, "", "No such trait(s): CUSTOM_GOL."},
-				{"not a trait name", []string{"CUSTOM_GOLD,HW_CPU_X86_AVX2"}, 2, "", "No such trait(s): CUSTOM_GOLD,HW_CPU_X86_AVX2."},
-				{"lower case", []string{"custom_gold"}, 2, "", "No such trait(s): custom_gold."},
-				{"no name", nil, 255, "", "accepts 1 arg(s)"},
-			} {
-				out, errOut, code := rpctl(append([]string{"trait", "show"}, tt.args...)...)
-				if code != tt.code || out != tt.out || !strings.Contains(errOut, tt.errs) {
-					t.Errorf("%s: trait show %v: exit %d, want %d\nstdout %q, want %q\nstderr %q, want it to hold %q", tt.name, tt.args, code, tt.code, out, tt.out, errOut, tt.errs)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestTraitListAssociated (issue 39): osc's trait list --associated is a

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/placementtest"
+	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/placementclient"
 )
 
@@ -128,4 +130,30 @@ func GranularFlavorFile(t testing.TB, n int) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// OnBothBackends runs f once per backend of a fresh real Placement
+// (placementtest.New, skipped without Placement's Python package): the
+// database (--placement-db) and the API (--os-endpoint, --os-token admin).
+// rpctl runs rpctl with that backend's flags, so f asserts the same
+// outcome whichever backend carried the command.
+func OnBothBackends(t *testing.T, f func(t *testing.T, rpctl func(args ...string) (string, string, int))) {
+	backends := []struct {
+		name  string
+		flags func(p placementtest.Placement) []string
+	}{
+		{"database", func(p placementtest.Placement) []string { return []string{"--placement-db", p.URL} }},
+		{"api", func(p placementtest.Placement) []string {
+			return []string{"--os-endpoint", p.Base, "--os-token", "admin"}
+		}},
+	}
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			testdb.RequirePython(t, "placement")
+			flags := be.flags(placementtest.New(t))
+			f(t, func(args ...string) (string, string, int) {
+				return Rpctl(t, append(slices.Clip(flags), args...)...)
+			})
+		})
+	}
 }
