@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
-	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
@@ -93,19 +92,7 @@ func TestMigrateRatiosParityWithNova31(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	open := func(m *testdb.MySQL) *storage.DB {
-		tg, err := dsn.Parse(m.DSN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := storage.Open(ctx, tg, storage.RoleCell, m.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	novaDB, rpctlDB := open(novaCell), open(rpctlCell)
+	novaDB, rpctlDB := testdb.Open(t, novaCell.DSN, storage.RoleCell), testdb.Open(t, rpctlCell.DSN, storage.RoleCell)
 
 	for i, tc := range []struct {
 		name     string
