@@ -108,7 +108,8 @@ type AggregateResult struct {
 }
 
 // hostKey is a host name as Nova's queries compare it on MySQL:
-// HostMapping.get_by_host and ComputeNodeList.get_all_by_host match
+// HostMapping.get_by_host, ComputeNodeList.get_all_by_host and
+// AggregateList.get_by_host (HostAZ) match
 // `host = ?` under the databases' utf8 general_ci collation, which ignores
 // case and trailing spaces, so an aggregate's "CMP1-00020" or
 // "cmp1-00021 " is the host cmp1-00020 / cmp1-00021 (issue 37 row 14).

@@ -62,7 +62,9 @@ func HostAZ(aggs []nova.Aggregate, host, def string) string {
 			continue
 		}
 		for _, h := range a.Hosts {
-			if h == host {
+			// AggregateList.get_by_host matches aggregate_hosts.host in
+			// SQL, under MySQL's collation: as the aggregate sync does.
+			if hostKey(h) == hostKey(host) {
 				return az
 			}
 		}

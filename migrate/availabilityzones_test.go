@@ -61,3 +61,17 @@ func TestMissingAZ(t *testing.T) {
 		t.Errorf("cell2 zones %v", c2.set)
 	}
 }
+
+// TestHostAZSpellings: a host is found in its aggregates as Nova's
+// AggregateList.get_by_host finds it on MySQL (case and trailing spaces
+// ignored), as the aggregate sync compares hosts.
+func TestHostAZSpellings(t *testing.T) {
+	aggs := []nova.Aggregate{{ID: 1, Hosts: []string{"cmp1-00020"}, Metadata: map[string]string{"availability_zone": "az1"}}}
+	for _, tc := range []struct{ host, want string }{
+		{"cmp1-00020", "az1"}, {"CMP1-00020", "az1"}, {"cmp1-00020  ", "az1"}, {"cmp1-00021", "nova"},
+	} {
+		if got := migrate.HostAZ(aggs, tc.host, "nova"); got != tc.want {
+			t.Errorf("HostAZ(%q) = %q, want %q", tc.host, got, tc.want)
+		}
+	}
+}
