@@ -19,9 +19,10 @@ import (
 // reach it, its cell database, and the real placement-api on its
 // Placement database.
 type matrixCloud struct {
-	args []string
-	cell *storage.DB
-	api  string
+	args      []string
+	cell      *storage.DB
+	placement *storage.DB
+	api       string
 }
 
 func matrixSQLite(t *testing.T) matrixCloud {
@@ -36,7 +37,7 @@ func matrixSQLite(t *testing.T) matrixCloud {
 	t.Cleanup(func() { cell.Close() })
 	// The embedded file holds Placement's tables too: placement-api
 	// serves them as it serves any SQLite Placement database.
-	return matrixCloud{args: []string{"--db", db}, cell: cell, api: testdb.PlacementAPI(t, "sqlite:///"+db)}
+	return matrixCloud{args: []string{"--db", db}, cell: cell, placement: cell, api: testdb.PlacementAPI(t, "sqlite:///"+db)}
 }
 
 func matrixMariaDB(t *testing.T) matrixCloud {
@@ -54,7 +55,16 @@ func matrixMariaDB(t *testing.T) matrixCloud {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cell.Close() })
-	return matrixCloud{args: args, cell: cell, api: testdb.PlacementAPI(t, p.URL)}
+	pt, err := dsn.Parse(p.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	placement, err := storage.Open(context.Background(), pt, storage.RolePlacement, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { placement.Close() })
+	return matrixCloud{args: args, cell: cell, placement: placement, api: testdb.PlacementAPI(t, p.URL)}
 }
 
 type migrateRow struct {

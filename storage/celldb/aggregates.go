@@ -6,6 +6,7 @@ import (
 
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
 
 // ComputeNodesByHost implements migrate.AggregateCell: the uuids of the
@@ -23,7 +24,7 @@ func (c *Cell) ComputeNodesByHost(ctx context.Context) (map[string][]string, err
 		if err := rows.Scan(&h, &u); err != nil {
 			return nil, c.DB.Errorf("read compute nodes: %w", storage.CleanError(err))
 		}
-		out[h] = append(out[h], u.String)
+		out[h] = append(out[h], sqlutil.FoldUUID(u.String))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, c.DB.Errorf("read compute nodes: %w", storage.CleanError(err))

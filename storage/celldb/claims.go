@@ -136,7 +136,7 @@ func (c *Cell) ComputeNodeUUID(ctx context.Context, host, node string) (string, 
 	if err != nil {
 		return "", db.Errorf("read compute_nodes: %w", storage.CleanError(err))
 	}
-	return u.String, nil
+	return sqlutil.FoldUUID(u.String), nil
 }
 
 // ComputeNodes lists the cell's live compute nodes that have a uuid.

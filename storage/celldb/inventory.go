@@ -37,7 +37,7 @@ func ScanNodesForInventory(ctx context.Context, cell *storage.DB, fn func(nova.C
 			return cell.Errorf("read compute_nodes: %w", storage.CleanError(err))
 		}
 		n.DiskAvailableLeast = sqlutil.IntPtr(dal)
-		n.Host, n.HypervisorHostname, n.UUID = sqlutil.StrPtr(host), sqlutil.StrPtr(hhn), sqlutil.StrPtr(uuid)
+		n.Host, n.HypervisorHostname, n.UUID = sqlutil.StrPtr(host), sqlutil.StrPtr(hhn), sqlutil.FoldUUIDPtr(sqlutil.StrPtr(uuid)) // as ListComputeNodes
 		n.PCIStats, n.ExtraResources, n.NUMATopology = sqlutil.StrPtr(pci), sqlutil.StrPtr(extra), sqlutil.StrPtr(numa)
 		n.RAMAllocationRatio = cell.FloatPtr(ramRatio)
 		n.CPUAllocationRatio = cell.FloatPtr(cpuRatio)

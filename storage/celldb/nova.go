@@ -156,7 +156,9 @@ func ListComputeNodes(ctx context.Context, cell *storage.DB, includeDeleted bool
 		n.Deleted = deleted.Int64
 		n.ServiceID, n.DiskAvailableLeast, n.FreeRAMMB = sqlutil.IntPtr(serviceID), sqlutil.IntPtr(dal), sqlutil.IntPtr(freeRAM)
 		n.FreeDiskGB, n.CurrentWorkload, n.RunningVMs, n.Mapped = sqlutil.IntPtr(freeDisk), sqlutil.IntPtr(work), sqlutil.IntPtr(vms), sqlutil.IntPtr(mapped)
-		n.Host, n.HypervisorHostname, n.UUID, n.HostIP = sqlutil.StrPtr(host), sqlutil.StrPtr(hhn), sqlutil.StrPtr(uuid), sqlutil.StrPtr(hostIP)
+		// Folded: an upper-case uuid is the provider placement-api would
+		// store lower case (sqlutil.FoldUUID).
+		n.Host, n.HypervisorHostname, n.UUID, n.HostIP = sqlutil.StrPtr(host), sqlutil.StrPtr(hhn), sqlutil.FoldUUIDPtr(sqlutil.StrPtr(uuid)), sqlutil.StrPtr(hostIP)
 		n.SupportedInstances, n.PCIStats, n.Metrics = sqlutil.StrPtr(supp), sqlutil.StrPtr(pci), sqlutil.StrPtr(metrics)
 		n.ExtraResources, n.Stats, n.NUMATopology = sqlutil.StrPtr(extra), sqlutil.StrPtr(st), sqlutil.StrPtr(numa)
 		n.RAMAllocationRatio = cell.FloatPtr(ramRatio)

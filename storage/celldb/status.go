@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
 
 // liveNode selects the compute_nodes rows Nova itself sees as live: its
@@ -38,7 +39,7 @@ func ListNodeCapacities(ctx context.Context, cell *storage.DB) ([]status.NodeCap
 		if err := rows.Scan(&n.ID, &host, &node, &uuid, &deleted, &n.VCPUs, &n.MemoryMB, &n.LocalGB, &cpu, &ram, &disk); err != nil {
 			return nil, cell.Errorf("read compute_nodes: %w", storage.CleanError(err))
 		}
-		n.Host, n.Node, n.UUID, n.Deleted = host.String, node.String, uuid.String, deleted != 0
+		n.Host, n.Node, n.UUID, n.Deleted = host.String, node.String, sqlutil.FoldUUID(uuid.String), deleted != 0
 		n.CPURatio, n.RAMRatio, n.DiskRatio = cell.FloatPtr(cpu), cell.FloatPtr(ram), cell.FloatPtr(disk)
 		out = append(out, n)
 	}

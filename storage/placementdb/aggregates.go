@@ -6,6 +6,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
 
 var (
@@ -35,6 +36,7 @@ func (s *Store) AllProviderAggregates(ctx context.Context) (map[string]migrate.P
 			if err := rows.Scan(&u, &gen, &agg); err != nil {
 				return err
 			}
+			u = sqlutil.FoldUUID(u) // as the cells' node uuids are read
 			pa := out[u]
 			pa.Generation = gen
 			if agg != nil {

@@ -80,6 +80,10 @@ func loadProviders(ctx context.Context, db *storage.DB, f *providerFilter) (*mig
 				if err := rows.Scan(&p.ID, &p.UUID, &p.Name, &p.Generation, &p.ParentUUID, &p.RootUUID); err != nil {
 					return err
 				}
+				// Keyed as the cells' node uuids are read (sqlutil.FoldUUID):
+				// a provider an earlier rpctl stored upper case is the one its
+				// node plans, updated in place, not a name conflict.
+				p.UUID, p.ParentUUID, p.RootUUID = sqlutil.FoldUUID(p.UUID), sqlutil.FoldUUID(p.ParentUUID), sqlutil.FoldUUID(p.RootUUID)
 				st.Providers[p.UUID] = p
 				byID[p.ID] = p
 				if p.Name != "" {
@@ -539,8 +543,11 @@ func provUUIDs(ps []*migrate.ProviderWrite) []string {
 // saw to the one it leaves, as Placement's increment_generation does, and
 // fails with migrate.ErrGenerationConflict when someone else changed it meanwhile.
 func bumpGeneration(ctx context.Context, db *storage.DB, tx *sqlx.Tx, p *migrate.ProviderWrite) (id, root int64, err error) {
-	res, err := sqlutil.ExecInline(ctx, db, tx, `UPDATE resource_providers SET generation = ?, updated_at = ? WHERE uuid = ? AND generation = ?`,
-		p.Generation, db.Now(), p.UUID, p.ExpectGeneration)
+	// The uuid as MySQL's collation matches it, on SQLite too (uuidMatch):
+	// the state folds a stored upper-case spelling.
+	match, margs := uuidMatch("uuid", p.UUID)
+	res, err := sqlutil.ExecInline(ctx, db, tx, `UPDATE resource_providers SET generation = ?, updated_at = ? WHERE `+match+` AND generation = ?`,
+		append(append([]any{p.Generation, db.Now()}, margs...), p.ExpectGeneration)...)
 	if err != nil {
 		return 0, 0, db.Errorf("update resource provider %s: %w", p.UUID, storage.CleanError(err))
 	}
@@ -559,7 +566,8 @@ func providerIDs(ctx context.Context, db *storage.DB, tx *sqlx.Tx, uuid string) 
 		ID   int64         `db:"id"`
 		Root sql.NullInt64 `db:"root_provider_id"`
 	}
-	if err := tx.GetContext(ctx, &r, db.Rebind(`SELECT id, root_provider_id FROM resource_providers WHERE uuid = ?`), uuid); err != nil {
+	match, args := uuidMatch("uuid", uuid)
+	if err := tx.GetContext(ctx, &r, db.Rebind(`SELECT id, root_provider_id FROM resource_providers WHERE `+match), args...); err != nil {
 		return 0, 0, err
 	}
 	return r.ID, r.Root.Int64, nil

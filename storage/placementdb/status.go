@@ -34,6 +34,9 @@ func ListProviderTotals(ctx context.Context, p *storage.DB) ([]status.ProviderTo
 			rows.Close()
 			return nil, p.Errorf("read resource_providers: %w", storage.CleanError(err))
 		}
+		// Folded as the cells' node uuids are (sqlutil.FoldUUID): a provider an
+		// earlier rpctl stored upper case is still its node's.
+		t.UUID = sqlutil.FoldUUID(t.UUID)
 		t.Root = root == 1
 		index[id] = len(out)
 		out = append(out, t)
@@ -100,7 +103,7 @@ func ListProviderTotals(ctx context.Context, p *storage.DB) ([]status.ProviderTo
 	if len(sharing) > 0 {
 		set := make(map[string]bool, len(sharing))
 		for _, u := range sharing {
-			set[u] = true
+			set[sqlutil.FoldUUID(u)] = true
 		}
 		for i := range out {
 			out[i].Sharing = set[out[i].UUID]
@@ -138,6 +141,7 @@ func ListOverusedInventories(ctx context.Context, p *storage.DB) ([]status.Overu
 		if err := rows.Scan(&o.UUID, &o.Name, &o.Class, &o.Total, &o.Reserved, &ratio, &o.Used); err != nil {
 			return nil, p.Errorf("read allocations and inventories: %w", storage.CleanError(err))
 		}
+		o.UUID = sqlutil.FoldUUID(o.UUID)
 		o.AllocationRatio = *p.FloatPtr(ratio)
 		if float64(o.Used) > o.Capacity() {
 			out = append(out, o)
