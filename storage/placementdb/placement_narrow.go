@@ -2,8 +2,10 @@ package placementdb
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rpctl/rpctl/candidates"
@@ -96,17 +98,37 @@ func LoadPlacementModelFor(ctx context.Context, db *storage.DB, req *candidates.
 }
 
 // readTree reads every provider with its root: the scope of every tree,
-// and whether any provider has a parent.
-func readTree(db *storage.DB, query storage.RawQuery) (providerScope, bool, error) {
+// and whether any provider has a parent. Its statement carries the extra
+// branches too, each a query of up to six columns after its tag (the tag
+// is written here: 1 for the first extra), padded with NULLs, and what to
+// do with each of its rows: one round trip for what narrowing needs to
+// know before its conditions (issue 35).
+func readTree(db *storage.DB, query storage.RawQuery, extra ...treeBranch) (providerScope, bool, error) {
 	hasTrees := false
-	raw := newRawRow(6)
+	raw := newRawRow(7)
 	var s providerScope
-	err := scanRaw(db, query, "resource_providers", raw, `SELECT id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`, nil, func() error {
-		p := candidates.ProviderRow{ID: raw.int(0), UUID: raw.str(1), Name: raw.str(2)}
-		p.Generation, _ = raw.nullInt(3)
+	q := `SELECT 0, id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`
+	var args []any
+	for i, b := range extra {
+		q += " UNION ALL SELECT " + strconv.Itoa(i+1) + ", " + b.cols + strings.Repeat(", NULL", 6-strings.Count(b.cols, ",")-1) + " FROM " + b.from
+		args = append(args, b.args...)
+	}
+	q, args = sqlutil.Inline(db, q, args...)
+	err := scanRaw(db, query, "resource_providers", raw, q, args, func() error {
+		t := raw.int(0)
+		if t > 0 && t <= int64(len(extra)) {
+			extra[t-1].row(raw)
+			return raw.err
+		}
+		if t != 0 {
+			raw.fail(fmt.Errorf("branch %d of %d", t, len(extra)+1))
+			return raw.err
+		}
+		p := candidates.ProviderRow{ID: raw.int(1), UUID: raw.str(2), Name: raw.str(3)}
+		p.Generation, _ = raw.nullInt(4)
 		var parent bool
-		p.ParentID, parent = raw.nullInt(4)
-		root, ok := raw.nullInt(5)
+		p.ParentID, parent = raw.nullInt(5)
+		root, ok := raw.nullInt(6)
 		hasTrees = hasTrees || parent
 		if !ok {
 			root = -1
@@ -118,43 +140,73 @@ func readTree(db *storage.DB, query storage.RawQuery) (providerScope, bool, erro
 	return s, hasTrees, err
 }
 
+// treeBranch is one extra branch of readTree's statement.
+type treeBranch struct {
+	cols string // the columns after the tag, up to six, separated by ", "
+	from string // what follows FROM
+	args []any
+	row  func(raw *rawRow) // the tag is column 0, cols from 1
+}
+
 // narrowRoots returns the trees to read (nil roots: all of them) and
 // whether the database has nested providers at all (the search treats a
 // flat cloud differently, and the rows read may not show the trees).
 func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request) (providerScope, bool, error) {
-	// Literals where they can be (one round trip on MySQL instead of a
-	// prepare, an execute and a close: several of these run before the
-	// read, and on a cloud where nothing can be left out they are pure
-	// overhead).
-	q := func(table string, raw *rawRow, q string, args []any, scan func() error) error {
-		q, args = sqlutil.Inline(db, q, args...)
-		return scanRaw(db, query, table, raw, q, args, scan)
-	}
-	raw1, raw2 := newRawRow(1), newRawRow(2)
-	ids := func(table, query string, args ...any) ([]int64, error) {
-		var out []int64
-		err := q(table, raw1, query, args, func() error {
-			out = push(out, raw1.int(0))
-			return raw1.err
-		})
-		return out, err
-	}
-	names := func(table, query string, args ...any) (map[string]int64, error) {
-		out := map[string]int64{}
-		if len(args) == 0 {
-			return out, nil // IN (NULL): no round trip for no names
+	// Every class and trait the request names must exist, or the full read
+	// is what reproduces Placement's error (or its empty answer).
+	var classNames, traitNames, inTrees []string
+	for _, g := range req.Groups {
+		for c := range g.Resources {
+			if !standards.IsResourceClass(c) {
+				classNames = append(classNames, c)
+			}
 		}
-		err := q(table, raw2, query, args, func() error {
-			out[raw2.str(1)] = raw2.int(0)
-			return raw2.err
-		})
-		return out, err
+		for _, set := range g.RequiredTraits {
+			traitNames = append(traitNames, set...)
+		}
+		traitNames = append(traitNames, g.ForbiddenTraits...)
+		if g.InTree != "" {
+			inTrees = append(inTrees, g.InTree)
+		}
 	}
-	// Every provider, with its root, first: the map from the conditions'
+	traitNames = append(append(traitNames, req.RootRequired...), req.RootForbidden...)
+
+	// Every provider with its root first — the map from the conditions'
 	// providers to their trees, whether there are trees and how many; the
-	// rows are the model's own unless some tree is left out (then they
-	// are filtered here rather than read again).
-	whole, hasTrees, err := readTree(db, query)
+	// rows are the model's own unless some tree is left out (then they are
+	// filtered here rather than read again) — and in the same statement
+	// what the conditions are written from: the ids of those classes and
+	// traits, the sharing providers with the classes and traits they hold
+	// (what they could supply instead of a tree's own), and the in_tree
+	// targets, by uuid or name (the command resolves an in_tree value that
+	// is no provider's uuid as a name, on the model this read builds).
+	// The sharing providers are found through the trait's name, so that
+	// the traits' primary key leads each join (a self-join of
+	// resource_provider_traits by a trait id scanned the whole table).
+	customIDs, traitIDs := map[string]int64{}, map[string]int64{}
+	var sharingProviders, targets []int64
+	sharingClasses, sharingTraits := map[int64]bool{}, map[int64]bool{}
+	const sharing = `resource_provider_traits rpt JOIN traits t ON t.id = rpt.trait_id AND t.name = 'MISC_SHARES_VIA_AGGREGATE'`
+	extra := []treeBranch{
+		{cols: `rpt.resource_provider_id`, from: sharing, row: func(r *rawRow) { sharingProviders = push(sharingProviders, r.int(1)) }},
+		{cols: `i.resource_class_id`, from: sharing + ` JOIN inventories i ON i.resource_provider_id = rpt.resource_provider_id`,
+			row: func(r *rawRow) { sharingClasses[r.int(1)] = true }},
+		{cols: `o.trait_id`, from: sharing + ` JOIN resource_provider_traits o ON o.resource_provider_id = rpt.resource_provider_id`,
+			row: func(r *rawRow) { sharingTraits[r.int(1)] = true }},
+	}
+	if len(traitNames) > 0 {
+		extra = append(extra, treeBranch{cols: `id, name`, from: `traits WHERE name IN (` + sqlutil.InList(len(traitNames)) + `)`, args: anys(traitNames),
+			row: func(r *rawRow) { traitIDs[r.str(2)] = r.int(1) }})
+	}
+	if len(classNames) > 0 {
+		extra = append(extra, treeBranch{cols: `id, name`, from: `resource_classes WHERE name IN (` + sqlutil.InList(len(classNames)) + `)`, args: anys(classNames),
+			row: func(r *rawRow) { customIDs[r.str(2)] = r.int(1) }})
+	}
+	if len(inTrees) > 0 {
+		extra = append(extra, treeBranch{cols: `id`, from: `resource_providers WHERE uuid IN (` + sqlutil.InList(len(inTrees)) + `) OR name IN (` + sqlutil.InList(len(inTrees)) + `)`,
+			args: append(anys(inTrees), anys(inTrees)...), row: func(r *rawRow) { targets = push(targets, r.int(1)) }})
+	}
+	whole, hasTrees, err := readTree(db, query, extra...)
 	if err != nil {
 		return providerScope{}, false, err
 	}
@@ -167,37 +219,12 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 			allRoots[r] = true
 		}
 	}
-
-	// Every class and trait the request names must exist, or the full read
-	// is what reproduces Placement's error (or its empty answer).
-	var classNames, traitNames []string
-	for _, g := range req.Groups {
-		for c := range g.Resources {
-			if !standards.IsResourceClass(c) {
-				classNames = append(classNames, c)
-			}
-		}
-		for _, set := range g.RequiredTraits {
-			traitNames = append(traitNames, set...)
-		}
-		traitNames = append(traitNames, g.ForbiddenTraits...)
-	}
-	traitNames = append(append(traitNames, req.RootRequired...), req.RootForbidden...)
-	traitNames = append(traitNames, "MISC_SHARES_VIA_AGGREGATE")
-	customIDs, err := names("resource_classes", `SELECT id, name FROM resource_classes WHERE name IN (`+sqlutil.InList(len(classNames))+`)`, anys(classNames)...)
-	if err != nil {
-		return providerScope{}, false, err
-	}
 	for _, c := range classNames {
 		if _, ok := customIDs[c]; !ok {
 			return whole, hasTrees, nil
 		}
 	}
-	traitIDs, err := names("traits", `SELECT id, name FROM traits WHERE name IN (`+sqlutil.InList(len(traitNames))+`)`, anys(traitNames)...)
-	if err != nil {
-		return providerScope{}, false, err
-	}
-	for _, t := range traitNames[:len(traitNames)-1] {
+	for _, t := range traitNames {
 		if _, ok := traitIDs[t]; !ok {
 			return whole, hasTrees, nil
 		}
@@ -208,38 +235,7 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 		}
 		return customIDs[name]
 	}
-
-	// What sharing providers could supply instead of a tree's own.
-	var sharingProviders []int64
-	sharingClasses := map[int64]bool{}
-	sharingTraits := map[int64]bool{}
-	if shares, ok := traitIDs["MISC_SHARES_VIA_AGGREGATE"]; ok {
-		// The sharing providers first, then what they hold by their ids: a
-		// self-join of resource_provider_traits scanned the whole table
-		// (37 ms on placement-perfload, which has no sharing provider).
-		sharing, err := ids("resource_provider_traits", `SELECT resource_provider_id FROM resource_provider_traits WHERE trait_id = ?`, shares)
-		if err != nil {
-			return providerScope{}, false, err
-		}
-		if len(sharing) > 0 {
-			sharingProviders = sharing
-			list := sqlutil.SQLInts(sharing)
-			cls, err := ids("inventories", `SELECT DISTINCT resource_class_id FROM inventories WHERE resource_provider_id IN (`+list+`)`)
-			if err != nil {
-				return providerScope{}, false, err
-			}
-			for _, c := range cls {
-				sharingClasses[c] = true
-			}
-			trs, err := ids("resource_provider_traits", `SELECT DISTINCT trait_id FROM resource_provider_traits WHERE resource_provider_id IN (`+list+`)`)
-			if err != nil {
-				return providerScope{}, false, err
-			}
-			for _, t := range trs {
-				sharingTraits[t] = true
-			}
-		}
-	}
+	raw2 := newRawRow(2)
 
 	// The conditions are the branches of one statement, each row a
 	// condition's number and a provider meeting it; the providers are
@@ -253,14 +249,10 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	// condition on the class).
 	var branches []string
 	var args []any
-	var inTrees []string
 	amounts := map[int64]int64{}
 	var classes []int64
 	nconds := 0 // the conditions other than the classes' come first
 	for _, g := range req.Groups {
-		if g.InTree != "" {
-			inTrees = append(inTrees, g.InTree)
-		}
 		// A group's own-tree conditions hold only when some class of it
 		// must come from the tree: one no sharing provider has.
 		own := false
@@ -348,7 +340,10 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	for i := range met {
 		dsts[i] = &met[i]
 	}
-	err = q("narrowing conditions", raw2, strings.Join(branches, " UNION ALL "), args, tagged(raw2, dsts, func() int64 { return raw2.int(1) }))
+	// Literals (one round trip on MySQL instead of a prepare, an execute
+	// and a close).
+	cq, cargs := sqlutil.Inline(db, strings.Join(branches, " UNION ALL "), args...)
+	err = scanRaw(db, query, "narrowing conditions", raw2, cq, cargs, tagged(raw2, dsts, func() int64 { return raw2.int(1) }))
 	if err != nil {
 		return providerScope{}, false, err
 	}
@@ -367,16 +362,7 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	if len(keep) == len(allRoots) {
 		return whole, hasTrees, nil // nothing to leave out
 	}
-	if len(inTrees) > 0 {
-		// By name too: the command resolves an in_tree value that is no
-		// provider's uuid as a name, on the model this read builds.
-		targets, err := ids("resource_providers", `SELECT id FROM resource_providers WHERE uuid IN (`+sqlutil.InList(len(inTrees))+`) OR name IN (`+sqlutil.InList(len(inTrees))+`)`,
-			append(anys(inTrees), anys(inTrees)...)...)
-		if err != nil {
-			return providerScope{}, false, err
-		}
-		keep = append(keep, rootsOf(targets)...)
-	}
+	keep = append(keep, rootsOf(targets)...)
 	keep = append(keep, rootsOf(sharingProviders)...)
 	slices.Sort(keep)
 	return providerScope{roots: slices.Compact(keep), providers: tree, rootIDs: treeRoots}, hasTrees, nil

@@ -22,11 +22,8 @@ import (
 // decimal the server prints (MariaDB: six significant digits, "1.1",
 // "1.23457"), which is what PyMySQL hands Placement's Python code
 // (AllocationRatio), and the widened float32 (1.100000023841858) that
-// Placement's SQL filter computes with on the server (SQLRatio). The
-// inventories are read through the binary protocol, which carries the
-// float32, with the printed form beside it; the other tables through the
-// text protocol (no arguments), which is cheaper for their few columns.
-// SQLite's REAL column is one double for both.
+// Placement's SQL filter computes with on the server (SQLRatio): both are
+// read (see readPlacementRows). SQLite's REAL column is one double for both.
 func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelInput, error) {
 	var in *candidates.ModelInput
 	err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
@@ -46,57 +43,79 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 // readPlacementRows is LoadPlacementModel's reading, through query, of the
 // providers in scope (readTree's rows, all or the kept trees') with their
 // inventories, usages and links; the name tables are read whole.
+//
+// Two statements, the second's branches tagged by their first column (see
+// tagged): the database is a network hop away from the operator and each
+// statement is a round trip (issue 35: candidates ≤ 8 per query, the
+// connection included). The inventories have a statement of their own: in
+// a UNION MariaDB copies every row into a temporary table first, which
+// doubled the server's time for the largest table; the others are small.
+// On MySQL the FLOAT allocation_ratio is read twice through the text
+// protocol (one round trip, where the binary protocol costs a prepare and
+// an execute): CAST AS CHAR is the decimal PyMySQL hands Placement, CAST
+// AS DOUBLE the float32 the server computes with, printed as the shortest
+// decimal that reads back as that double (checked on 14,664 FLOAT values,
+// each read back exactly as the float32 it holds;
+// TestLoadPlacementRatioSource keeps checking 2,000 more).
 func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
-	invQuery := `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, allocation_ratio FROM inventories` + scope.where("resource_provider_id")
-	var invArgs []any
+	ratios := "allocation_ratio, allocation_ratio"
 	if db.IsMySQL() {
-		// The binary protocol (see storage.Prepared): the FLOAT column
-		// arrives as the float32 the server computes with (SQLRatio), and
-		// its text form, what PyMySQL hands Placement, is the server's own
-		// print of it (CAST AS CHAR prints as the text protocol does).
 		in.Ratios = candidates.RatioMySQLFloat
-		invQuery = `SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, CAST(allocation_ratio AS CHAR), allocation_ratio FROM inventories` + scope.where("resource_provider_id")
-		invArgs = []any{storage.Prepared}
+		ratios = "CAST(allocation_ratio AS CHAR), CAST(allocation_ratio AS DOUBLE)"
 	}
 	in.Providers = scope.inScope()
-	raw3, raw9 := newRawRow(3), newRawRow(9)
-	err := func() error {
-		if err := scanRaw(db, query, "inventories", raw9, invQuery, invArgs, func() error {
+	raw9 := newRawRow(9)
+	if err := scanRaw(db, query, "inventories", raw9,
+		`SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, `+ratios+` FROM inventories`+scope.where("resource_provider_id"), nil,
+		func() error {
 			in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw9.int(0), ResourceClassID: raw9.int(1),
 				Total: raw9.int(2), Reserved: raw9.int(3), MinUnit: raw9.int(4), MaxUnit: raw9.int(5), StepSize: raw9.int(6),
 				AllocationRatio: raw9.float(7), SQLRatio: raw9.widened(8)})
 			return raw9.err
 		}); err != nil {
-			return err
+		return nil, err
+	}
+	raw := newRawRow(4)
+	var usages []candidates.UsageRow
+	var names [3][]candidates.NamedRow
+	var links [2][]candidates.LinkRow
+	named := func(dst *[]candidates.NamedRow) func() {
+		return func() { *dst = push(*dst, candidates.NamedRow{ID: raw.int(1), Name: raw.str(3)}) }
+	}
+	link := func(dst *[]candidates.LinkRow) func() {
+		return func() { *dst = push(*dst, candidates.LinkRow{ProviderID: raw.int(1), OtherID: raw.int(2)}) }
+	}
+	branches := []func(){
+		func() {
+			usages = push(usages, candidates.UsageRow{ProviderID: raw.int(1), ResourceClassID: raw.int(2), Used: raw.int(3)})
+		},
+		named(&names[0]), named(&names[1]), named(&names[2]),
+		link(&links[0]), link(&links[1]),
+	}
+	q := `SELECT 0, resource_provider_id, resource_class_id, CAST(SUM(used) AS SIGNED) FROM allocations` + scope.where("resource_provider_id") + ` GROUP BY resource_provider_id, resource_class_id` +
+		` UNION ALL SELECT 1, id, NULL, name FROM resource_classes` +
+		` UNION ALL SELECT 2, id, NULL, name FROM traits` +
+		` UNION ALL SELECT 3, id, NULL, uuid FROM placement_aggregates` +
+		` UNION ALL SELECT 4, resource_provider_id, trait_id, NULL FROM resource_provider_traits` + scope.where("resource_provider_id") +
+		` UNION ALL SELECT 5, resource_provider_id, aggregate_id, NULL FROM resource_provider_aggregates` + scope.where("resource_provider_id")
+	err := scanRaw(db, query, "allocations, names and links", raw, q, nil, func() error {
+		t := raw.int(0)
+		if raw.err == nil && (t < 0 || t >= int64(len(branches))) {
+			raw.fail(fmt.Errorf("branch %d of %d", t, len(branches)))
 		}
-		if err := scanRaw(db, query, "allocations", raw3,
-			`SELECT resource_provider_id, resource_class_id, SUM(used) FROM allocations`+scope.where("resource_provider_id")+` GROUP BY resource_provider_id, resource_class_id`, nil,
-			func() error {
-				in.Usages = push(in.Usages, candidates.UsageRow{ProviderID: raw3.int(0), ResourceClassID: raw3.int(1), Used: raw3.int(2)})
-				return raw3.err
-			}); err != nil {
-			return err
+		if raw.err != nil {
+			return raw.err
 		}
-		// The three name tables in one statement, and the two link tables
-		// in another: two round trips, not five.
-		if err := scanRaw(db, query, "resource_classes, traits and placement_aggregates", raw3,
-			`SELECT 0, id, name FROM resource_classes UNION ALL SELECT 1, id, name FROM traits UNION ALL SELECT 2, id, uuid FROM placement_aggregates`, nil,
-			tagged(raw3, []*[]candidates.NamedRow{&in.ResourceClasses, &in.Traits, &in.Aggregates}, func() candidates.NamedRow {
-				return candidates.NamedRow{ID: raw3.int(1), Name: raw3.str(2)}
-			})); err != nil {
-			return err
-		}
-		return scanRaw(db, query, "resource_provider_traits and resource_provider_aggregates", raw3,
-			`SELECT 0, resource_provider_id, trait_id FROM resource_provider_traits`+scope.where("resource_provider_id")+
-				` UNION ALL SELECT 1, resource_provider_id, aggregate_id FROM resource_provider_aggregates`+scope.where("resource_provider_id"), nil,
-			tagged(raw3, []*[]candidates.LinkRow{&in.ProviderTraits, &in.ProviderAggregates}, func() candidates.LinkRow {
-				return candidates.LinkRow{ProviderID: raw3.int(1), OtherID: raw3.int(2)}
-			}))
-	}()
+		branches[t]()
+		return raw.err
+	})
 	if err != nil {
 		return nil, err
 	}
+	in.Usages = usages
+	in.ResourceClasses, in.Traits, in.Aggregates = names[0], names[1], names[2]
+	in.ProviderTraits, in.ProviderAggregates = links[0], links[1]
 	return in, nil
 }
 

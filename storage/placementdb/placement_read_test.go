@@ -3,6 +3,8 @@ package placementdb_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -156,6 +158,17 @@ func TestLoadPlacementRatioSource(t *testing.T) {
 		{16, 16, 16},
 		{1.2345649, 1.23456, 1.2345649003982544},
 	}
+	// And a sweep: the text protocol carries the float32 the server
+	// computes with as CAST(... AS DOUBLE)'s print, which must read back
+	// as exactly that float32 for any value (readPlacementRows).
+	rng := rand.New(rand.NewPCG(35, 1))
+	for range 2000 {
+		x := rng.Float64() * math.Pow(10, float64(rng.IntN(9)-4))
+		ratios = append(ratios, struct {
+			written      float64
+			py, mysqlSQL float64
+		}{x, math.NaN(), float64(float32(x))})
+	}
 	in := &candidates.ModelInput{}
 	for i, r := range ratios {
 		id := int64(i + 1)
@@ -184,6 +197,12 @@ func TestLoadPlacementRatioSource(t *testing.T) {
 				py, sql := r.written, r.written
 				if name == "mysql" {
 					py, sql = r.py, r.mysqlSQL
+				}
+				if math.IsNaN(py) { // the sweep: the SQL value only
+					if row.SQLRatio != sql {
+						t.Errorf("ratio %v read as %v (SQL), want %v", r.written, row.SQLRatio, sql)
+					}
+					continue
 				}
 				if row.AllocationRatio != py || (got.Ratios == candidates.RatioMySQLFloat && row.SQLRatio != sql) {
 					t.Errorf("ratio %v read as %v (Python) / %v (SQL), want %v / %v", r.written, row.AllocationRatio, row.SQLRatio, py, sql)
