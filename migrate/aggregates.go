@@ -71,6 +71,33 @@ type AggregateScanner interface {
 	AllProviderAggregates(ctx context.Context) (map[string]ProviderAggregates, error)
 }
 
+// AggregateWrite is one provider's change of its aggregates, decided at
+// Generation: the aggregates to add and to remove.
+type AggregateWrite struct {
+	Provider    string
+	Generation  int64
+	Add, Remove []string
+}
+
+// AggregateBatchWriter is a Placement (the database) that writes many
+// providers' aggregate changes in few round trips, each change in a
+// transaction of its own that checks and increments its provider's
+// generation once, as SetProviderAggregates does.
+type AggregateBatchWriter interface {
+	// WriteAggregates writes ws in order and stops at the first that
+	// fails: done are written, err is ws[done]'s failure (nil when all
+	// are written). ErrNoBatch, with nothing written, when the database
+	// cannot send several statements per round trip.
+	WriteAggregates(ctx context.Context, ws []AggregateWrite) (done int, err error)
+}
+
+// ErrNoBatch is an AggregateBatchWriter's answer when it cannot batch: the
+// caller writes one change at a time.
+var ErrNoBatch = errors.New("no batched writes on this database")
+
+// aggBatch bounds the writes decided ahead and sent as one batch.
+const aggBatch = 1000
+
 // AggregateSync mirrors Nova's host aggregates into Placement the way
 // `nova-manage placement sync_aggregates` does, and with Prune removes the
 // memberships it never removes.
@@ -180,16 +207,42 @@ func (s *AggregateSync) loadNova(ctx context.Context) (*novaView, error) {
 
 // placementView reads provider aggregates from a bulk scan when the store
 // offers one, else provider by provider.
+//
+// With a batch writer, the writes a run is about to make are decided ahead
+// (upcoming) against a shadow of the providers, sent in batches, and then
+// taken by the set calls in order: a run makes the same calls, prints the
+// same lines and stops where it would writing one by one, and no write is
+// sent past the first that fails (a failed one is done again one by one,
+// which gives its own error and retries).
 type placementView struct {
-	p    AggregatePlacement
-	all  map[string]ProviderAggregates // nil without a scanner
-	read map[string]*ProviderAggregates
+	p     AggregatePlacement
+	all   map[string]ProviderAggregates // nil without a scanner
+	read  map[string]*ProviderAggregates
+	batch AggregateBatchWriter // nil without one, or once it said ErrNoBatch
+	pre   []preWrite           // written ahead, for the next set calls in order
+}
+
+// preWrite is a write sent ahead: want at generation gen, and its outcome
+// (nil: committed).
+type preWrite struct {
+	uuid string
+	gen  int64
+	want []string
+	err  error
+}
+
+// aggChange is a write a run will make if nothing changes before it: the
+// provider and how its aggregates change (nil: no write).
+type aggChange struct {
+	uuid   string
+	change func(have []string) []string
 }
 
 var errNoProvider = errors.New("no such provider")
 
 func newPlacementView(ctx context.Context, p AggregatePlacement) (*placementView, error) {
 	v := &placementView{p: p, read: map[string]*ProviderAggregates{}}
+	v.batch, _ = p.(AggregateBatchWriter)
 	if sc, ok := p.(AggregateScanner); ok {
 		all, err := sc.AllProviderAggregates(ctx)
 		if err != nil {
@@ -232,8 +285,91 @@ func (v *placementView) refresh(ctx context.Context, uuid string) (*ProviderAggr
 
 // set writes a provider's aggregates at the generation read, re-reading
 // and re-deciding (change) on a conflict, up to aggAttempts times. change
-// returns the new list, or nil when nothing is to be written.
-func (v *placementView) set(ctx context.Context, uuid string, change func(have []string) []string) (wrote bool, err error) {
+// returns the new list, or nil when nothing is to be written. upcoming
+// lists this write and the ones the run makes after it if all succeed.
+func (v *placementView) set(ctx context.Context, uuid string, change func(have []string) []string, upcoming func() []aggChange) (wrote bool, err error) {
+	if len(v.pre) == 0 && v.batch != nil {
+		if err := v.writeAhead(ctx, upcoming()); err != nil {
+			return false, err
+		}
+	}
+	if len(v.pre) > 0 {
+		w := v.pre[0]
+		v.pre = v.pre[1:]
+		pa := v.read[uuid]
+		if w.uuid != uuid || pa == nil || pa.Generation != w.gen || !slices.Equal(change(pa.Aggregates), w.want) {
+			// The run asked for another write than was decided ahead: a
+			// bug, and what was written ahead is no longer accounted for.
+			return false, fmt.Errorf("internal error: aggregate write of provider %s was decided ahead as %s at generation %d", uuid, w.uuid, w.gen)
+		}
+		if w.err == nil {
+			pa.Generation, pa.Aggregates = w.gen+1, w.want
+			return true, nil
+		}
+		// Written one by one, it gets its own error, or a retry after a
+		// conflict as below.
+	}
+	return v.setEach(ctx, uuid, change)
+}
+
+// writeAhead decides the writes of next on a shadow of the providers and
+// sends them as batches, keeping their outcomes in v.pre: the committed
+// ones, then the one that failed. It stops deciding at a provider it
+// cannot read (the run stops there).
+func (v *placementView) writeAhead(ctx context.Context, next []aggChange) error {
+	shadow := map[string]*ProviderAggregates{}
+	var ws []AggregateWrite
+	var pre []preWrite
+	for _, c := range next {
+		if len(ws) == aggBatch {
+			break
+		}
+		pa, ok := shadow[c.uuid]
+		if !ok {
+			cur, err := v.get(ctx, c.uuid)
+			if err != nil {
+				break
+			}
+			pa = &ProviderAggregates{Generation: cur.Generation, Aggregates: cur.Aggregates}
+			shadow[c.uuid] = pa
+		}
+		want := c.change(pa.Aggregates)
+		if want == nil {
+			continue
+		}
+		w := AggregateWrite{Provider: c.uuid, Generation: pa.Generation}
+		for _, a := range want {
+			if !slices.Contains(pa.Aggregates, a) {
+				w.Add = append(w.Add, a)
+			}
+		}
+		for _, a := range pa.Aggregates {
+			if !slices.Contains(want, a) {
+				w.Remove = append(w.Remove, a)
+			}
+		}
+		ws = append(ws, w)
+		pre = append(pre, preWrite{uuid: c.uuid, gen: pa.Generation, want: want})
+		pa.Generation, pa.Aggregates = pa.Generation+1, want
+	}
+	if len(ws) == 0 {
+		return nil
+	}
+	done, err := v.batch.WriteAggregates(ctx, ws)
+	if errors.Is(err, ErrNoBatch) {
+		v.batch = nil
+		return nil
+	}
+	if err != nil {
+		pre[done].err = err
+		done++
+	}
+	v.pre = pre[:done]
+	return nil
+}
+
+// setEach is set one write at a time.
+func (v *placementView) setEach(ctx context.Context, uuid string, change func(have []string) []string) (wrote bool, err error) {
 	for attempt := 1; ; attempt++ {
 		pa, err := v.get(ctx, uuid)
 		if err != nil {
@@ -297,39 +433,97 @@ func (s *AggregateSync) say(format string, args ...any) {
 
 // sync is Nova's loop: aggregates in order, hosts in order, one write per
 // missing membership, stopping at the first failure Nova stops at.
+// hostOutcome is what the sync makes of an aggregate host.
+type hostOutcome int
+
+const (
+	hostProvider  hostOutcome = iota // its compute node's provider
+	hostUnmapped                     // no host mapping: skipped
+	hostNoCompute                    // no compute node: skipped
+	hostTooMany                      // several compute nodes: the sync stops
+	hostNoUUID                       // a compute node without uuid: the sync stops
+)
+
+// resolveHost is Nova's lookup of an aggregate host's provider, cached in
+// hostRP as Nova caches it.
+func resolveHost(nv *novaView, hostRP map[string]string, host string) (string, hostOutcome) {
+	if rp, ok := hostRP[host]; ok {
+		return rp, hostProvider
+	}
+	if _, mapped := nv.hostCell[hostKey(host)]; !mapped {
+		return "", hostUnmapped
+	}
+	nodes := nv.nodes[hostKey(host)]
+	switch {
+	case len(nodes) == 0:
+		return "", hostNoCompute
+	case len(nodes) > 1:
+		return "", hostTooMany
+	case nodes[0] == "":
+		return "", hostNoUUID
+	}
+	hostRP[host] = nodes[0]
+	return nodes[0], hostProvider
+}
+
+// memberships lists the memberships sync looks at, in its order, up to
+// where it stops: what it will write if nothing else does.
+func memberships(nv *novaView) []Membership {
+	hostRP := map[string]string{}
+	var out []Membership
+	for _, a := range nv.aggs {
+		for _, host := range a.Hosts {
+			rp, o := resolveHost(nv, hostRP, host)
+			switch o {
+			case hostProvider:
+				out = append(out, Membership{Host: host, Provider: rp, Aggregate: a.UUID, Name: a.Name})
+			case hostTooMany, hostNoUUID:
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// addTo is the sync's change: the aggregate added unless present.
+func addTo(agg string) func(have []string) []string {
+	return func(have []string) []string {
+		if slices.Contains(have, agg) {
+			return nil
+		}
+		return append(slices.Clone(have), agg)
+	}
+}
+
 func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementView, res *AggregateResult) int {
 	s.say("Filling in missing placement aggregates")
 	hostRP := map[string]string{}
 	unmapped, noCompute := map[string]bool{}, map[string]bool{}
+	var all []Membership // memberships(nv), when a write needs them
+	seen := 0            // memberships looked at so far
 	for _, a := range nv.aggs {
 		s.say("Processing aggregate: %s", a.Name)
 		for _, host := range a.Hosts {
 			s.say("Processing host: %s", host)
-			rp, ok := hostRP[host]
-			if !ok {
-				if _, mapped := nv.hostCell[hostKey(host)]; !mapped {
-					unmapped[host] = true
-					continue
-				}
-				nodes := nv.nodes[hostKey(host)]
-				switch {
-				case len(nodes) == 0:
-					noCompute[host] = true
-					continue
-				case len(nodes) > 1:
-					fmt.Fprintf(s.Err, "Unexpected number of compute node records (%d) found for host %s. There should only be a one-to-one mapping.\n", len(nodes), host)
-					return AggExitTooManyComputes
-				}
-				rp = nodes[0]
-				if rp == "" {
-					// Nova would generate and store a uuid here and then find
-					// no provider for it; rpctl writes uuids only in the
-					// inventory migration.
-					fmt.Fprintf(s.Err, "The compute node of host %s has no uuid yet: rpctl migrate inventory gives it one, unless it skips the row as bad (then fix what it names for that row).\n", host)
-					return AggExitRetrieval
-				}
-				hostRP[host] = rp
+			rp, o := resolveHost(nv, hostRP, host)
+			switch o {
+			case hostUnmapped:
+				unmapped[host] = true
+				continue
+			case hostNoCompute:
+				noCompute[host] = true
+				continue
+			case hostTooMany:
+				fmt.Fprintf(s.Err, "Unexpected number of compute node records (%d) found for host %s. There should only be a one-to-one mapping.\n", len(nv.nodes[hostKey(host)]), host)
+				return AggExitTooManyComputes
+			case hostNoUUID:
+				// Nova would generate and store a uuid here and then find
+				// no provider for it; rpctl writes uuids only in the
+				// inventory migration.
+				fmt.Fprintf(s.Err, "The compute node of host %s has no uuid yet: rpctl migrate inventory gives it one, unless it skips the row as bad (then fix what it names for that row).\n", host)
+				return AggExitRetrieval
 			}
+			seen++
 			m := Membership{Host: host, Provider: rp, Aggregate: a.UUID, Name: a.Name}
 			pa, err := pv.get(ctx, rp)
 			if err != nil {
@@ -350,11 +544,16 @@ func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementVie
 				pa.Aggregates = append(slices.Clone(pa.Aggregates), a.UUID)
 				continue
 			}
-			wrote, err := pv.set(ctx, rp, func(have []string) []string {
-				if slices.Contains(have, a.UUID) {
-					return nil
+			at := seen - 1
+			wrote, err := pv.set(ctx, rp, addTo(a.UUID), func() []aggChange {
+				if all == nil {
+					all = memberships(nv)
 				}
-				return append(slices.Clone(have), a.UUID)
+				next := make([]aggChange, 0, len(all)-at)
+				for _, m := range all[at:] {
+					next = append(next, aggChange{m.Provider, addTo(m.Aggregate)})
+				}
+				return next
 			})
 			if errors.Is(err, errNoProvider) {
 				fmt.Fprintf(s.Err, "Failed to get aggregates for resource provider with UUID %s\n", rp)
@@ -538,21 +737,30 @@ func (s *AggregateSync) prune(ctx context.Context, nv *novaView, pv *placementVi
 		}
 		byRP[m.Provider] = append(byRP[m.Provider], m)
 	}
-	for _, rp := range order {
-		ms := byRP[rp]
+	removeFrom := func(rp string) func(have []string) []string {
 		drop := map[string]bool{}
-		for _, m := range ms {
+		for _, m := range byRP[rp] {
 			drop[m.Aggregate] = true
 		}
+		return func(have []string) []string {
+			keep := slices.DeleteFunc(slices.Clone(have), func(a string) bool { return drop[a] })
+			if len(keep) == len(have) {
+				return nil
+			}
+			return keep
+		}
+	}
+	for i, rp := range order {
+		ms := byRP[rp]
 		verb := "Would remove"
 		if !s.DryRun {
 			verb = "Removed"
-			_, err := pv.set(ctx, rp, func(have []string) []string {
-				keep := slices.DeleteFunc(slices.Clone(have), func(a string) bool { return drop[a] })
-				if len(keep) == len(have) {
-					return nil
+			_, err := pv.set(ctx, rp, removeFrom(rp), func() []aggChange {
+				next := make([]aggChange, 0, len(order)-i)
+				for _, rp := range order[i:] {
+					next = append(next, aggChange{rp, removeFrom(rp)})
 				}
-				return keep
+				return next
 			})
 			if err != nil {
 				return fmt.Errorf("remove provider %s (host %s) from aggregates: %w", rp, ms[0].Host, err)

@@ -21,7 +21,6 @@ const maxRoundTripsPerItem = 0.2
 // here that is within the bound fails the test too, so that it leaves the
 // list when it is fixed.
 var overBound = map[string]string{
-	"aggregates":  "12.0 per membership: a generation-checked read and write per missing membership",
 	"allocations": "3.2 per instance: heal's reads and writes per consumer",
 }
 
