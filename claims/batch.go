@@ -80,6 +80,9 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 		if err != nil {
 			return found, done, skipped, err
 		}
+		if err := b.run.readNodes(ctx, cell, rows); err != nil {
+			return found, done, skipped, err
+		}
 		for i := range rows {
 			in := &rows[i]
 			b.after = pageAfter(in)

@@ -50,6 +50,18 @@ type Cell interface {
 	ComputeNodeUUID(ctx context.Context, host, node string) (string, error)
 }
 
+// HostNode is a compute node's (host, hypervisor_hostname).
+type HostNode struct{ Host, Node string }
+
+// NodeBatcher is a Cell that looks up many compute nodes in one read (the
+// database, across the network: one round trip per lookup made heal cost
+// about half a round trip per instance, issue 35).
+type NodeBatcher interface {
+	// ComputeNodeUUIDs is ComputeNodeUUID for each key; a key without a
+	// live compute node is absent from the map.
+	ComputeNodeUUIDs(ctx context.Context, keys []HostNode) (map[HostNode]string, error)
+}
+
 // ErrComputeHostNotFound is Nova's ComputeHostNotFound.
 var ErrComputeHostNotFound = errors.New("compute host not found")
 

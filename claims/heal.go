@@ -104,6 +104,9 @@ type healRun struct {
 	o         HealOptions
 	log       io.Writer
 	nodeCache map[string]string
+	// nodesRead holds the compute nodes a page's instances name, read
+	// at once (NodeBatcher) for the lookups nodeCache does not answer.
+	nodesRead map[HostNode]string
 	// placer places instances on their trees (place.go); nil until the
 	// first instance needs it.
 	placer *placer
@@ -257,6 +260,44 @@ func currentAllocations(ctx context.Context, p Placement, insts []Instance) (map
 	return p.ConsumerAllocations(ctx, uuids)
 }
 
+// readNodes reads, when the cell can, the compute nodes of a page's
+// instances in one go, for fromFlavor's lookups: the same (host, node)
+// lookups it would make one by one, so its answers do not change.
+func (r *healRun) readNodes(ctx context.Context, cell Cell, insts []Instance) error {
+	r.nodesRead = nil
+	nb, ok := cell.(NodeBatcher)
+	if !ok {
+		return nil
+	}
+	var keys []HostNode
+	seen := map[HostNode]bool{}
+	for _, in := range insts {
+		if in.Node == nil {
+			continue
+		}
+		if _, cached := r.nodeCache[*in.Node]; cached {
+			continue
+		}
+		k := HostNode{Node: *in.Node}
+		if in.Host != nil {
+			k.Host = *in.Host
+		}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	got, err := nb.ComputeNodeUUIDs(ctx, keys)
+	if err != nil {
+		return err
+	}
+	r.nodesRead = got
+	return nil
+}
+
 // pageAfter is the marker of the page that follows instance in.
 func pageAfter(in *Instance) *Page { return &Page{CreatedAt: in.CreatedAt, ID: in.ID} }
 
@@ -272,6 +313,9 @@ type pending struct {
 func (r *healRun) healPage(ctx context.Context, cell Cell, insts []Instance, cr *CellResult) (int, error) {
 	current, err := currentAllocations(ctx, r.Placement, insts)
 	if err != nil {
+		return 0, err
+	}
+	if err := r.readNodes(ctx, cell, insts); err != nil {
 		return 0, err
 	}
 	var queue []pending
@@ -450,7 +494,10 @@ func (r *healRun) fromFlavor(ctx context.Context, cell Cell, in *Instance, f Fla
 			host = *in.Host
 		}
 		var err error
-		node, err = cell.ComputeNodeUUID(ctx, host, *in.Node)
+		node, ok = r.nodesRead[HostNode{host, *in.Node}]
+		if !ok {
+			node, err = cell.ComputeNodeUUID(ctx, host, *in.Node)
+		}
 		if errors.Is(err, ErrComputeHostNotFound) {
 			hostRepr := "None"
 			if in.Host != nil {

@@ -15,7 +15,13 @@ import (
 	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage/placementdb"
 )
+
+// crashGroup is the consumers per transaction of the crash test's heals:
+// the test kills a run after each commit, and needs several of them from
+// its 1,740 consumers (1,000 a group by default would give two).
+const crashGroup = 100
 
 // TestClaimsHealCrashChild is not a test: the crash test runs this test
 // binary as rpctl (RPCTL_CRASH_CHILD=1, arguments after "--"), so that it
@@ -24,6 +30,7 @@ func TestClaimsHealCrashChild(t *testing.T) {
 	if os.Getenv("RPCTL_CRASH_CHILD") != "1" {
 		t.Skip("runs only as the crash test's child process")
 	}
+	placementdb.DefaultClaimGroup = crashGroup
 	args := os.Args
 	for i, a := range args {
 		if a == "--" {
@@ -85,6 +92,8 @@ func placementState(t *testing.T, dsnStr string) (state []string, broken []strin
 // random points, runs it again until it completes, and requires the same
 // Placement state as one uninterrupted run, with nothing half-written.
 func TestClaimsHealCrashSafety(t *testing.T) {
+	defer func(g int) { placementdb.DefaultClaimGroup = g }(placementdb.DefaultClaimGroup)
+	placementdb.DefaultClaimGroup = crashGroup
 	cellA, apiA, plA := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
 	with := func(cell, api, pl *testdb.MySQL, args ...string) []string {
 		return append([]string{"--cell-db", cell.URL, "--api-db", api.URL, "--placement-db", pl.URL}, args...)

@@ -128,7 +128,10 @@ func TestProxyCountsRealServer(t *testing.T) {
 		run  func() error
 		want int64
 	}{
-		{"text query", func() error { _, err := db.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))"); return err }, 1},
+		{"text query", func() error {
+			_, err := db.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))")
+			return err
+		}, 1},
 		{"query with arguments", func() error { _, err := db.ExecContext(ctx, "INSERT INTO t VALUES (?, ?)", 1, "a"); return err }, 2},
 		{"rows read", func() error {
 			rows, err := db.QueryContext(ctx, "SELECT id, v FROM t")

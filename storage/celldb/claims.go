@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/rpctl/rpctl/claims"
@@ -137,6 +138,54 @@ func (c *Cell) ComputeNodeUUID(ctx context.Context, host, node string) (string, 
 		return "", db.Errorf("read compute_nodes: %w", storage.CleanError(err))
 	}
 	return sqlutil.FoldUUID(u.String), nil
+}
+
+var _ claims.NodeBatcher = (*Cell)(nil)
+
+// nodesPerRead bounds the lookups of one ComputeNodeUUIDs statement (SQLite
+// takes at most 500 SELECTs in one compound statement).
+const nodesPerRead = 200
+
+// ComputeNodeUUIDs implements claims.NodeBatcher: ComputeNodeUUID's query
+// for each key, as scalar subqueries of one statement, so that each key is
+// compared exactly as it alone would be (the databases' collation, the
+// oldest live row first).
+func (c *Cell) ComputeNodeUUIDs(ctx context.Context, keys []claims.HostNode) (map[claims.HostNode]string, error) {
+	db := c.DB
+	out := make(map[claims.HostNode]string, len(keys))
+	for start := 0; start < len(keys); start += nodesPerRead {
+		chunk := keys[start:min(start+nodesPerRead, len(keys))]
+		var q strings.Builder
+		args := make([]any, 0, 2*len(chunk))
+		for i, k := range chunk {
+			if i > 0 {
+				q.WriteString(" UNION ALL ")
+			}
+			// COALESCE: a NULL uuid is "", NULL is no such node.
+			fmt.Fprintf(&q, "SELECT %d, (SELECT COALESCE(uuid, '') FROM compute_nodes WHERE host = ? AND hypervisor_hostname = ? AND deleted = 0 ORDER BY id LIMIT 1)", i)
+			args = append(args, k.Host, k.Node)
+		}
+		rows, err := db.QueryContext(ctx, db.Rebind(q.String()), args...)
+		if err != nil {
+			return nil, db.Errorf("read compute_nodes: %w", storage.CleanError(err))
+		}
+		for rows.Next() {
+			var i int
+			var u sql.NullString
+			if err := rows.Scan(&i, &u); err != nil {
+				rows.Close()
+				return nil, db.Errorf("read compute_nodes: %w", storage.CleanError(err))
+			}
+			if u.Valid && i >= 0 && i < len(chunk) {
+				out[chunk[i]] = u.String
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, db.Errorf("read compute_nodes: %w", storage.CleanError(err))
+		}
+	}
+	return out, nil
 }
 
 // ComputeNodes lists the cell's live compute nodes that have a uuid.

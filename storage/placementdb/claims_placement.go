@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -22,8 +23,8 @@ import (
 type ClaimsPlacement struct {
 	DB *storage.DB
 	// GroupSize is how many consumers one transaction writes when none of
-	// them is refused (default 100); a refused write is redone one consumer
-	// per transaction so that exactly the consumers before it are written.
+	// them is refused (default DefaultClaimGroup); a refused write is redone
+	// so that exactly the consumers before it are written (writePrefix).
 	GroupSize int
 
 	rcID   map[string]int64
@@ -149,28 +150,65 @@ func (p *ClaimsPlacement) PutAllocations(ctx context.Context, ws []claims.Write)
 	ws = canonicalWrites(ws)
 	size := p.GroupSize
 	if size <= 0 {
-		size = 100
+		size = DefaultClaimGroup
 	}
 	done := 0
 	for done < len(ws) {
-		group := ws[done:min(done+size, len(ws))]
-		err := p.writeRetrying(ctx, group)
-		if err == nil {
-			done += len(group)
-			continue
-		}
-		var we *claims.WriteError
-		if !errors.As(err, &we) || len(group) == 1 {
+		n, err := p.writePrefix(ctx, ws[done:min(done+size, len(ws))])
+		done += n
+		if err != nil {
 			return done, err
-		}
-		for _, w := range group {
-			if err := p.writeRetrying(ctx, []claims.Write{w}); err != nil {
-				return done, err
-			}
-			done++
 		}
 	}
 	return done, nil
+}
+
+// DefaultClaimGroup is how many consumers one transaction writes when
+// GroupSize is 0: a group costs about twenty round trips however many
+// consumers it holds, so groups of 100 made heal cost 0.2 round trips per
+// instance on their own across the network (issue 35). A variable only so
+// that the tests that SIGKILL heal between its commits get many commits
+// out of a small cloud.
+var DefaultClaimGroup = 1000
+
+// writePrefix writes the consumers of group in one transaction or, when
+// one is refused, exactly those that writing them one at a time would
+// write before the first refusal, and that refusal: the consumers before
+// the one named refused (themselves split the same way), then that one
+// alone (a refusal that came from consumers after it passes alone), then
+// the rest. A group that passes as a whole passes one at a time: its
+// checks count the consumers before each one, and more.
+func (p *ClaimsPlacement) writePrefix(ctx context.Context, group []claims.Write) (int, error) {
+	if len(group) == 0 {
+		return 0, nil
+	}
+	err := p.writeRetrying(ctx, group)
+	if err == nil {
+		return len(group), nil
+	}
+	var we *claims.WriteError
+	if !errors.As(err, &we) || len(group) == 1 {
+		return 0, err
+	}
+	k := slices.IndexFunc(group, func(w claims.Write) bool { return w.Consumer == we.Consumer })
+	if k < 0 {
+		// A refusal naming no consumer of the group: one at a time.
+		for i, w := range group {
+			if err := p.writeRetrying(ctx, []claims.Write{w}); err != nil {
+				return i, err
+			}
+		}
+		return len(group), nil
+	}
+	n, err := p.writePrefix(ctx, group[:k])
+	if err != nil {
+		return n, err
+	}
+	if err := p.writeRetrying(ctx, group[k:k+1]); err != nil {
+		return k, err
+	}
+	m, err := p.writePrefix(ctx, group[k+1:])
+	return k + 1 + m, err
 }
 
 // writeRetrying writes a group in one transaction, run again as a whole
@@ -394,15 +432,8 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 	if err := alloc.Flush(ctx); err != nil {
 		return err
 	}
-	for _, u := range uuids {
-		gp := provs[u]
-		res, err := tx.ExecContext(ctx, db.Rebind(`UPDATE resource_providers SET generation = ?, updated_at = ? WHERE id = ? AND generation = ?`), gp.generation+gp.bumps, now, gp.id, gp.generation)
-		if err != nil {
-			return db.Errorf("update resource provider %s: %w", u, storage.CleanError(err))
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return errGenerationRace
-		}
+	if err := bumpProviders(ctx, db, tx, uuids, provs, now); err != nil {
+		return err
 	}
 	if err := p.recheckCapacity(ctx, tx, ws, provs, inv); err != nil {
 		return err
@@ -423,6 +454,48 @@ func (p *ClaimsPlacement) writeGroup(ctx context.Context, tx *sqlx.Tx, ws []clai
 			return err
 		}
 		if n != int64(len(us)) {
+			return errGenerationRace
+		}
+	}
+	return nil
+}
+
+// providersPerBump bounds the providers of one bumpProviders statement.
+const providersPerBump = 500
+
+// bumpProviders increments each provider's generation by its bumps, from
+// the generation read, by compare-and-swap: one statement for many
+// providers (a round trip each had made heal cost most of a round trip per
+// instance across the network, issue 35), which must change every one of
+// them, else another writer changed one since this transaction read it.
+func bumpProviders(ctx context.Context, db *storage.DB, tx *sqlx.Tx, uuids []string, provs map[string]*groupProvider, now any) error {
+	for start := 0; start < len(uuids); start += providersPerBump {
+		chunk := uuids[start:min(start+providersPerBump, len(uuids))]
+		var set, cas, in strings.Builder
+		var setArgs, casArgs, inArgs []any
+		for i, u := range chunk {
+			gp := provs[u]
+			set.WriteString(" WHEN ? THEN ?")
+			setArgs = append(setArgs, gp.id, gp.generation+gp.bumps)
+			cas.WriteString(" WHEN ? THEN ?")
+			casArgs = append(casArgs, gp.id, gp.generation)
+			if i > 0 {
+				in.WriteString(", ")
+			}
+			in.WriteString("?")
+			inArgs = append(inArgs, gp.id)
+		}
+		q := "UPDATE resource_providers SET generation = CASE id" + set.String() + " END, updated_at = ? WHERE id IN (" + in.String() + ") AND generation = CASE id" + cas.String() + " END"
+		args := append(setArgs, now)
+		args = append(args, inArgs...)
+		args = append(args, casArgs...)
+		res, err := tx.ExecContext(ctx, db.Rebind(q), args...)
+		if err != nil {
+			return db.Errorf("update resource providers %s…: %w", chunk[0], storage.CleanError(err))
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return db.Errorf("update resource providers %s…: %w", chunk[0], storage.CleanError(err))
+		} else if n != int64(len(chunk)) {
 			return errGenerationRace
 		}
 	}
