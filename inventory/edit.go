@@ -403,12 +403,17 @@ func (e *Editor) run(ctx context.Context, r Result, edit InventoryEdit, planned 
 // the inventories (an allocation or edit landed between), so the attempt
 // is void.
 func (e *Editor) read(ctx context.Context, r *Result, edit InventoryEdit) (again bool) {
-	p := r.Provider
-	gen, cur, err := e.Store.Inventories(ctx, p.UUID)
+	gen, cur, err := e.Store.Inventories(ctx, r.Provider.UUID)
 	if err != nil {
 		*r = r.fail(err)
 		return false
 	}
+	return e.decide(ctx, r, edit, gen, cur)
+}
+
+// decide is read's edit of the inventories cur read at generation gen.
+func (e *Editor) decide(ctx context.Context, r *Result, edit InventoryEdit, gen int64, cur map[string]Inventory) (again bool) {
+	p := r.Provider
 	want, err := edit(maps.Clone(cur)) // the edit may change what it is given
 	if err != nil {
 		var ie *Error

@@ -207,9 +207,12 @@ func RunInventorySet(ctx context.Context, f *cmdutil.Factory, st inventory.Store
 		// a record refused on the tenth provider must not leave nine written.
 		// The writes then start from these reads (a provider changed since
 		// is a generation conflict, re-read then), not from a second GET.
-		plans = editAll(ctx, f, providers, o.Parallel, false, func(i int) inventory.Result {
-			return ed.Plan(ctx, providers[i], edit)
-		})
+		var batched bool
+		if plans, batched = ed.PlanAll(ctx, providers, edit); !batched {
+			plans = editAll(ctx, f, providers, o.Parallel, false, func(i int) inventory.Result {
+				return ed.Plan(ctx, providers[i], edit)
+			})
+		}
 		var bad []string
 		for _, r := range plans {
 			if r.Outcome == inventory.Failed && (errors.Is(r.Err, inventory.ErrBadRequest) || errors.Is(r.Err, inventory.ErrInUse)) {
@@ -226,12 +229,19 @@ func RunInventorySet(ctx context.Context, f *cmdutil.Factory, st inventory.Store
 			return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("%d of %d providers would get records Placement refuses; nothing written", len(bad), len(providers))}
 		}
 	}
-	results := editAll(ctx, f, providers, o.Parallel, o.Aggregate, func(i int) inventory.Result {
-		if plans != nil {
-			return ed.Write(ctx, plans[i], edit)
-		}
-		return ed.EditInventories(ctx, providers[i], edit)
-	})
+	var results []inventory.Result
+	if plans != nil {
+		// The database writes many providers per round trip.
+		results, _ = ed.WriteAll(ctx, plans, edit)
+	}
+	if results == nil {
+		results = editAll(ctx, f, providers, o.Parallel, o.Aggregate, func(i int) inventory.Result {
+			if plans != nil {
+				return ed.Write(ctx, plans[i], edit)
+			}
+			return ed.EditInventories(ctx, providers[i], edit)
+		})
+	}
 	if ed.LowerLater {
 		if err := ed.CheckLowered(ctx, ref, results); err != nil {
 			fmt.Fprintf(f.IO.ErrOut, "warning: the edits are written, but their usage could not be checked against the lowered capacities: %v\n", err)
