@@ -139,3 +139,14 @@ func AZAggregates(db *storage.DB) migrate.AZAggregates {
 // UUIDCells wraps cell databases for the uuid migrations
 // (migration_migrate_to_uuid, populate_uuids).
 func UUIDCells(dbs []*storage.DB) []migrate.UUIDCell { return cells[migrate.UUIDCell](dbs) }
+
+// QuotaCells wraps cell databases for the quota migrations.
+func QuotaCells(dbs []*storage.DB) []migrate.QuotaCell { return cells[migrate.QuotaCell](dbs) }
+
+// QuotaAPI wraps the API database for the quota migrations.
+func QuotaAPI(db *storage.DB) migrate.QuotaAPI {
+	if db == nil {
+		return nil
+	}
+	return apidb.New(db)
+}

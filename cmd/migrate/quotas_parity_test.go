@@ -1,0 +1,227 @@
+package migrate_test
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/internal/testdb"
+)
+
+// tableDump is every row of q's result, every column, with the timestamp
+// columns (created_at, updated_at, deleted_at) only as set or not: each tool
+// stamps its own clock.
+func tableDump(t *testing.T, dsnStr, q string) []string {
+	t.Helper()
+	db, err := sql.Open("mysql", dsnStr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for i, c := range cols {
+			v := "NULL"
+			switch {
+			case strings.HasSuffix(c, "_at") && vals[i].Valid:
+				v = "set"
+			case vals[i].Valid:
+				v = fmt.Sprintf("%q", vals[i].String)
+			}
+			fmt.Fprintf(&b, "%s=%s ", c, v)
+		}
+		out = append(out, strings.TrimSpace(b.String()))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// compareDumps fails t when the two dumps differ, showing both.
+func compareDumps(t *testing.T, what string, want, got []string) {
+	t.Helper()
+	if strings.Join(want, "\n") != strings.Join(got, "\n") {
+		t.Errorf("%s differ:\n nova-manage:\n  %s\n rpctl:\n  %s", what, strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+	}
+}
+
+// novaCopies is a Nova-synced API and cell database pair (cell_mappings
+// naming the cell as cell1) and an empty copy of each, with a nova.conf
+// for each pair, for the online migrations' parity tests: seed the Nova
+// pair, copy it, run nova-manage on one pair and rpctl on the other.
+type novaCopies struct {
+	novaCell, novaAPI, rpctlCell, rpctlAPI, placement *testdb.MySQL
+	pristineCell, pristineAPI                         *testdb.MySQL
+	novaConf, rpctlConf                               string
+}
+
+func newNovaCopies(t *testing.T) *novaCopies {
+	t.Helper()
+	testdb.RequirePython(t, "nova.cmd.manage", "pymysql")
+	c := &novaCopies{novaCell: testdb.NewMySQL(t), novaAPI: testdb.NewMySQL(t), placement: testdb.NewMySQL(t)}
+	c.rpctlCell, c.rpctlAPI = testdb.NewMySQL(t), testdb.NewMySQL(t)
+	prefix := c.novaCell.URL[:strings.LastIndex(c.novaCell.URL, "/")]
+	script := filepath.Join(testdb.RepoRoot(), "scripts", "reference-dbsync.sh")
+	if out, err := exec.Command(script, prefix, c.novaCell.Name, c.novaAPI.Name, c.placement.Name).CombinedOutput(); err != nil {
+		t.Fatalf("reference db sync: %v\n%s", err, out)
+	}
+	c.pristineCell, c.pristineAPI = testdb.NewMySQL(t), testdb.NewMySQL(t)
+	copyDatabase(t, c.novaCell.Admin, c.novaCell.Name, c.pristineCell.Name)
+	copyDatabase(t, c.novaCell.Admin, c.novaAPI.Name, c.pristineAPI.Name)
+	dir := t.TempDir()
+	writeConf := func(name, cell, api string) string {
+		p := filepath.Join(dir, name)
+		body := fmt.Sprintf("[DEFAULT]\ntransport_url = fake://\n[database]\nconnection = %s\n[api_database]\nconnection = %s\n", cell, api)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	c.novaConf = writeConf("nova.conf", c.novaCell.URL, c.novaAPI.URL)
+	c.rpctlConf = writeConf("rpctl.conf", c.rpctlCell.URL, c.rpctlAPI.URL)
+	return c
+}
+
+// exec runs q on database db ("DB." in q names it).
+func (c *novaCopies) exec(t *testing.T, db, q string, args ...any) {
+	t.Helper()
+	if _, err := c.novaCell.Admin.Exec(strings.ReplaceAll(q, "DB.", "`"+db+"`."), args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// reset empties the Nova pair (the synced schemas) and maps its cell.
+func (c *novaCopies) reset(t *testing.T) {
+	t.Helper()
+	copyDatabase(t, c.novaCell.Admin, c.pristineCell.Name, c.novaCell.Name)
+	copyDatabase(t, c.novaCell.Admin, c.pristineAPI.Name, c.novaAPI.Name)
+	c.exec(t, c.novaAPI.Name, `INSERT INTO DB.cell_mappings (id, uuid, name, transport_url, database_connection, disabled) VALUES (2, 'c0000000-0000-4000-8000-000000000001', 'cell1', 'fake://', ?, 0)`, c.novaCell.URL)
+}
+
+// copyToRpctl copies the seeded Nova pair to rpctl's.
+func (c *novaCopies) copyToRpctl(t *testing.T) {
+	t.Helper()
+	copyDatabase(t, c.novaCell.Admin, c.novaCell.Name, c.rpctlCell.Name)
+	copyDatabase(t, c.novaCell.Admin, c.novaAPI.Name, c.rpctlAPI.Name)
+	c.exec(t, c.rpctlAPI.Name, `UPDATE DB.cell_mappings SET database_connection = ? WHERE id = 2`, c.rpctlCell.URL)
+}
+
+// run runs nova-manage db online_data_migrations on the Nova pair and rpctl
+// migrate all on rpctl's, with --max-count maxCount ("" for batches of 50),
+// requires the same exit codes and summary rows of names, and returns the
+// outputs.
+func (c *novaCopies) run(t *testing.T, maxCount string, names ...string) (novaOut, rpctlOut string) {
+	t.Helper()
+	novaArgs := []string{"--config-file", c.novaConf, "db", "online_data_migrations"}
+	rpctlArgs := []string{"--config-file", c.rpctlConf, "--placement-db", c.placement.URL, "migrate", "all"}
+	if maxCount != "" {
+		novaArgs = append(novaArgs, "--max-count", maxCount)
+		rpctlArgs = append(rpctlArgs, "--max-count", maxCount)
+	} else {
+		rpctlArgs = append(rpctlArgs, "--batch-size", "50")
+	}
+	novaOut, novaCode := runNovaManage(t, novaArgs...)
+	rpctlOut, rpctlErr, rpctlCode := cmdtest.Rpctl(t, rpctlArgs...)
+	if novaCode != rpctlCode {
+		t.Errorf("exit code: nova-manage %d, rpctl %d", novaCode, rpctlCode)
+	}
+	for _, name := range names {
+		if n, r := onlineSummary(novaOut, name), onlineSummary(rpctlOut, name); n != r {
+			t.Errorf("%s Total Needed/Completed: nova-manage %s, rpctl %s", name, n, r)
+		}
+	}
+	if t.Failed() {
+		t.Logf("nova-manage (exit %d):\n%s\nrpctl (exit %d):\n%s%s", novaCode, novaOut, rpctlCode, rpctlOut, rpctlErr)
+	}
+	return novaOut, rpctlOut + rpctlErr
+}
+
+// leftAfter runs nova-manage again on both pairs and requires it to find
+// nothing for names after rpctl, and the same as after itself.
+func (c *novaCopies) leftAfter(t *testing.T, names ...string) {
+	t.Helper()
+	againNova, _ := runNovaManage(t, "--config-file", c.novaConf, "db", "online_data_migrations")
+	againRpctl, _ := runNovaManage(t, "--config-file", c.rpctlConf, "db", "online_data_migrations")
+	for _, name := range names {
+		if n, r := onlineSummary(againNova, name), onlineSummary(againRpctl, name); n != r {
+			t.Errorf("%s after nova-manage %s, after rpctl %s", name, n, r)
+		}
+		if s := onlineSummary(againRpctl, name); s != "0/0" {
+			t.Errorf("%s after rpctl: nova-manage found %s", name, s)
+		}
+	}
+	if t.Failed() {
+		t.Logf("nova-manage after nova-manage:\n%s\nnova-manage after rpctl:\n%s", againNova, againRpctl)
+	}
+}
+
+// TestQuotaMigrationsParityWithNova puts quota limits (per project, per
+// user, a per-user limit of a per-project resource, soft-deleted ones, a
+// NULL hard limit) and quota classes in a Nova-synced cell database, runs
+// Nova 26's nova-manage db online_data_migrations on one copy and rpctl
+// migrate all on the other (batches of 50, --max-count 3, --max-count 9),
+// and requires the same API database quota tables (every column; times as
+// set or not), the same cell rows (soft-deleted as oslo.db does), exit codes
+// and migrate_quota_limits_to_api_db / migrate_quota_classes_to_api_db
+// totals; nova-manage then finds nothing left after rpctl.
+func TestQuotaMigrationsParityWithNova(t *testing.T) {
+	c := newNovaCopies(t)
+	names := []string{"migrate_quota_limits_to_api_db", "migrate_quota_classes_to_api_db"}
+	seed := func() {
+		c.reset(t)
+		cell := c.novaCell.Name
+		id := 0
+		for p := 1; p <= 3; p++ {
+			for _, res := range []string{"cores", "ram", "instances"} {
+				id++
+				c.exec(t, cell, `INSERT INTO DB.quotas (id, project_id, resource, hard_limit, created_at, updated_at, deleted) VALUES (?, ?, ?, ?, '2018-01-01 00:00:00', ?, 0)`,
+					id, fmt.Sprintf("p%d", p), res, 10*id, map[bool]any{true: "2018-02-01 00:00:00"}[id%2 == 0])
+			}
+		}
+		c.exec(t, cell, `INSERT INTO DB.quotas (id, project_id, resource, hard_limit, created_at, deleted) VALUES (20, 'p1', 'cores', 99, '2017-01-01 00:00:00', 20), (21, 'p4', 'key_pairs', NULL, '2018-01-01 00:00:00', 0)`)
+		for i, r := range []struct{ user, res string }{{"u1", "cores"}, {"u1", "ram"}, {"u2", "cores"}, {"u2", "fixed_ips"}, {"u3", "floating_ips"}, {"u3", "instances"}} {
+			c.exec(t, cell, `INSERT INTO DB.project_user_quotas (id, project_id, user_id, resource, hard_limit, created_at, deleted) VALUES (?, 'p1', ?, ?, ?, '2018-01-01 00:00:00', 0)`, i+1, r.user, r.res, i+5)
+		}
+		c.exec(t, cell, `INSERT INTO DB.project_user_quotas (id, project_id, user_id, resource, hard_limit, created_at, deleted) VALUES (9, 'p1', 'u1', 'cores', 1, '2017-01-01 00:00:00', 9)`)
+		for i, r := range []string{"cores", "ram", "instances", "metadata_items"} {
+			c.exec(t, cell, `INSERT INTO DB.quota_classes (id, class_name, resource, hard_limit, created_at, deleted) VALUES (?, 'default', ?, ?, '2018-01-01 00:00:00', 0)`, i+1, r, 100+i)
+		}
+		c.exec(t, cell, `INSERT INTO DB.quota_classes (id, class_name, resource, hard_limit, created_at, deleted) VALUES (7, 'default', 'cores', 1, '2017-01-01 00:00:00', 7), (8, 'gold', NULL, 5, '2018-01-01 00:00:00', 0)`)
+		c.copyToRpctl(t)
+	}
+	for _, maxCount := range []string{"", "3", "9"} {
+		t.Run("max-count "+maxCount, func(t *testing.T) {
+			seed()
+			c.run(t, maxCount, names...)
+			for _, table := range []string{"quotas", "project_user_quotas", "quota_classes"} {
+				q := "SELECT * FROM " + table + " ORDER BY id"
+				compareDumps(t, "API "+table, tableDump(t, c.novaAPI.DSN, q), tableDump(t, c.rpctlAPI.DSN, q))
+				compareDumps(t, "cell "+table, tableDump(t, c.novaCell.DSN, q), tableDump(t, c.rpctlCell.DSN, q))
+			}
+			if maxCount == "" && !t.Failed() {
+				c.leftAfter(t, names...)
+			}
+		})
+	}
+}
