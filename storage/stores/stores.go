@@ -101,26 +101,38 @@ func InstanceMappingAPI(db *storage.DB) migrate.InstanceMappingAPI {
 // which the run's cells exclude, is opened on first use when withCell0 is
 // set (no --cell was given). A mapping the run does not work on gives nil.
 func InstanceCells(dbs *storage.Databases, withCell0 bool) migrate.CellOpener {
-	return func(ctx context.Context, c migrate.CellMappingRef) (migrate.InstanceCell, error) {
+	return cellOpener[migrate.InstanceCell](dbs, withCell0)
+}
+
+// VIFCells is InstanceCells for fill_virtual_interface_list.
+func VIFCells(dbs *storage.Databases, withCell0 bool) migrate.VIFCellOpener {
+	return cellOpener[migrate.VIFCell](dbs, withCell0)
+}
+
+// cellOpener opens a cell mapping's database as celldb's store, seen as T
+// (nil when the run does not work on it).
+func cellOpener[T any](dbs *storage.Databases, withCell0 bool) func(ctx context.Context, c migrate.CellMappingRef) (T, error) {
+	return func(ctx context.Context, c migrate.CellMappingRef) (T, error) {
+		var none T
 		if c.UUID == nova.Cell0UUID {
 			if !withCell0 || dbs.Embedded {
-				return nil, nil
+				return none, nil
 			}
 			db, err := dbs.Cell0(ctx)
 			if err != nil || db == nil {
-				return nil, err
+				return none, err
 			}
-			return celldb.New(db), nil
+			return any(celldb.New(db)).(T), nil
 		}
 		if dbs.Embedded && len(dbs.Cells) == 1 {
-			return celldb.New(dbs.Cells[0]), nil
+			return any(celldb.New(dbs.Cells[0])).(T), nil
 		}
 		for _, db := range dbs.Cells {
 			if db.MappingUUID == c.UUID {
-				return celldb.New(db), nil
+				return any(celldb.New(db)).(T), nil
 			}
 		}
-		return nil, nil
+		return none, nil
 	}
 }
 
