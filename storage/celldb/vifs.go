@@ -229,4 +229,3 @@ func (c *Cell) SetVIFMarker(ctx context.Context, marker string, now time.Time) e
 			at, "ff:ff:ff:ff:ff:ff/"+fake, fake, fake, marker)
 	})
 }
-
