@@ -78,7 +78,7 @@ type migrationSpec struct {
 // migrationSpecs are the migrations in the order `migrate all` runs them
 // (by Order), built when a command needs them rather than at init.
 func migrationSpecs() []migrationSpec {
-	specs := []migrationSpec{inventoryMigration(), quotasMigration(), uuidsMigration(), missingAZMigration(), queuedForDeleteMigration(), ratiosMigration(), vifListMigration(), userIDMigration(), devUUIDsMigration(), aggregatesMigration(), allocationsMigration()}
+	specs := []migrationSpec{placementOnlineMigration(), inventoryMigration(), quotasMigration(), uuidsMigration(), missingAZMigration(), queuedForDeleteMigration(), ratiosMigration(), vifListMigration(), userIDMigration(), devUUIDsMigration(), aggregatesMigration(), allocationsMigration()}
 	sort.SliceStable(specs, func(i, j int) bool { return specs[i].Order < specs[j].Order })
 	return specs
 }

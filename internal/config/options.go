@@ -18,7 +18,8 @@ const (
 	DefaultInitialRAMAllocationRatio  = 1.5
 	DefaultInitialDiskAllocationRatio = 1.0
 	DefaultReservedHostMemoryMB       = 512
-	DefaultAvailabilityZone           = "nova" // nova/conf/availability_zone.py
+	DefaultAvailabilityZone           = "nova"                                 // nova/conf/availability_zone.py
+	DefaultIncompleteConsumerID       = "00000000-0000-0000-0000-000000000000" // placement/conf/placement.py
 )
 
 // Setting is an option value together with where it came from, so that an
@@ -41,6 +42,12 @@ type Options struct {
 	// DefaultAvailabilityZone is [DEFAULT] default_availability_zone
 	// ("nova"), the zone of a host in no zone's aggregate.
 	DefaultAvailabilityZone string
+	// IncompleteConsumerProject and IncompleteConsumerUser are
+	// placement.conf's [placement] incomplete_consumer_project_id and
+	// incomplete_consumer_user_id (placement/conf/placement.py: all zeros),
+	// the external ids create_incomplete_consumers gives the consumers it
+	// creates.
+	IncompleteConsumerProject, IncompleteConsumerUser string
 	// Upstream are the options nova-status and placement-status read.
 	Upstream Upstream
 	// Files are the config files read, in order (oslo.config's
@@ -89,8 +96,10 @@ func DefaultOptions() Options {
 			InitialRAM:  DefaultInitialRAMAllocationRatio,
 			InitialDisk: DefaultInitialDiskAllocationRatio,
 		},
-		Reserved:                Reserved{MemoryMB: DefaultReservedHostMemoryMB},
-		DefaultAvailabilityZone: DefaultAvailabilityZone,
+		Reserved:                  Reserved{MemoryMB: DefaultReservedHostMemoryMB},
+		DefaultAvailabilityZone:   DefaultAvailabilityZone,
+		IncompleteConsumerProject: DefaultIncompleteConsumerID,
+		IncompleteConsumerUser:    DefaultIncompleteConsumerID,
 	}
 }
 
@@ -147,6 +156,12 @@ func FromINI(ini *INI) (Options, error) {
 	// A StrOpt: an empty value is the empty string, not the default.
 	if v, _, ok := get("DEFAULT", "default_availability_zone"); ok {
 		o.DefaultAvailabilityZone = v
+	}
+	if v, _, ok := get("placement", "incomplete_consumer_project_id"); ok {
+		o.IncompleteConsumerProject = v
+	}
+	if v, _, ok := get("placement", "incomplete_consumer_user_id"); ok {
+		o.IncompleteConsumerUser = v
 	}
 
 	ratio := func(key string, dst **float64, srcDst *string) {

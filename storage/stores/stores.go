@@ -162,3 +162,12 @@ func QuotaAPI(db *storage.DB) migrate.QuotaAPI {
 	}
 	return apidb.New(db)
 }
+
+// PlacementOnline wraps the Placement database for placement-manage's
+// online migrations.
+func PlacementOnline(db *storage.DB) migrate.PlacementOnline {
+	if db == nil {
+		return nil
+	}
+	return placementdb.New(db)
+}

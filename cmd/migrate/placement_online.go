@@ -1,0 +1,41 @@
+package migrate
+
+import (
+	"context"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/stores"
+)
+
+// placementOnlineMigration is placement-manage db online_data_migrations'
+// set_root_provider_ids and create_incomplete_consumers (Placement 8.0.0).
+func placementOnlineMigration() migrationSpec {
+	return migrationSpec{
+		Name:  "placement",
+		Order: 5, // before rpctl writes to Placement: its own data first
+		Short: "Run placement-manage's online data migrations (set_root_provider_ids, create_incomplete_consumers)",
+		Long: `Placement 8.0.0's own online migrations (placement/cmd/manage.py), in its order, on the
+Placement database: set_root_provider_ids (each provider without a root_provider_id becomes
+its own root; placement/objects/resource_provider.py) and create_incomplete_consumers (each
+consumer of allocations without a consumers row gets one, of the project and user
+[placement] incomplete_consumer_project_id and incomplete_consumer_user_id name, all zeros
+by default, whose projects and users rows it creates; placement/objects/consumer.py). The
+summary rows keep Placement's names. migrate all runs them first, before anything rpctl
+writes to Placement.`,
+		Need: storage.NeedPlacement,
+		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+			opts, err := f.Options()
+			if err != nil {
+				return nil, err
+			}
+			p := stores.PlacementOnline(dbs.Placement)
+			return []migrate.Migration{
+				&migrate.SetRootProviderIDs{Placement: p},
+				&migrate.CreateIncompleteConsumers{Placement: p, Project: opts.IncompleteConsumerProject, User: opts.IncompleteConsumerUser},
+			}, nil
+		},
+		DryRun: skipDryRun(migrate.SetRootProviderIDsName + ", " + migrate.CreateIncompleteConsumersName),
+	}
+}
