@@ -18,6 +18,7 @@ import (
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
 	"github.com/rpctl/rpctl/storage/celldb"
 	"github.com/rpctl/rpctl/storage/schema"
 	"github.com/rpctl/rpctl/storage/stores"
@@ -292,7 +293,7 @@ func TestWriteRoundTripSQLite(t *testing.T) {
 	if sum.Cells[0].ComputeNodes != 40 || sum.Cells[0].Bad != 3 || sum.CellMappings != 2 {
 		t.Errorf("summary %+v", sum)
 	}
-	cells, err := storage.ListCellMappings(ctx, dbs.API)
+	cells, err := apidb.ListCellMappings(ctx, dbs.API)
 	if err != nil || len(cells) != 2 || cells[0].UUID != nova.Cell0UUID || cells[1].Name != storage.EmbeddedCellName {
 		t.Errorf("cell mappings %+v, %v", cells, err)
 	}
@@ -339,7 +340,7 @@ func TestWriteIntoNovaDBSync(t *testing.T) {
 		t.Fatalf("read %d nodes, wrote %d", len(got), len(allNodes(c)))
 	}
 	// The cell mapping written must lead back to the same cell database.
-	again, err := storage.Connect(ctx, storage.Sources{APIDB: storage.Source{URL: api.URL, Origin: "test"}}, storage.NeedCells, 0)
+	again, err := storage.Connect(ctx, storage.Sources{APIDB: storage.Source{URL: api.URL, Origin: "test"}, CellMappings: apidb.ListCellMappings}, storage.NeedCells, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

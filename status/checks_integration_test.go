@@ -462,7 +462,7 @@ func TestCellsFromMappings(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := storage.ConnectReachable(ctx, storage.Sources{APIDB: storage.Source{URL: apiDB.URL, Origin: "--api-db"}})
+	r, err := storage.ConnectReachable(ctx, storage.Sources{APIDB: storage.Source{URL: apiDB.URL, Origin: "--api-db"}, CellMappings: apidb.ListCellMappings})
 	if err != nil {
 		t.Fatal(err)
 	}

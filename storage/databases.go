@@ -24,6 +24,23 @@ type Sources struct {
 	ConfigCell  Source   // [database] connection
 	APIDB       Source   // --api-db or [api_database] connection
 	PlacementDB Source   // --placement-db or [placement_database] connection
+	// CellMappings reads the API database's cell_mappings, where the cells
+	// come from when no cell database is given (apidb.ListCellMappings:
+	// that table's SQL lives in storage/apidb, which imports this
+	// package). Needed only then.
+	CellMappings func(ctx context.Context, api *DB) ([]CellMapping, error)
+}
+
+// errNoCellMappings is a caller's mistake: cells to be read from
+// cell_mappings without a reader for it.
+var errNoCellMappings = errors.New("storage: the cells come from cell_mappings but Sources.CellMappings is not set")
+
+// listCellMappings reads the cells of api with s.CellMappings.
+func (s Sources) listCellMappings(ctx context.Context, api *DB) ([]CellMapping, error) {
+	if s.CellMappings == nil {
+		return nil, errNoCellMappings
+	}
+	return s.CellMappings(ctx, api)
 }
 
 // Need says which databases a command cannot work without.
@@ -153,7 +170,7 @@ func Connect(ctx context.Context, s Sources, need, want Need) (*Databases, error
 				d.Cells = append(d.Cells, db)
 			}
 		case d.API != nil:
-			cells, err := ListCellMappings(ctx, d.API)
+			cells, err := s.listCellMappings(ctx, d.API)
 			if err != nil {
 				return fail(err)
 			}
@@ -282,22 +299,13 @@ func ExpandCellURL(tmpl, local string) (string, error) {
 	return b.String(), nil
 }
 
-// CellMapping is a row of the API database's cell_mappings.
+// CellMapping is a row of the API database's cell_mappings, as Connect
+// opens the cells it names (read by Sources.CellMappings).
 type CellMapping struct {
 	ID                 int64  `db:"id"`
 	UUID               string `db:"uuid"`
 	Name               string `db:"name"`
 	DatabaseConnection string `db:"database_connection"`
-}
-
-// ListCellMappings returns every cell mapping.
-func ListCellMappings(ctx context.Context, api *DB) ([]CellMapping, error) {
-	var out []CellMapping
-	err := api.SelectContext(ctx, &out, `SELECT id, uuid, COALESCE(name, '') AS name, COALESCE(database_connection, '') AS database_connection FROM cell_mappings ORDER BY id`)
-	if err != nil {
-		return nil, api.Errorf("read cell_mappings: %w", CleanError(err))
-	}
-	return out, nil
 }
 
 // OpenCell0 creates, when it does not exist, Nova's cell0 database beside

@@ -73,7 +73,7 @@ func (r *Reachable) connectMappedCells(ctx context.Context, s Sources) {
 	api, err := Connect(ctx, Sources{APIDB: s.APIDB}, NeedAPI, 0)
 	var cells []CellMapping
 	if err == nil {
-		cells, err = ListCellMappings(ctx, api.API)
+		cells, err = s.listCellMappings(ctx, api.API)
 		api.Close()
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
 	"github.com/rpctl/rpctl/storage/schema"
 )
 
@@ -94,7 +95,7 @@ func TestSampleCloudCoherent(t *testing.T) {
 			}
 			ctx := context.Background()
 			api := testdb.Open(t, apiURL, storage.RoleAPI)
-			mappings, err := storage.ListCellMappings(ctx, api)
+			mappings, err := apidb.ListCellMappings(ctx, api)
 			if err != nil || len(mappings) != 2 || mappings[0].UUID != nova.Cell0UUID || mappings[0].Name != "cell0" || mappings[0].DatabaseConnection == mappings[1].DatabaseConnection {
 				t.Fatalf("cell mappings %+v (%v): want cell0 (its own database) and cell1", mappings, err)
 			}

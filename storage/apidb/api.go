@@ -35,7 +35,7 @@ func (a *API) CountFlavors(ctx context.Context) (int, error) {
 
 // CellMappings implements samplecloud.APIDB.
 func (a *API) CellMappings(ctx context.Context) ([]nova.CellMapping, error) {
-	ms, err := storage.ListCellMappings(ctx, a.DB)
+	ms, err := ListCellMappings(ctx, a.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (a *API) InsertAPIRows(ctx context.Context, rows nova.APIRows) error {
 
 // CellMappingUUIDs implements status.APIDB.
 func (a *API) CellMappingUUIDs(ctx context.Context) ([]string, error) {
-	ms, err := storage.ListCellMappings(ctx, a.DB)
+	ms, err := ListCellMappings(ctx, a.DB)
 	if err != nil {
 		return nil, err
 	}

@@ -25,3 +25,14 @@ func InstanceCell(ctx context.Context, api *storage.DB, instance string) (cellNa
 	}
 	return r.Name.String, r.UUID.String, true, nil
 }
+
+// ListCellMappings returns every cell mapping in id order: the read that
+// tells storage.Connect which cells to open (its Sources.CellMappings).
+func ListCellMappings(ctx context.Context, api *storage.DB) ([]storage.CellMapping, error) {
+	var out []storage.CellMapping
+	err := api.SelectContext(ctx, &out, `SELECT id, uuid, COALESCE(name, '') AS name, COALESCE(database_connection, '') AS database_connection FROM cell_mappings ORDER BY id`)
+	if err != nil {
+		return nil, api.Errorf("read cell_mappings: %w", storage.CleanError(err))
+	}
+	return out, nil
+}

@@ -16,7 +16,7 @@ var _ migrate.InstanceMappingAPI = (*API)(nil)
 
 // ListCellMappings implements migrate.InstanceMappingAPI.
 func (a *API) ListCellMappings(ctx context.Context) ([]migrate.CellMappingRef, error) {
-	ms, err := storage.ListCellMappings(ctx, a.DB)
+	ms, err := ListCellMappings(ctx, a.DB)
 	if err != nil {
 		return nil, err
 	}

@@ -174,7 +174,7 @@ func TestAPIRows(t *testing.T) {
 	if err := apidb.InsertAPIRows(ctx, api, r); err != nil {
 		t.Fatal(err)
 	}
-	cells, err := storage.ListCellMappings(ctx, api)
+	cells, err := apidb.ListCellMappings(ctx, api)
 	if err != nil || len(cells) != 2 || cells[1].Name != "cell1" {
 		t.Fatalf("cells %v, %v", cells, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
 )
 
 // CellByRef finds the opened cell ref names, however the cells were named
@@ -24,7 +25,7 @@ func CellByRef(ctx context.Context, f *Factory, dbs *storage.Databases, ref stri
 	if dbs.API == nil {
 		return nil, false, nil
 	}
-	maps, err := storage.ListCellMappings(ctx, dbs.API)
+	maps, err := apidb.ListCellMappings(ctx, dbs.API)
 	if err != nil {
 		return nil, false, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
 )
 
 // Factory carries what every command needs; tests build one with fake
@@ -126,7 +127,7 @@ func (f *Factory) Sources() (storage.Sources, error) {
 	if err != nil {
 		return storage.Sources{}, err
 	}
-	s := storage.Sources{Embedded: f.Embedded}
+	s := storage.Sources{Embedded: f.Embedded, CellMappings: apidb.ListCellMappings}
 	for _, c := range f.CellDBs {
 		s.CellDBs = append(s.CellDBs, storage.Source{URL: c, Origin: "--cell-db"})
 	}
