@@ -18,7 +18,6 @@ import (
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/cmd/internal/shared"
 	"github.com/rpctl/rpctl/metrics"
-	"github.com/rpctl/rpctl/status"
 )
 
 // ServeMetrics serves an exporter's metrics. The rpctl-exporter binary sets
@@ -37,8 +36,9 @@ type ExporterOptions struct {
 	Expiry   time.Duration
 	Flavors  []string
 	Mix      string
-	// ComputeConfigDir is --compute-config-dir, as rpctl status's.
-	ComputeConfigDir string
+	// StatusCheckOptions are rpctl status's flags that choose and
+	// parametrise the checks: the same flags, the same checks.
+	shared.StatusCheckOptions
 	shared.FlavorOptions
 }
 
@@ -61,7 +61,10 @@ func NewCmdExporter(f *cmdutil.Factory, runF func(*ExporterOptions) error) *cobr
                  with os-capacity's metric names and rpctl's exact counts, and every
                  inventory's used, reserved and capacity
   status         every upgrade check's result, the drifted inventories and the instances
-                 without allocations
+                 without allocations: the checks rpctl status runs, through its own code,
+                 chosen and set by the same flags (--check, --release,
+                 --min-service-version, --compute-config-dir), so that each
+                 rpctl_status_check_result is what rpctl status -f json says
   claims audit   orphaned allocations per provider and class (never deletes)
 
 The three run side by side. A scrape never computes: it gets the last collection's page,
@@ -102,8 +105,9 @@ no other command pays for the Prometheus library's start-up.
 	cmdutil.MarkPathFlags(fl, "input", "flavor")
 	fl.StringVar(&o.Mix, "mix", "", "the mix of the pack-mode count, FLAVOR=WEIGHT,... (default one of each)")
 	shared.AddImageFlags(fl, &o.FlavorOptions)
-	fl.StringVar(&o.ComputeConfigDir, "compute-config-dir", "", "for the Compute Node Inventories check, as for rpctl status: "+shared.ComputeConfigDirUsage)
-	cmdutil.MarkPathFlags(fl, "input", "compute-config-dir")
+	// The checks' flags are rpctl status's (--check, --release,
+	// --min-service-version, --compute-config-dir).
+	shared.AddStatusCheckFlags(fl, &o.StatusCheckOptions)
 	return c
 }
 
@@ -116,6 +120,11 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) er
 	}
 	if err := checkListen(o.Listen); err != nil {
 		return err
+	}
+	// The checks' flags are refused here, as rpctl status refuses them,
+	// rather than failing every collection.
+	if err := o.StatusCheckOptions.Validate(); err != nil {
+		return cmdutil.UsageError("%v", err)
 	}
 	if o.ComputeConfigDir != "" {
 		if _, err := shared.ComputeConfig(f, nil, o.ComputeConfigDir); err != nil {
@@ -199,7 +208,7 @@ func collectMetrics(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions)
 	names := []string{"capacity", "status", "audit"}
 	collect := []func() ([]*metrics.Family, []error){
 		func() ([]*metrics.Family, []error) { return collectCapacity(ctx, f, o) },
-		func() ([]*metrics.Family, []error) { return collectStatus(ctx, f, o.ComputeConfigDir) },
+		func() ([]*metrics.Family, []error) { return collectStatus(ctx, f, o.StatusCheckOptions) },
 		func() ([]*metrics.Family, []error) {
 			opts := claims.AuditOptions{Expiry: o.Expiry, Now: time.Now()}
 			var res *claims.AuditResult
@@ -276,30 +285,16 @@ func collectCapacity(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions
 	return in.Families(ind, pack), errs
 }
 
-// collectStatus runs every upgrade check, as rpctl status does. A
-// database that cannot be reached is an error of the part (its checks say
-// so in their results), and the drift and missing-allocation series that
-// would need it are left out rather than published as none.
-func collectStatus(ctx context.Context, f *cmdutil.Factory, hostConfDir string) ([]*metrics.Family, []error) {
-	opts, err := f.Options()
+// collectStatus runs the upgrade checks through rpctl status's own path
+// (shared.RunStatus), so that each check's result is the one rpctl status
+// gives. A database that cannot be reached is an error of the part (its
+// checks say so in their results), and the drift and missing-allocation
+// series that would need it are left out rather than published as none.
+func collectStatus(ctx context.Context, f *cmdutil.Factory, o shared.StatusCheckOptions) ([]*metrics.Family, []error) {
+	run, err := shared.RunStatus(ctx, f, o)
 	if err != nil {
 		return nil, []error{err}
 	}
-	src, err := f.Sources()
-	if err != nil {
-		return nil, []error{err}
-	}
-	env := &status.Env{Options: opts, MinServiceVersion: status.DefaultMinServiceVersion}
-	if err := shared.StatusCompute(f, env, hostConfDir); err != nil {
-		return nil, []error{err}
-	}
-	wired, err := shared.WireStatus(ctx, env, src)
-	if err != nil {
-		return nil, []error{err}
-	}
-	defer wired.Close()
-	checks := status.Checks(env)
-	env.Prefetch(ctx, checks)
-	fams, errs := shared.StatusFamilies(ctx, env, status.Run(ctx, checks))
-	return fams, errs
+	defer run.Close()
+	return shared.StatusFamilies(ctx, run.Env, run.Report)
 }

@@ -134,6 +134,10 @@ func TestExporterRefusals(t *testing.T) {
 		{[]string{"--listen", "127.0.0.1:"}, `want a port`},
 		{[]string{"--expiry", "-1s"}, "--expiry -1s: must not be negative"},
 		{[]string{"--compute-config-dir", "/nonexistent/rpctl-hosts"}, "--compute-config-dir "},
+		// rpctl status's flags, refused as it refuses them (issue 34).
+		{[]string{"--release", "grizzly"}, "--release: "},
+		{[]string{"--check", "no-such-check"}, `--check "no-such-check": no such check`},
+		{[]string{"--min-service-version", "0"}, "--min-service-version must be a positive service version"},
 	} {
 		_, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db, "exporter"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/cmd/internal/shared"
 	statuscmd "github.com/rpctl/rpctl/cmd/status"
 	"github.com/rpctl/rpctl/internal/iostreams"
 	"github.com/rpctl/rpctl/status"
@@ -15,18 +16,21 @@ import (
 // TestStatusFlags: what the flags of status and upgrade check put in
 // StatusOptions, through the runF hook (nothing runs).
 func TestStatusFlags(t *testing.T) {
+	want := func(json bool, checks []string, minVersion int64, release string) statuscmd.StatusOptions {
+		return statuscmd.StatusOptions{JSON: json, StatusCheckOptions: shared.StatusCheckOptions{Checks: checks, MinServiceVersion: minVersion, Release: release}}
+	}
 	tests := []struct {
 		name string
 		cmd  func(*cmdutil.Factory, func(*statuscmd.StatusOptions) error) *cobra.Command
 		args []string
 		want statuscmd.StatusOptions
 	}{
-		{"defaults", statuscmd.NewCmdStatus, nil, statuscmd.StatusOptions{MinServiceVersion: status.DefaultMinServiceVersion, Release: "zed"}},
-		{"release", statuscmd.NewCmdStatus, []string{"--release", "2025.1"}, statuscmd.StatusOptions{MinServiceVersion: status.DefaultMinServiceVersion, Release: "2025.1"}},
+		{"defaults", statuscmd.NewCmdStatus, nil, want(false, nil, status.DefaultMinServiceVersion, "zed")},
+		{"release", statuscmd.NewCmdStatus, []string{"--release", "2025.1"}, want(false, nil, status.DefaultMinServiceVersion, "2025.1")},
 		{"every flag", statuscmd.NewCmdStatus, []string{"--json", "--check", "Cells", "--check", "compute-node-uuids", "--min-service-version", "61"},
-			statuscmd.StatusOptions{JSON: true, Checks: []string{"Cells", "compute-node-uuids"}, MinServiceVersion: 61, Release: "zed"}},
+			want(true, []string{"Cells", "compute-node-uuids"}, 61, "zed")},
 		{"upgrade check", statuscmd.NewCmdUpgrade, []string{"check", "--json"},
-			statuscmd.StatusOptions{JSON: true, MinServiceVersion: status.DefaultMinServiceVersion, Release: "zed"}},
+			want(true, nil, status.DefaultMinServiceVersion, "zed")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,14 +15,11 @@ import (
 	"github.com/rpctl/rpctl/status"
 )
 
-// StatusOptions are the flags of `rpctl status`.
+// StatusOptions are the flags of `rpctl status`: the checks' own, which
+// the exporter shares (shared.StatusCheckOptions), and the output's.
 type StatusOptions struct {
-	JSON              bool
-	Checks            []string
-	MinServiceVersion int64
-	// ComputeConfigDir is --compute-config-dir, as migrate inventory's.
-	ComputeConfigDir string
-	Release          string
+	JSON bool
+	shared.StatusCheckOptions
 }
 
 // statusLong is status' help; its list of checks is read from the check
@@ -117,12 +114,7 @@ func runStatusOr(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions, runF fu
 
 func addStatusFlags(c *cobra.Command, o *StatusOptions) {
 	c.Flags().BoolVar(&o.JSON, "json", false, `print {"name", "checks": [{"check", "result", "details"}]} as oslo.upgradecheck's --json would (same as -f json)`)
-	c.Flags().StringArrayVar(&o.Checks, "check", nil, `run only this check (repeatable; name as in the table, any case, or e.g. "compute-node-uuids")`)
-	c.Flags().Int64Var(&o.MinServiceVersion, "min-service-version", status.DefaultMinServiceVersion,
-		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
-	c.Flags().StringVar(&o.ComputeConfigDir, "compute-config-dir", "", "for the Compute Node Inventories check, as for rpctl migrate inventory: "+shared.ComputeConfigDirUsage)
-	cmdutil.MarkPathFlags(c.Flags(), "input", "compute-config-dir")
-	shared.AddReleaseFlag(c.Flags(), &o.Release, "whose nova-status and placement-status checks run")
+	shared.AddStatusCheckFlags(c.Flags(), &o.StatusCheckOptions)
 	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
 	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
 	cmdutil.OfferFormats(c, output.Prometheus)
@@ -136,41 +128,13 @@ func addStatusFlags(c *cobra.Command, o *StatusOptions) {
 func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 	ctx := c.Context()
 	usage := func(err error) error { return &cmdutil.ExitError{Code: status.ExitCrashed, Err: err} }
-	if o.MinServiceVersion < 1 {
-		return usage(fmt.Errorf("--min-service-version must be a positive service version, got %d", o.MinServiceVersion))
-	}
-	opts, err := f.Options()
+	// The one path the exporter's collection takes too.
+	run, err := shared.RunStatus(ctx, f, o.StatusCheckOptions)
 	if err != nil {
 		return usage(err)
 	}
-	src, err := f.Sources()
-	if err != nil {
-		return usage(err)
-	}
-	// Select before connecting, so that a typo costs no connections.
-	rel, err := shared.ParseRelease(o.Release)
-	if err != nil {
-		return usage(err)
-	}
-	env := &status.Env{Options: opts, MinServiceVersion: o.MinServiceVersion, Release: rel}
-	checks, err := status.Select(status.Checks(env), o.Checks)
-	if err != nil {
-		return usage(err)
-	}
-	// The nova.conf the compute nodes' nova-compute reads, as migrate
-	// inventory reads it: a bad --compute-config-dir is a usage error; a
-	// nova.conf option the plan cannot use fails only the check that plans.
-	if err := shared.StatusCompute(f, env, o.ComputeConfigDir); err != nil {
-		return usage(err)
-	}
-	wired, err := shared.WireStatus(ctx, env, src)
-	if err != nil {
-		return usage(err)
-	}
-	defer wired.Close()
-
-	env.Prefetch(ctx, checks)
-	rep := status.Run(ctx, checks)
+	defer run.Close()
+	env, rep := run.Env, run.Report
 	if err := ctx.Err(); err != nil {
 		return usage(err)
 	}

@@ -2,7 +2,11 @@ package shared
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/spf13/pflag"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/metrics"
 	"github.com/rpctl/rpctl/status"
 )
@@ -37,4 +41,98 @@ func StatusFamilies(ctx context.Context, env *status.Env, rep status.Report) ([]
 		add(merrs)
 	}
 	return fams, errs
+}
+
+// StatusCheckOptions choose and parametrise the upgrade checks. rpctl
+// status and rpctl exporter take the same flags into it and run the checks
+// through RunStatus, so that the exporter's rpctl_status_check_result is
+// `rpctl status`'s, check by check: one place sets up the checks' Env.
+type StatusCheckOptions struct {
+	Checks            []string
+	MinServiceVersion int64
+	// ComputeConfigDir is --compute-config-dir, as migrate inventory's.
+	ComputeConfigDir string
+	Release          string
+}
+
+// AddStatusCheckFlags adds the flags of StatusCheckOptions; what says
+// whose checks they are ("rpctl status", "the exporter's").
+func AddStatusCheckFlags(fs *pflag.FlagSet, o *StatusCheckOptions) {
+	fs.StringArrayVar(&o.Checks, "check", nil, `run only this check (repeatable; name as in the table, any case, or e.g. "compute-node-uuids"; or a tool's: nova-status, placement-status, rpctl)`)
+	fs.Int64Var(&o.MinServiceVersion, "min-service-version", status.DefaultMinServiceVersion,
+		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
+	fs.StringVar(&o.ComputeConfigDir, "compute-config-dir", "", "for the Compute Node Inventories check, as for rpctl migrate inventory: "+ComputeConfigDirUsage)
+	cmdutil.MarkPathFlags(fs, "input", "compute-config-dir")
+	AddReleaseFlag(fs, &o.Release, "whose nova-status and placement-status checks run")
+}
+
+// Validate checks the flags alone, before any config file is read: a bad
+// --min-service-version, --release or --check name.
+func (o StatusCheckOptions) Validate() error {
+	if o.MinServiceVersion < 1 {
+		return fmt.Errorf("--min-service-version must be a positive service version, got %d", o.MinServiceVersion)
+	}
+	if _, err := ParseRelease(o.Release); err != nil {
+		return err
+	}
+	_, err := status.Select(status.Checks(&status.Env{}), o.Checks)
+	return err
+}
+
+// PrepareStatus checks o and reads the config files, before anything
+// connects (a typo costs no connection): the Env the checks will share and
+// the checks o selects. Its errors are the command's usage errors.
+func PrepareStatus(f *cmdutil.Factory, o StatusCheckOptions) (*status.Env, []status.Check, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	opts, err := f.Options()
+	if err != nil {
+		return nil, nil, err
+	}
+	rel, _ := ParseRelease(o.Release)
+	env := &status.Env{Options: opts, MinServiceVersion: o.MinServiceVersion, Release: rel}
+	checks, err := status.Select(status.Checks(env), o.Checks)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The nova.conf the compute nodes' nova-compute reads, as migrate
+	// inventory reads it: a bad --compute-config-dir is a usage error; a
+	// nova.conf option the plan cannot use fails only the check that plans.
+	if err := StatusCompute(f, env, o.ComputeConfigDir); err != nil {
+		return nil, nil, err
+	}
+	return env, checks, nil
+}
+
+// StatusRun is one run of the upgrade checks: the Env they read (its
+// findings feed -f prometheus) and their report. Close it when done.
+type StatusRun struct {
+	Env    *status.Env
+	Report status.Report
+	wired  *StatusWiring
+}
+
+// Close closes the databases the checks opened.
+func (r *StatusRun) Close() { r.wired.Close() }
+
+// RunStatus runs the checks o selects, as rpctl status and the exporter
+// both do: PrepareStatus, WireStatus, then every check. Its error is one
+// of the flags or config files (a database or API that cannot be read is
+// the failure of the checks that need it, in the report).
+func RunStatus(ctx context.Context, f *cmdutil.Factory, o StatusCheckOptions) (*StatusRun, error) {
+	env, checks, err := PrepareStatus(f, o)
+	if err != nil {
+		return nil, err
+	}
+	src, err := f.Sources()
+	if err != nil {
+		return nil, err
+	}
+	wired, err := WireStatus(ctx, env, src)
+	if err != nil {
+		return nil, err
+	}
+	env.Prefetch(ctx, checks)
+	return &StatusRun{Env: env, Report: status.Run(ctx, checks), wired: wired}, nil
 }
