@@ -90,6 +90,8 @@ type Env struct {
 	// Sample is how many hosts a message names before "and N more"; 0
 	// means 5.
 	Sample int
+	// Sources say where the checks read from (each Result's Source).
+	Sources Sources
 
 	nodesOnce  sync.Once
 	nodes      map[string][]NodeCapacity // by cell name
@@ -157,33 +159,33 @@ func Checks(e *Env) []Check {
 // order.
 func UpstreamChecks(e *Env) []Check {
 	return []Check{
-		{Tool: ToolNova, Name: CheckCellsV2, Run: e.checkCellsV2},
-		{Tool: ToolNova, Name: CheckPlacementAPI, Run: e.checkPlacementAPI},
-		{Tool: ToolNova, Name: CheckCinderAPI, Run: e.checkCinderAPI},
-		{Tool: ToolNova, Name: CheckPolicyJSON, Run: func(context.Context) (Code, string, error) { return checkPolicyJSON(e.Upstream.NovaPolicyFile) }},
-		{Tool: ToolNova, Name: CheckOldComputes, Run: e.checkOldComputes},
-		{Tool: ToolNova, Name: CheckMachineTypeUnset, Run: e.checkMachineTypeSet},
-		{Tool: ToolNova, Name: CheckServiceUserToken, Run: e.checkServiceUserToken},
-		{Tool: ToolPlacement, Name: CheckMissingRootIDs, Run: e.checkRootIDs},
-		{Tool: ToolPlacement, Name: CheckIncompleteConsum, Run: e.checkIncompleteConsumers},
-		{Tool: ToolPlacement, Name: CheckPolicyJSON, Run: func(context.Context) (Code, string, error) { return checkPolicyJSON(e.Upstream.PlacementPolicyFile) }},
+		{Tool: ToolNova, Name: CheckCellsV2, Source: e.source(ReadsAPIDB | ReadsCells), Run: e.checkCellsV2},
+		{Tool: ToolNova, Name: CheckPlacementAPI, Source: e.source(ReadsPlacementAPI), Run: e.checkPlacementAPI},
+		{Tool: ToolNova, Name: CheckCinderAPI, Source: e.source(ReadsCinderAPI), Run: e.checkCinderAPI},
+		{Tool: ToolNova, Name: CheckPolicyJSON, Source: e.policySource(func() string { return e.Upstream.NovaPolicyFile }), Run: func(context.Context) (Code, string, error) { return checkPolicyJSON(e.Upstream.NovaPolicyFile) }},
+		{Tool: ToolNova, Name: CheckOldComputes, Source: e.source(ReadsCells), Run: e.checkOldComputes},
+		{Tool: ToolNova, Name: CheckMachineTypeUnset, Source: e.source(ReadsCells), Run: e.checkMachineTypeSet},
+		{Tool: ToolNova, Name: CheckServiceUserToken, Source: e.source(ReadsConfig), Run: e.checkServiceUserToken},
+		{Tool: ToolPlacement, Name: CheckMissingRootIDs, Source: e.source(ReadsPlacement), Run: e.checkRootIDs},
+		{Tool: ToolPlacement, Name: CheckIncompleteConsum, Source: e.source(ReadsPlacement), Run: e.checkIncompleteConsumers},
+		{Tool: ToolPlacement, Name: CheckPolicyJSON, Source: e.policySource(func() string { return e.Upstream.PlacementPolicyFile }), Run: func(context.Context) (Code, string, error) { return checkPolicyJSON(e.Upstream.PlacementPolicyFile) }},
 	}
 }
 
 // OwnChecks are rpctl's checks, in the order they run.
 func OwnChecks(e *Env) []Check {
 	return []Check{
-		{Tool: ToolRpctl, Name: CheckComputeNodeUUIDs, Run: e.checkUUIDs},
-		{Tool: ToolRpctl, Name: CheckResourceProviders, Run: e.checkProviders},
-		{Tool: ToolRpctl, Name: CheckInventoryDrift, Run: e.checkDrift},
-		{Tool: ToolRpctl, Name: CheckComputeInventories, Run: e.checkComputeInventories},
-		{Tool: ToolRpctl, Name: CheckAllocationRatios, Run: e.checkRatios},
-		{Tool: ToolRpctl, Name: CheckInstancesWithoutAllocations, Run: e.checkInstancesWithoutAllocations},
-		{Tool: ToolRpctl, Name: CheckOverCommitted, Run: e.checkOverCommitted},
-		{Tool: ToolRpctl, Name: CheckOrphanedProviders, Run: e.checkOrphans},
-		{Tool: ToolRpctl, Name: CheckServiceVersions, Run: e.checkServiceVersions},
-		{Tool: ToolRpctl, Name: CheckAggregatesInSync, Run: e.checkAggregates},
-		{Tool: ToolRpctl, Name: CheckDatabaseCluster, Run: e.checkDatabaseCluster},
+		{Tool: ToolRpctl, Name: CheckComputeNodeUUIDs, Source: e.source(ReadsCells), Run: e.checkUUIDs},
+		{Tool: ToolRpctl, Name: CheckResourceProviders, Source: e.source(ReadsCells | ReadsPlacement), Run: e.checkProviders},
+		{Tool: ToolRpctl, Name: CheckInventoryDrift, Source: e.source(ReadsCells | ReadsPlacement), Run: e.checkDrift},
+		{Tool: ToolRpctl, Name: CheckComputeInventories, Source: e.source(ReadsConfig | ReadsCells | ReadsPlacement), Run: e.checkComputeInventories},
+		{Tool: ToolRpctl, Name: CheckAllocationRatios, Source: e.source(ReadsCells), Run: e.checkRatios},
+		{Tool: ToolRpctl, Name: CheckInstancesWithoutAllocations, Source: e.source(ReadsCells | ReadsPlacement), Run: e.checkInstancesWithoutAllocations},
+		{Tool: ToolRpctl, Name: CheckOverCommitted, Source: e.source(ReadsCells | ReadsPlacement), Run: e.checkOverCommitted},
+		{Tool: ToolRpctl, Name: CheckOrphanedProviders, Source: e.source(ReadsCells | ReadsPlacement), Run: e.checkOrphans},
+		{Tool: ToolRpctl, Name: CheckServiceVersions, Source: e.source(ReadsCells), Run: e.checkServiceVersions},
+		{Tool: ToolRpctl, Name: CheckAggregatesInSync, Source: e.source(ReadsAPIDB | ReadsCells | ReadsPlacement), Run: e.checkAggregates},
+		{Tool: ToolRpctl, Name: CheckDatabaseCluster, Source: e.source(ReadsCells | ReadsPlacement), Run: e.checkDatabaseCluster},
 	}
 }
 

@@ -95,6 +95,12 @@ func RenderJSON(w io.Writer, results []Result) error {
 		} else {
 			b.WriteString(pyjson.Quote(r.Details))
 		}
+		// oslo.upgradecheck's keys, then where the check read from
+		// (rpctl's addition, after them).
+		if r.Source != "" {
+			b.WriteString(`, "source": `)
+			b.WriteString(pyjson.Quote(r.Source))
+		}
 		b.WriteString("}")
 	}
 	b.WriteString("]}\n")

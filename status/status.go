@@ -37,6 +37,9 @@ type Check struct {
 	// Tool is the upstream command whose check this is (ToolNova,
 	// ToolPlacement), or ToolRpctl for rpctl's own.
 	Tool string
+	// Source says where the check reads from (Env.Sources), once wired;
+	// nil says nothing.
+	Source func() string
 }
 
 // The tools whose checks rpctl status carries; a tool's name given to
@@ -63,6 +66,9 @@ type Result struct {
 	Unreadable bool
 	// Elapsed is how long the check took (for --verbose and benchmarks).
 	Elapsed time.Duration
+	// Source says where the check read from: the databases (and the
+	// config line or flag naming each), the APIs, the files.
+	Source string
 }
 
 // Report is the outcome of a run.
@@ -110,6 +116,9 @@ func Run(ctx context.Context, checks []Check) Report {
 func runOne(ctx context.Context, c Check) (res Result) {
 	res = runCheck(ctx, c)
 	res.Tool = c.Tool
+	if c.Source != nil {
+		res.Source = c.Source()
+	}
 	return res
 }
 

@@ -44,16 +44,34 @@ reports only the flat layout and rewrites them when it starts).
 
 The first are every check of the release's (--release) nova-status upgrade check, then
 placement-status upgrade check's, with their names, rules, texts and exit codes; rpctl's
-own follow. --check nova-status, placement-status or rpctl runs one tool's checks. Which
-file gives what: nova.conf's [api_database] connection (Cells v2: cell and host mappings)
-and [database] connection or the cell mappings (computes' service versions, instances'
-hw_machine_type); [placement] (auth_type with Keystone credentials, or admin_token with
-endpoint and token; endpoint_override) the Placement API nova-status asks, and [cinder]
-(auth_type, endpoint_template or catalog_info) the Cinder API; [service_user]
-send_service_user_token; [oslo_policy] policy_file, looked up beside the config files and
-in /etc/nova (nova-status) or /etc/placement (placement-status);
-[placement_database] connection, usually in placement.conf, Placement's own checks. An API
-that cannot be reached where nova-status would crash is that check's Failure, no verdict.
+own follow. --check nova-status, placement-status or rpctl runs one tool's checks.
+
+Which file gives what:
+  nova.conf [api_database] connection   Cells v2 (cell and host mappings), the cell
+                                        databases (cell_mappings), host aggregates
+  nova.conf [database] connection       the cell Cells v2 counts compute nodes in (and the
+                                        only cell without [api_database])
+  nova.conf [placement]                 the Placement API: auth_type with Keystone
+                                        credentials (the catalog, or endpoint_override),
+                                        or admin_token with endpoint and token. nova-status'
+                                        Placement API check asks it; without a Placement
+                                        database every check that reads Placement reads it
+                                        through this API, as nova-status does
+  nova.conf [cinder]                    the Cinder API (auth_type, endpoint_template or
+                                        catalog_info)
+  nova.conf [service_user]              send_service_user_token
+  [oslo_policy] policy_file             looked up beside the config files and in /etc/nova
+                                        (nova-status) or /etc/placement (placement-status)
+  placement.conf [placement_database]   Placement's database: read directly (fast, one
+                                        bulk read), and the only way to run
+                                        placement-status' two checks, which count rows the
+                                        API does not show (providers without
+                                        root_provider_id, allocations without consumer)
+So nova.conf alone runs every check but those two, which then fail with no verdict (exit
+255; --check nova-status --check rpctl leaves them out); with placement.conf beside it,
+every check. -f json (and the Source column of -f value/csv/yaml) says where each check
+read from. An API that cannot be reached is a Failure of each check that reads it, naming
+it, with no verdict (exit 255); the other checks still run.
 Aggregates in Sync is a Warning when Nova's host aggregates and Placement's provider
 aggregates disagree either way: memberships rpctl migrate aggregates would add, hosts it
 cannot place, and memberships --prune would remove, with counts and the first hosts; it
@@ -113,7 +131,7 @@ func runStatusOr(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions, runF fu
 }
 
 func addStatusFlags(c *cobra.Command, o *StatusOptions) {
-	c.Flags().BoolVar(&o.JSON, "json", false, `print {"name", "checks": [{"check", "result", "details"}]} as oslo.upgradecheck's --json would (same as -f json)`)
+	c.Flags().BoolVar(&o.JSON, "json", false, `print {"name", "checks": [{"check", "result", "details", "source"}]}: oslo.upgradecheck's --json, and where each check read from (same as -f json)`)
 	shared.AddStatusCheckFlags(c.Flags(), &o.StatusCheckOptions)
 	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
 	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
@@ -156,9 +174,9 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 	case output.Table, "":
 		err = status.RenderTable(f.IO.Out, rep.Results, f.IO.Palette())
 	default:
-		rows := output.Rows{Headers: []string{"Check", "Result", "Details"}}
+		rows := output.Rows{Headers: []string{"Check", "Result", "Details", "Source"}}
 		for _, r := range rep.Results {
-			rows.Rows = append(rows.Rows, []string{r.Check, r.Code.String(), r.Details})
+			rows.Rows = append(rows.Rows, []string{r.Check, r.Code.String(), r.Details, r.Source})
 		}
 		err = f.Write(rows, nil)
 	}

@@ -128,7 +128,7 @@ func TestStatusEmbedded(t *testing.T) {
 		t.Errorf("rpctl upgrade check differs from rpctl status: exit %d\n%s", acode, alias)
 	}
 	one, _, ocode := cmdtest.Rpctl(t, "--db", db, "status", "--check", "service-versions", "--json")
-	if ocode != 0 || !strings.Contains(one, `"checks": [{"check": "Service Versions", "result": 0, "details": null}]`) {
+	if ocode != 0 || !strings.Contains(one, `"checks": [{"check": "Service Versions", "result": 0, "details": null, "source": "the cell database of the --db file"}]`) {
 		t.Errorf("--check service-versions: exit %d\n%s", ocode, one)
 	}
 }

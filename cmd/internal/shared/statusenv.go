@@ -3,6 +3,7 @@ package shared
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -45,6 +46,24 @@ func WireStatus(ctx context.Context, env *status.Env, src storage.Sources) (*Sta
 	}
 	w.closes = append(w.closes, func() { dbs.Close() })
 	env.Cells, env.CellErrs, env.Placement, env.PlacementErr = stores.StatusCells(dbs.Cells), dbs.CellErrs, stores.StatusPlacement(dbs.Placement), dbs.PlacementErr
+	env.Sources = statusSources(env.Options, src)
+	// A controller's nova.conf names Placement by its API ([placement]),
+	// not its database: without a Placement database, the checks read
+	// Placement through that API, as nova-status does. An API that cannot
+	// be reached is the failure of the checks that need it.
+	var placementAPI *placementclient.Client
+	if src.Embedded == "" && src.PlacementDB.URL == "" && env.Options.Upstream.Placement.AuthType != "" {
+		a := env.Options.Upstream.Placement
+		env.Sources.Placement = "the Placement API (" + orSection(a.Source, "nova.conf [placement]") + ")"
+		c, err := ConfigPlacementClient(ctx, a)
+		if err != nil {
+			env.Placement, env.PlacementErr = nil, fmt.Errorf("the Placement API nova.conf's [placement] names (%s): %w", orSection(a.Source, "[placement]"), err)
+		} else {
+			placementAPI = c
+			env.Sources.Placement = "the Placement API " + c.Endpoint() + " (" + orSection(a.Source, "nova.conf [placement]") + ")"
+			env.Placement, env.PlacementErr = &placementclient.StatusPlacement{C: c}, nil
+		}
+	}
 
 	if src.Embedded == "" && src.APIDB.URL == "" {
 		env.APIErr = errors.New("no API database: set [api_database] connection in nova.conf, or --api-db")
@@ -53,9 +72,12 @@ func WireStatus(ctx context.Context, env *status.Env, src storage.Sources) (*Sta
 	} else {
 		w.closes = append(w.closes, func() { d.Close() })
 		env.API = stores.StatusAPI(d.API)
-		if dbs.Placement == nil {
-			env.AggregatesErr = dbs.PlacementErr
-		} else {
+		switch {
+		case placementAPI != nil:
+			env.Aggregates = &migrate.AggregateSync{API: stores.AggregateAPI(d.API), Cells: stores.AggregateCells(dbs.Cells), Placement: placementclient.Store{C: placementAPI}}
+		case dbs.Placement == nil:
+			env.AggregatesErr = env.PlacementErr
+		default:
 			env.Aggregates = &migrate.AggregateSync{API: stores.AggregateAPI(d.API), Cells: stores.AggregateCells(dbs.Cells), Placement: stores.AggregatePlacement(dbs.Placement)}
 		}
 	}
@@ -105,35 +127,45 @@ func UpstreamConfig(o config.Options, apiDB bool, rel release.Name) status.Upstr
 	}
 }
 
+// ConfigPlacementClient connects to the Placement API nova.conf's
+// [placement] names (keystoneauth: an auth_type and its options,
+// endpoint_override), as nova-status and nova-compute reach it. Its errors
+// are placementclient's (ErrKeystoneRefused, ErrNoEndpoint, an *Error);
+// status.ErrAPINoCredentials and ErrAPIEndpointNotFound when the section
+// cannot name an endpoint.
+func ConfigPlacementClient(ctx context.Context, a config.APIAuth) (*placementclient.Client, error) {
+	switch a.AuthType {
+	case "":
+		return nil, status.ErrAPINoCredentials
+	case "admin_token", "token_endpoint", "none", "noauth":
+		endpoint := a.EndpointOverride
+		if endpoint == "" {
+			endpoint = a.Endpoint
+		}
+		if endpoint == "" {
+			return nil, status.ErrAPIEndpointNotFound
+		}
+		// No retries: a dead API is the Failure of the checks that need
+		// it, told at once, not after minutes of backoff.
+		return placementclient.New(ctx, placementclient.Config{Endpoint: endpoint, Auth: placementclient.StaticToken(a.Token),
+			Retries: -1, Timeout: 30 * time.Second})
+	default:
+		iface := ""
+		if len(a.ValidInterfaces) > 0 {
+			iface = a.ValidInterfaces[0]
+		}
+		return placementclient.Connect(ctx, placementclient.ConnectOptions{Endpoint: a.EndpointOverride, RegionName: a.RegionName, Interface: iface,
+			Timeout: 30 * time.Second, Keystone: placementclient.KeystoneAuth{AuthURL: a.AuthURL, Username: a.Username, Password: a.Password,
+				ProjectName: a.ProjectName, UserDomainName: a.UserDomainName, ProjectDomainName: a.ProjectDomainName}})
+	}
+}
+
 // PlacementVersions asks the Placement API nova.conf's [placement] names
-// (keystoneauth: an auth_type and its options, endpoint_override) for
-// its highest microversion, with the errors nova-status tells apart.
+// (ConfigPlacementClient) for its highest microversion, with the errors
+// nova-status tells apart.
 func PlacementVersions(a config.APIAuth) status.VersionsFunc {
 	return func(ctx context.Context) (string, error) {
-		var c *placementclient.Client
-		var err error
-		switch a.AuthType {
-		case "":
-			return "", status.ErrAPINoCredentials
-		case "admin_token", "token_endpoint", "none", "noauth":
-			endpoint := a.EndpointOverride
-			if endpoint == "" {
-				endpoint = a.Endpoint
-			}
-			if endpoint == "" {
-				return "", status.ErrAPIEndpointNotFound
-			}
-			c, err = placementclient.New(ctx, placementclient.Config{Endpoint: endpoint, Auth: placementclient.StaticToken(a.Token),
-				Retries: -1, Timeout: 30 * time.Second})
-		default:
-			iface := ""
-			if len(a.ValidInterfaces) > 0 {
-				iface = a.ValidInterfaces[0]
-			}
-			c, err = placementclient.Connect(ctx, placementclient.ConnectOptions{Endpoint: a.EndpointOverride, RegionName: a.RegionName, Interface: iface,
-				Timeout: 30 * time.Second, Keystone: placementclient.KeystoneAuth{AuthURL: a.AuthURL, Username: a.Username, Password: a.Password,
-					ProjectName: a.ProjectName, UserDomainName: a.UserDomainName, ProjectDomainName: a.ProjectDomainName}})
-		}
+		c, err := ConfigPlacementClient(ctx, a)
 		var pe *placementclient.Error
 		switch {
 		case errors.Is(err, placementclient.ErrKeystoneRefused):
@@ -187,4 +219,57 @@ func CinderVersions(u config.Upstream) status.VersionsFunc {
 		}
 		return status.CinderMaxVersion(body)
 	}
+}
+
+func orSection(source, def string) string {
+	if source != "" {
+		return source
+	}
+	return def
+}
+
+// statusSources says where the checks read from: each database with the
+// flag or config line that named it, the APIs with their section, the
+// config files.
+func statusSources(o config.Options, src storage.Sources) status.Sources {
+	var s status.Sources
+	origin := func(what string, so storage.Source) string {
+		if so.URL == "" {
+			return ""
+		}
+		if so.Origin != "" {
+			return what + " (" + so.Origin + ")"
+		}
+		return what
+	}
+	if len(o.Files) > 0 {
+		s.Config = "config files " + strings.Join(o.Files, ", ")
+	}
+	if src.Embedded != "" {
+		s.Cells = "the cell database of the --db file"
+		s.APIDB = "the API database of the --db file"
+		s.Placement = "the Placement database of the --db file"
+	} else {
+		s.APIDB = origin("the API database", src.APIDB)
+		s.Placement = origin("the Placement database", src.PlacementDB)
+		var cells []string
+		for _, c := range src.CellDBs {
+			cells = append(cells, c.Origin)
+		}
+		switch {
+		case len(cells) > 0:
+			s.Cells = "the cell databases (" + strings.Join(cells, ", ") + ")"
+		case src.APIDB.URL != "":
+			s.Cells = "the cell databases of the API database's cell_mappings"
+		case src.ConfigCell.URL != "":
+			s.Cells = origin("the cell database", src.ConfigCell)
+		}
+	}
+	if a := o.Upstream.Placement; a.AuthType != "" {
+		s.PlacementAPI = "the Placement API (" + orSection(a.Source, "nova.conf [placement]") + ")"
+	}
+	if a := o.Upstream.Cinder; a.AuthType != "" {
+		s.CinderAPI = "the Cinder API (" + orSection(a.Source, "nova.conf [cinder]") + ")"
+	}
+	return s
 }
