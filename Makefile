@@ -7,6 +7,10 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # set RPCTL_TEST_MYSQL to a DSN prefix of your own server to use that instead.
 MARIADB_DIR ?= $(or $(TMPDIR),/tmp)/rpctl-make-mariadb
 MARIADB_PORT ?= 33308
+# The 2025.1 leg (issue 33): the chroot holding Nova 31 and Placement 13 that
+# scripts/release-chroot.sh builds (.ci/run does, here). make test hands it
+# to the tests as RPCTL_CHROOT_2025_1 when it exists; its tests skip without it.
+CHROOT_2025_1 ?= $(or $(RPCTL_CHROOT_2025_1),/work/chroots/trixie)
 
 .PHONY: build test unit demo bench lint clean fuzz stress docs install deb deb-check galera stop-services
 
@@ -36,8 +40,16 @@ build:
 # Keystone, Prometheus, private MariaDBs) is stopped, and so is the MariaDB
 # this run started (scripts/stop-test-servers.sh).
 test:
-	@set -e; $(TEST_SETUP); \
+	@set -e; $(TEST_SETUP); $(CHROOT_SETUP); \
 	TMPDIR=$$tmp RPCTL_INTEGRATION=1 $(GO) test -count=1 -timeout 30m ./...
+
+# CHROOT_SETUP: RPCTL_CHROOT_2025_1 when CHROOT_2025_1 holds a finished
+# chroot (scripts/release-chroot.sh writes .rpctl-release-chroot last).
+CHROOT_SETUP = if [ -f "$(CHROOT_2025_1)/.rpctl-release-chroot" ]; then \
+	  export RPCTL_CHROOT_2025_1="$(CHROOT_2025_1)"; echo "make test: the 2025.1 leg runs in $(CHROOT_2025_1)"; \
+	else \
+	  unset RPCTL_CHROOT_2025_1; echo "make test: no 2025.1 chroot in $(CHROOT_2025_1) (scripts/release-chroot.sh 2025.1 $(CHROOT_2025_1)): its tests skip"; \
+	fi
 
 # TEST_SETUP: the MariaDB (unless RPCTL_TEST_MYSQL names one) and the
 # private TMPDIR, and a trap that stops both when the recipe's shell exits.

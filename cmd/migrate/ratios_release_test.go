@@ -2,12 +2,9 @@ package migrate_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
@@ -16,29 +13,6 @@ import (
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/celldb"
 )
-
-// releaseChroot is the chroot of a release's own Nova that
-// scripts/release-chroot.sh built, named by RPCTL_CHROOT_<release> (dots
-// as underscores: RPCTL_CHROOT_2025_1); the test skips when it is not
-// set: `make test` does not build it (yet).
-func releaseChroot(t *testing.T, rel string) (run func(args ...string) ([]byte, error)) {
-	t.Helper()
-	env := "RPCTL_CHROOT_" + strings.ReplaceAll(rel, ".", "_")
-	dir := os.Getenv(env)
-	if dir == "" {
-		t.Skipf("%s is not set: build the chroot with scripts/release-chroot.sh %s DIR and set %s=DIR", env, rel, env)
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".rpctl-release-chroot")); err != nil {
-		t.Skipf("%s=%s: not a chroot built by scripts/release-chroot.sh: %v", env, dir, err)
-	}
-	if os.Geteuid() != 0 {
-		t.Skipf("%s: running a command in a chroot needs root", env)
-	}
-	script := filepath.Join(testdb.RepoRoot(), "scripts", "release-chroot.sh")
-	return func(args ...string) ([]byte, error) {
-		return exec.Command(script, append([]string{"--run", dir, "--"}, args...)...).CombinedOutput()
-	}
-}
 
 // TestMigrateRatiosParityWithNova31 runs 2025.1's own `nova-manage db
 // online_data_migrations` (Nova 31, in the chroot scripts/release-chroot.sh
@@ -49,15 +23,9 @@ func releaseChroot(t *testing.T, rel string) (run func(args ...string) ([]byte, 
 // ratios, Nova 31 writes 4.0/1.0/1.0 where Zed wrote 16.0/1.5/1.0; the
 // last case proves rpctl's Zed defaults would differ.
 func TestMigrateRatiosParityWithNova31(t *testing.T) {
-	run := releaseChroot(t, "2025.1")
+	chroot := testdb.ReleaseChroot(t, "2025.1")
 	novaCell, novaAPI, rpctlCell := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
-	// The chroot sees the host's /tmp (release-chroot.sh --run binds it),
-	// whatever TMPDIR the test runs under.
-	dir, err := os.MkdirTemp("/tmp", "rpctl-nova31-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := chroot.TempDir(t)
 	writeConf := func(name, defaults, cell string) string {
 		p := filepath.Join(dir, name)
 		body := fmt.Sprintf("[DEFAULT]\ntransport_url = fake://\n%s\n[database]\nconnection = %s\n[api_database]\nconnection = %s\n",
@@ -69,15 +37,8 @@ func TestMigrateRatiosParityWithNova31(t *testing.T) {
 	}
 	manage := func(args ...string) ([]byte, int) {
 		py := fmt.Sprintf("import sys; from nova.cmd import manage; sys.argv=%s; sys.exit(manage.main())", cmdtest.PyList(append([]string{"nova-manage"}, args...)))
-		out, err := run("python3", "-c", py)
-		if err != nil {
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) {
-				t.Fatal(err)
-			}
-			return out, ee.ExitCode()
-		}
-		return out, 0
+		out, errOut, code := chroot.Python(t, py, "")
+		return []byte(out + errOut), code
 	}
 	// 2025.1's schemas, from Nova 31's own db sync.
 	syncNova := writeConf("sync-nova.conf", "", novaCell.URL)
@@ -154,13 +115,7 @@ func TestMigrateRatiosParityWithNova31(t *testing.T) {
 	// step skips the rows Placement would refuse (a negative ratio).
 	t.Run("migrate all", func(t *testing.T) {
 		placement := testdb.NewMySQL(t)
-		pconf := filepath.Join(dir, "placement.conf")
-		if err := os.WriteFile(pconf, []byte("[placement_database]\nconnection = "+placement.URL+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := run("placement-manage", "--config-file", pconf, "db", "sync"); err != nil {
-			t.Fatalf("placement-manage db sync (Placement 13): %v\n%s", err, out)
-		}
+		chroot.DBSync(t, nil, nil, placement)
 		for _, db := range []*storage.DB{novaDB, rpctlDB} {
 			if err := celldb.InsertCellRows(ctx, db, nova.CellRows{ComputeNodes: ratiosLegacyRows(), Replace: true}); err != nil {
 				t.Fatal(err)
