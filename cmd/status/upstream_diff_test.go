@@ -24,6 +24,10 @@ type upstreamCloud struct {
 	placementURL         string
 	keystoneURL          string
 	dir                  string
+	// release is the release whose tools judge ("zed": the host's
+	// Debian 12 packages); chroot holds any other release's.
+	release string
+	chroot  *testdb.Chroot
 }
 
 const (
@@ -37,13 +41,31 @@ func newUpstreamCloud(t *testing.T) *upstreamCloud {
 		t.Skip("skipping: needs MariaDB (RPCTL_TEST_MYSQL), python3-nova, python3-placement and placement-api; run `make test`")
 	}
 	testdb.RequirePython(t, "nova.cmd.status", "placement.cmd.status", "pymysql")
-	c := &upstreamCloud{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), placement: testdb.NewMySQL(t), dir: t.TempDir()}
+	c := &upstreamCloud{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), placement: testdb.NewMySQL(t), dir: t.TempDir(), release: "zed"}
 	prefix := c.cell.URL[:strings.LastIndex(c.cell.URL, "/")]
 	script := filepath.Join(testdb.RepoRoot(), "scripts", "reference-dbsync.sh")
 	if out, err := exec.Command(script, prefix, c.cell.Name, c.api.Name, c.placement.Name).CombinedOutput(); err != nil {
 		t.Fatalf("reference db sync: %v\n%s", err, out)
 	}
 	c.placementURL = testdb.PlacementAPI(t, c.placement.URL)
+	c.keystoneURL = testdb.Keystone(t, keystonePassword, c.placementURL)
+	return c
+}
+
+// newReleaseCloud is newUpstreamCloud judged by another release's tools:
+// its schemas made by that release's own db sync, its placement-api
+// serving the Placement database, its nova-status and placement-status
+// (the chroot scripts/release-chroot.sh built). Keystone is the host's:
+// the tools only ask it for a token and the catalog.
+func newReleaseCloud(t *testing.T, rel string) *upstreamCloud {
+	t.Helper()
+	chroot := testdb.ReleaseChroot(t, rel)
+	if !testdb.MySQLWanted() {
+		t.Skip("skipping: needs MariaDB (RPCTL_TEST_MYSQL) and keystone; run `make test`")
+	}
+	c := &upstreamCloud{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), placement: testdb.NewMySQL(t), dir: chroot.TempDir(t), release: rel, chroot: chroot}
+	chroot.DBSync(t, c.cell, c.api, c.placement)
+	c.placementURL = chroot.PlacementAPI(t, c.placement.URL, "")
 	c.keystoneURL = testdb.Keystone(t, keystonePassword, c.placementURL)
 	return c
 }
@@ -147,11 +169,19 @@ func (c *upstreamCloud) confs(t *testing.T, placement, policy, extra, database s
 	return nova, place
 }
 
-// upstream runs nova-status or placement-status upgrade check (Debian's
-// python3-nova ships no entry point) and returns its table and exit code.
-func upstream(t *testing.T, module, prog, conf string) (string, int) {
+// upstream runs nova-status or placement-status upgrade check of the
+// cloud's release (Debian's python3-nova ships no entry point) and returns
+// its table and exit code.
+func (c *upstreamCloud) upstream(t *testing.T, module, prog, conf string) (string, int) {
 	t.Helper()
 	script := fmt.Sprintf("import sys; from %s import status; sys.argv=[%q,'--config-file',%q,'upgrade','check']; sys.exit(status.main())", module, prog, conf)
+	if c.chroot != nil {
+		out, errOut, code := c.chroot.Python(t, script, filepath.Dir(conf))
+		if code == 1 && !strings.Contains(out, "Upgrade Check Results") {
+			t.Fatalf("%s (%s) exit 1 without a table:\n%s%s", prog, c.release, out, errOut)
+		}
+		return out, code
+	}
 	cmd := exec.Command(testdb.Python, "-c", script)
 	cmd.Dir = filepath.Dir(conf)
 	var errOut strings.Builder
@@ -217,7 +247,26 @@ const tokenOn = "[service_user]\nsend_service_user_token = true\n"
 // warns and fails: the check names, results and exit codes are equal, and
 // where the details are deterministic the tables are equal byte for byte.
 func TestUpstreamChecksDifferential(t *testing.T) {
-	c := newUpstreamCloud(t)
+	runUpstreamDiff(t, newUpstreamCloud(t))
+}
+
+// TestUpstreamChecksDifferential2025_1 is TestUpstreamChecksDifferential
+// judged by 2025.1's own tools (Nova 31.0.0's nova-status, Placement
+// 13.0.0's placement-status and placement-api, in the chroot
+// RPCTL_CHROOT_2025_1 names) against rpctl status --release 2025.1.
+func TestUpstreamChecksDifferential2025_1(t *testing.T) {
+	runUpstreamDiff(t, newReleaseCloud(t, "2025.1"))
+}
+
+// oldestSupportedCompute is each release's
+// SERVICE_VERSION_ALIASES[OLDEST_SUPPORTED_SERVICE_VERSION], read in its
+// nova/objects/service.py (Zed :233/:238 'Yoga': 61; 2025.1 :262/:271
+// 'Caracal': 66): the cases put a compute at it and one below it.
+var oldestSupportedCompute = map[string]int{"zed": 61, "2025.1": 66}
+
+// runUpstreamDiff runs every case on c, judged by c's release's tools.
+func runUpstreamDiff(t *testing.T, c *upstreamCloud) {
+	oldest := oldestSupportedCompute[c.release]
 	dead := testdb.FreePort(t)
 	cinderOld := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -293,9 +342,11 @@ func TestUpstreamChecksDifferential(t *testing.T) {
 		// config file, nova-status for policy.yaml, placement-status for
 		// policy.json (oslo.policy's: its own ConfigOpts never sees
 		// placement.policy's set_defaults).
+		// 2025.1's placement-status (oslo.policy 4.5.1) looks for
+		// policy.yaml: a policy.json beside placement.conf is not read.
 		{name: "default policy files", setup: (*upstreamCloud).standard, placement: adminToken, extra: tokenOn, exact: true,
 			files: map[string]string{"policy.json": `{"placement:resource_providers:list": ""}`},
-			want:  map[string]string{"Policy File JSON to YAML Migration": "Failure"}},
+			want:  map[string]string{"Policy File JSON to YAML Migration": map[string]string{"zed": "Failure", "2025.1": "Success"}[c.release]}},
 		{name: "default nova policy file in JSON", setup: (*upstreamCloud).standard, placement: adminToken, extra: tokenOn, exact: true,
 			files: map[string]string{"policy.yaml": `{"os_compute_api:servers:index": ""}`},
 			want:  map[string]string{"Policy File JSON to YAML Migration": "Failure"}},
@@ -305,9 +356,19 @@ func TestUpstreamChecksDifferential(t *testing.T) {
 		}, placement: adminToken, extra: tokenOn, exact: true, want: map[string]string{"Older than N-1 computes": "Failure"}},
 		{name: "compute at the oldest supported", setup: func(c *upstreamCloud, t *testing.T) {
 			c.standard(t)
-			c.service(t, "cmp2", "nova-compute", 61)
+			c.service(t, "cmp2", "nova-compute", oldest)
 			c.service(t, "cmp3", "nova-compute", 0)
 		}, placement: adminToken, extra: tokenOn, exact: true, want: map[string]string{"Older than N-1 computes": "Success"}},
+		// Zed's computes (64) under a 2025.1 control plane: Zed's
+		// nova-status passes them, 2025.1's fails them.
+		{name: "compute just below the oldest supported", setup: func(c *upstreamCloud, t *testing.T) {
+			c.standard(t)
+			c.service(t, "cmp2", "nova-compute", oldest-1)
+		}, placement: adminToken, extra: tokenOn, exact: true, want: map[string]string{"Older than N-1 computes": "Failure"}},
+		{name: "zed's newest compute", setup: func(c *upstreamCloud, t *testing.T) {
+			c.standard(t)
+			c.service(t, "cmp2", "nova-compute", 64)
+		}, placement: adminToken, extra: tokenOn, exact: true, want: map[string]string{"Older than N-1 computes": map[string]string{"zed": "Success", "2025.1": "Failure"}[c.release]}},
 		{name: "instance without machine type", setup: func(c *upstreamCloud, t *testing.T) {
 			c.standard(t)
 			c.instance(t, "1a000000-0000-4000-8000-000000000002", "active", "")
@@ -353,11 +414,11 @@ func TestUpstreamChecksDifferential(t *testing.T) {
 				database = tc.database(t, c)
 			}
 			novaConf, placeConf := c.confs(t, placement, policy, tc.extra, database)
-			args := []string{"--config-file", novaConf, "--config-file", placeConf, "status"}
+			args := []string{"--config-file", novaConf, "--config-file", placeConf, "status", "--release", c.release}
 			got := map[string]string{}
 			worst := 0
 			for _, tool := range []struct{ name, module, conf string }{{"nova-status", "nova.cmd", novaConf}, {"placement-status", "placement.cmd", placeConf}} {
-				table, code := upstream(t, tool.module, tool.name, tool.conf)
+				table, code := c.upstream(t, tool.module, tool.name, tool.conf)
 				out, errOut, rcode := cmdtest.Rpctl(t, append(args, "--check", tool.name)...)
 				t.Logf("%s exit %d, rpctl exit %d\n%s", tool.name, code, rcode, table)
 				if code == 255 || worst == 255 {
