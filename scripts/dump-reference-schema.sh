@@ -71,4 +71,14 @@ with open(f"{std}/traits.txt", "w") as f:
     for t in sorted(os_traits.get_traits()):
         f.write(t + "\n")
 PY
+
+# Another release's standard traits (issue 33), from its own os-traits in the
+# chroot scripts/release-chroot.sh built: RPCTL_CHROOT_2025_1=DIR.
+if [ -n "${RPCTL_CHROOT_2025_1:-}" ]; then
+  scripts/release-chroot.sh --run "$RPCTL_CHROOT_2025_1" -- python3 -c '
+import importlib.metadata as md, os_traits
+print("# os-traits %s (2025.1)" % md.version("os-traits"))
+for t in sorted(os_traits.get_traits()):
+    print(t)' >internal/standards/traits-2025.1.txt
+fi
 echo "wrote $out"

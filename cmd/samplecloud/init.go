@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/cmd/internal/shared"
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/schema"
@@ -13,16 +14,27 @@ import (
 
 // NewCmdInit builds `rpctl init`.
 func NewCmdInit(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var rel string
+	c := &cobra.Command{
 		Use:   "init",
 		Short: "Create the cell, API and Placement schemas (as Nova 26 and Placement 8.0.0 do) in empty databases",
 		Long: `Create the schemas rpctl uses, exactly as Nova's and Placement's db sync create them,
 in the embedded file (--db) or in empty MySQL/MariaDB databases (--cell-db, --api-db,
 --placement-db). Databases whose schema is already complete are left alone; Placement's
-standard resource classes and traits are synced.`,
+standard resource classes and traits are synced: the os-traits list of --release (Zed's
+345, 2025.1's 359).
+
+rpctl holds Zed's schemas only (Nova 26.2.2's and Placement 8.0.0's db sync): with
+--release 2025.1 it creates no table; databases that release's own db sync made are
+accepted and their standard traits synced, and a missing table is an error naming the tool
+that creates it.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			name, err := shared.ParseRelease(rel)
+			if err != nil {
+				return &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+			}
 			f.CreateFiles = true // this command may create the SQLite files it is given
 			// The API schema comes first: the cells are found through its
 			// cell_mappings, a table a new API database does not have yet.
@@ -33,7 +45,7 @@ standard resource classes and traits are synced.`,
 			defer dbs.Close()
 			rows := output.Rows{Headers: []string{"schema", "database", "state", "tables"}}
 			do := func(db *storage.DB, part schema.Part) error {
-				res, err := schema.Init(ctx, db, part)
+				res, err := schema.InitRelease(ctx, db, name, part)
 				for _, r := range res {
 					state := "created"
 					if len(r.Created) == 0 {
@@ -73,4 +85,6 @@ standard resource classes and traits are synced.`,
 			return f.Write(rows, nil)
 		},
 	}
+	shared.AddReleaseFlag(c.Flags(), &rel, "whose standard traits are synced")
+	return c
 }

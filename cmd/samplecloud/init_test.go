@@ -100,3 +100,72 @@ func TestFlagsWinOverConfigFiles(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestInitRelease2025_1: on databases 2025.1's own db sync made (Nova
+// 31.0.0, Placement 13.0.0, in the release chroot), rpctl init --release
+// 2025.1 accepts the schemas and syncs os-traits 3.4.0's 359 standard
+// traits, and Placement 13's placement-api, started on that database, adds
+// and renumbers none; --release zed would have left it 14 short. On an
+// empty database it creates nothing and names the tool that does.
+func TestInitRelease2025_1(t *testing.T) {
+	chroot := testdb.ReleaseChroot(t, "2025.1")
+	cell, api, pl, zedPl := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+	chroot.DBSync(t, cell, api, pl)
+	chroot.DBSync(t, nil, nil, zedPl)
+
+	traits := func(m *testdb.MySQL) map[string]int {
+		rows, err := m.Admin.Query("SELECT name, id FROM `" + m.Name + "`.traits")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]int{}
+		for rows.Next() {
+			var n string
+			var id int
+			if err := rows.Scan(&n, &id); err != nil {
+				t.Fatal(err)
+			}
+			out[n] = id
+		}
+		return out
+	}
+
+	out, errOut, code := cmdtest.Rpctl(t, "--cell-db", cell.URL, "--api-db", api.URL, "--placement-db", pl.URL, "init", "--release", "2025.1")
+	if code != 0 || strings.Count(out, "already present") != 3 {
+		t.Fatalf("init --release 2025.1 on Nova 31's schemas: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, _, code := cmdtest.Rpctl(t, "--placement-db", zedPl.URL, "init", "--release", "zed"); code != 0 {
+		t.Fatalf("init --release zed: exit %d", code)
+	}
+	ours, zeds := traits(pl), traits(zedPl)
+	if len(ours) != 359 || len(zeds) != 345 {
+		t.Errorf("standard traits synced: --release 2025.1 %d (want 359), --release zed %d (want 345)", len(ours), len(zeds))
+	}
+	base := chroot.PlacementAPI(t, pl.URL, "")
+	if st, body := testdb.PlacementGet(t, base, "/traits", "1.39"); st != 200 {
+		t.Fatalf("GET /traits: %d %s", st, body)
+	}
+	after := traits(pl)
+	if len(after) != len(ours) {
+		t.Errorf("Placement 13 added %d traits to what rpctl init --release 2025.1 synced", len(after)-len(ours))
+	}
+	for n, id := range ours {
+		if after[n] != id {
+			t.Errorf("trait %s: id %d, %d after Placement 13 started", n, id, after[n])
+		}
+	}
+
+	empty := testdb.NewMySQL(t)
+	_, errOut, code = cmdtest.Rpctl(t, "--placement-db", empty.URL, "init", "--release", "2025.1")
+	if code == 0 || !strings.Contains(errOut, "placement-manage db sync") || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 {
+		t.Errorf("init --release 2025.1 on an empty database: exit %d, stderr %q", code, errOut)
+	}
+	var n int
+	if err := empty.Admin.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ?", empty.Name).Scan(&n); err != nil || n != 0 {
+		t.Errorf("init --release 2025.1 on an empty database left %d tables (%v)", n, err)
+	}
+	if _, errOut, code := cmdtest.Rpctl(t, "--placement-db", empty.URL, "init", "--release", "2024.1"); code != 127 || !strings.Contains(errOut, "--release") {
+		t.Errorf("init --release 2024.1: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
@@ -173,7 +174,10 @@ func loadProviders(ctx context.Context, db *storage.DB, f *providerFilter) (*mig
 // returns every id. Custom classes are numbered from 10000 on, as Placement
 // numbers them; a concurrent creator of the same name is tolerated.
 func EnsurePlacementNames(ctx context.Context, db *storage.DB, classes, traits, aggregates []string) (*migrate.PlacementIDs, error) {
-	if err := schema.SyncStandards(ctx, db); err != nil {
+	// The default release's traits: a subset of every later release's
+	// (none was removed up to 2025.1), so a newer Placement's database
+	// gains nothing its own sync did not write.
+	if err := schema.SyncStandards(ctx, db, release.Default); err != nil {
 		return nil, err
 	}
 	ids := &migrate.PlacementIDs{}

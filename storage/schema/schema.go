@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/storage"
 )
 
@@ -104,9 +105,23 @@ type InitResult struct {
 // stamps the alembic revision and syncs the standard resource classes and
 // traits, as placement-manage db sync and the API's first start do.
 func Init(ctx context.Context, db *storage.DB, parts ...Part) ([]InitResult, error) {
+	return InitRelease(ctx, db, release.Default, parts...)
+}
+
+// DDLRelease is the release whose db sync the embedded DDL is a copy of
+// (Nova 26.2.2, Placement 8.0.0).
+const DDLRelease = release.Zed
+
+// InitRelease is Init for release rel: Placement's standard traits are
+// rel's (os-traits of that release). rpctl holds only DDLRelease's DDL, so
+// for another release it creates no table: a part whose tables are all
+// present (that release's own db sync made them) is accepted and, for
+// Placement, its standard classes and traits synced; a part with a table
+// missing is refused, naming the tool that creates it.
+func InitRelease(ctx context.Context, db *storage.DB, rel release.Name, parts ...Part) ([]InitResult, error) {
 	var results []InitResult
 	for _, part := range parts {
-		res, err := initPart(ctx, db, part)
+		res, err := initPart(ctx, db, part, rel)
 		if err != nil {
 			return results, err
 		}
@@ -115,7 +130,7 @@ func Init(ctx context.Context, db *storage.DB, parts ...Part) ([]InitResult, err
 			if err := stampAlembic(ctx, db); err != nil {
 				return results, err
 			}
-			if err := SyncStandards(ctx, db); err != nil {
+			if err := SyncStandards(ctx, db, rel); err != nil {
 				return results, err
 			}
 		}
@@ -123,7 +138,18 @@ func Init(ctx context.Context, db *storage.DB, parts ...Part) ([]InitResult, err
 	return results, nil
 }
 
-func initPart(ctx context.Context, db *storage.DB, part Part) (InitResult, error) {
+// dbSyncTool names the tool that creates a part's schema.
+func dbSyncTool(part Part) string {
+	switch part {
+	case PartAPI:
+		return "nova-manage api_db sync"
+	case PartPlacement:
+		return "placement-manage db sync"
+	}
+	return "nova-manage db sync"
+}
+
+func initPart(ctx context.Context, db *storage.DB, part Part, rel release.Name) (InitResult, error) {
 	res := InitResult{Part: part}
 	dialect := "sqlite"
 	if db.IsMySQL() {
@@ -146,6 +172,10 @@ func initPart(ctx context.Context, db *storage.DB, part Part) (InitResult, error
 		return res, nil
 	}
 	absent := missing(Tables(part), res.Present)
+	if rel != DDLRelease {
+		return res, db.Errorf("rpctl creates %s's schemas only; for %s, create the %s schema with %s's own %s (tables %s are missing), then run rpctl init --release %s again",
+			DDLRelease, rel, part, rel, dbSyncTool(part), strings.Join(absent, ", "), rel)
+	}
 	if len(res.Present) > 0 && slices.Equal(absent, addedLater[part]) {
 		// A database rpctl created before these tables were in its
 		// schema: they are added, nothing else is touched.

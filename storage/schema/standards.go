@@ -5,15 +5,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/internal/standards"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
 
-// SyncStandards inserts the standard resource classes and traits that are
-// missing, the way placement-api does on its first request: classes keep
-// their os-resource-classes index as id, traits take auto-increment ids.
-func SyncStandards(ctx context.Context, db *storage.DB) error {
+// SyncStandards inserts the standard resource classes and traits of
+// release rel that are missing, the way that release's placement-api does
+// on its first request (placement/objects/trait.py _trait_sync, which adds
+// and never removes): classes keep their os-resource-classes index as id,
+// traits take auto-increment ids.
+func SyncStandards(ctx context.Context, db *storage.DB, rel release.Name) error {
 	now := time.Now().UTC().Truncate(time.Second)
 	// Read before taking a connection of our own: SQLite has only one.
 	haveRC, err := sqlutil.NameIDs(ctx, db, "resource_classes", "name")
@@ -50,7 +53,7 @@ func SyncStandards(ctx context.Context, db *storage.DB) error {
 	}
 
 	var missingT []string
-	for _, t := range standards.Traits() {
+	for _, t := range standards.TraitsOf(rel) {
 		if _, ok := haveT[t]; !ok {
 			missingT = append(missingT, t)
 		}
