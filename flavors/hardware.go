@@ -28,8 +28,9 @@ func novaErr(exc, format string, args ...any) error {
 // flavorImage reads extra specs and image properties the way
 // nova.virt.hardware's helpers do.
 type flavorImage struct {
-	f   *nova.Flavor
-	img *Image
+	f     *nova.Flavor
+	img   *Image
+	rules Rules
 }
 
 // spec is flavor.extra_specs.get(key) with presence.
@@ -430,6 +431,14 @@ func (b *builder) translateRest(fi *flavorImage) error {
 		} else {
 			b.addTrait("COMPUTE_SECURITY_TPM_2_0", "required", "")
 		}
+		if fi.rules.TPMModelTrait {
+			// The model defaults to TIS (get_vtpm_constraint).
+			if model == "tpm-crb" {
+				b.addTrait("COMPUTE_SECURITY_TPM_CRB", "required", "")
+			} else {
+				b.addTrait("COMPUTE_SECURITY_TPM_TIS", "required", "")
+			}
+		}
 	}
 	fp, _ := fi.spec("hw:pci_numa_affinity_policy")
 	ip, _ := fi.prop("hw_pci_numa_affinity_policy")
@@ -458,6 +467,34 @@ func (b *builder) translateRest(fi *flavorImage) error {
 			b.addTrait("COMPUTE_SECURITY_UEFI_SECURE_BOOT", "required", "")
 		}
 	}
+	if fi.rules.MaxPhysAddr {
+		// _translate_maxphysaddr_request (get_maxphysaddr_mode).
+		mode, ok, err := fi.unique("maxphysaddr_mode", "hw")
+		if err != nil {
+			return err
+		}
+		if ok {
+			switch mode {
+			case "passthrough":
+				b.addTrait("COMPUTE_ADDRESS_SPACE_PASSTHROUGH", "required", "")
+			case "emulate":
+				b.addTrait("COMPUTE_ADDRESS_SPACE_EMULATED", "required", "")
+			default:
+				return novaErr("Invalid", "Invalid Maxphyaddr mode %s. Allowed values: %s.", pyjson.Repr(mode), strings.Join(maxPhysAddrModes, ", "))
+			}
+		}
+	}
+	if fi.rules.StatelessFirmware {
+		// _translate_stateless_firmware_request
+		// (get_stateless_firmware_constraint): the image's
+		// FlexibleBoolean property.
+		if triOf(fi.prop("hw_firmware_stateless")) == yes {
+			if fw, _ := fi.prop("hw_firmware_type"); fw != "uefi" {
+				return novaErr("Invalid", "Stateless firmware is supported only when UEFI firmware type is used.")
+			}
+			b.addTrait("COMPUTE_SECURITY_STATELESS_FIRMWARE", "required", "")
+		}
+	}
 	return nil
 }
 
@@ -482,8 +519,8 @@ func (fi *flavorImage) memEncryption() (bool, error) {
 		requesters = append(requesters, fmt.Sprintf("hw_mem_encryption property of image %s", fi.img.ID))
 	}
 	if fw, _ := fi.prop("hw_firmware_type"); fw != "uefi" {
-		return false, novaErr("FlavorImageConflict", "Memory encryption requested by %s but image %s doesn't have 'hw_firmware_type' property set to 'uefi'",
-			strings.Join(requesters, " and "), fi.img.Name)
+		return false, novaErr("FlavorImageConflict", "Memory encryption requested by %s but image %s %s",
+			strings.Join(requesters, " and "), fi.img.Name, fi.rules.MemEncryptionNoUEFI)
 	}
 	if mt, ok := fi.prop("hw_machine_type"); ok && !strings.Contains(mt, "q35") {
 		return false, novaErr("InvalidMachineType", "Machine type '%s' is not compatible with image %s (%s): q35 type is required for SEV to work", mt, fi.img.Name, fi.img.ID)
@@ -519,7 +556,7 @@ func normalizeClassName(name string) string {
 func (b *builder) requestFilters(fi *flavorImage, o Options) error {
 	// require_image_type_support
 	if o.ImageTypeSupport && !o.BootFromVolume && fi.img.DiskFormat != "" {
-		if t := "COMPUTE_IMAGE_TYPE_" + strings.ToUpper(fi.img.DiskFormat); standards.IsTrait(t) {
+		if t := "COMPUTE_IMAGE_TYPE_" + strings.ToUpper(fi.img.DiskFormat); standards.IsTraitOf(fi.rules.Release, t) {
 			b.rootReq[t] = true
 		}
 	}
@@ -537,7 +574,7 @@ func (b *builder) requestFilters(fi *flavorImage, o Options) error {
 				v = canonicalArch(v)
 			}
 			t := km[1] + "_" + strings.ToUpper(strings.ReplaceAll(v, "-", "_"))
-			if !standards.IsTrait(t) {
+			if !standards.IsTraitOf(fi.rules.Release, t) {
 				add = nil // Nova logs the bad trait and adds none of them
 				break
 			}
@@ -550,6 +587,20 @@ func (b *builder) requestFilters(fi *flavorImage, o Options) error {
 	// accelerators_filter
 	if v, _ := fi.spec("accel:device_profile"); v != "" {
 		b.rootReq["COMPUTE_ACCELERATORS"] = true
+	}
+	// packed_virtqueue_filter (get_packed_virtqueue_constraint): the
+	// flavor's extra spec parsed with bool_from_string, the image's
+	// FlexibleBoolean property.
+	if fi.rules.PackedVirtqueue {
+		fs, fok := fi.spec("hw:virtio_packed_ring")
+		fv, iv := triOf(fs, fok), triOf(fi.prop("hw_virtio_packed_ring"))
+		if fv != unset && iv != unset && fv != iv {
+			return novaErr("FlavorImageConflict", "Flavor has hw:virtio_packed_ring extra spec explicitly set to %s, conflicting with image which has hw_virtio_packed_ring explicitly set to %s.",
+				pyStr(fv), pyStr(iv))
+		}
+		if fv == yes || iv == yes {
+			b.rootReq["COMPUTE_NET_VIRTIO_PACKED"] = true
+		}
 	}
 	// ephemeral_encryption_filter
 	fs, fok := fi.spec("hw:ephemeral_encryption")

@@ -3,6 +3,8 @@ package flavors
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/internal/testdb"
 )
 
@@ -107,6 +110,32 @@ var parityCases = []parityCase{
 		"group_policy": "isolate", "trait:HW_CPU_X86_AVX2": "required", "hw:pmem": "SMALL",
 		"os:secure_boot": "required", "hw:tpm_version": "2.0", "accel:device_profile": "dp",
 		"resources:CUSTOM_LICENSE_WINDOWS": "1"}},
+	// What changed by 2025.1 (Nova 31): vTPM model traits, maxphysaddr,
+	// stateless firmware, packed virtqueues, the igb VIF model; Zed's
+	// Nova ignores the new keys (and refuses igb).
+	{name: "tpm-2-tis", vcpus: 2, ram: 2048, disk: 20, specs: map[string]string{"hw:tpm_version": "2.0", "hw:tpm_model": "tpm-tis"}},
+	{name: "tpm-model-only", vcpus: 2, ram: 2048, disk: 20, specs: map[string]string{"hw:tpm_model": "tpm-crb"}},
+	{name: "maxphysaddr-passthrough", vcpus: 2, ram: 2048, disk: 20, specs: map[string]string{"hw:maxphysaddr_mode": "passthrough"}},
+	{name: "maxphysaddr-emulate", vcpus: 2, ram: 2048, disk: 20, specs: map[string]string{"hw:maxphysaddr_mode": "emulate", "hw:maxphysaddr_bits": "42"}},
+	{name: "maxphysaddr-image", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_maxphysaddr_mode": "emulate", "hw_maxphysaddr_bits": "42"}},
+	{name: "err-maxphysaddr-mode", vcpus: 2, ram: 2048, disk: 20, specs: map[string]string{"hw:maxphysaddr_mode": "host"}},
+	{name: "err-maxphysaddr-image-mode", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_maxphysaddr_mode": "host"}},
+	{name: "err-maxphysaddr-conflict", vcpus: 2, ram: 2048, disk: 20, specs: map[string]string{"hw:maxphysaddr_mode": "passthrough"}, image: map[string]string{"hw_maxphysaddr_mode": "emulate"}},
+	{name: "stateless-firmware", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_firmware_stateless": "true", "hw_firmware_type": "uefi"}},
+	{name: "err-stateless-firmware-bios", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_firmware_stateless": "yes"}},
+	{name: "stateless-firmware-off", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_firmware_stateless": "false"}},
+	{name: "virtio-packed-ring", vcpus: 2, ram: 2048, disk: 20, specs: map[string]string{"hw:virtio_packed_ring": "true"}},
+	{name: "virtio-packed-ring-image", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_virtio_packed_ring": "yes"}},
+	{name: "err-virtio-packed-ring-conflict", vcpus: 2, ram: 2048, disk: 20, specs: map[string]string{"hw:virtio_packed_ring": "false"}, image: map[string]string{"hw_virtio_packed_ring": "true"}},
+	{name: "virtio-packed-ring-off", vcpus: 2, ram: 2048, disk: 20, specs: map[string]string{"hw:virtio_packed_ring": "no"}},
+	{name: "vif-igb", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_vif_model": "igb"}, meta: true},
+	{name: "vif-igb-no-prefilter", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_vif_model": "igb"}},
+	{name: "vif-e1000e", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_vif_model": "e1000e"}, meta: true},
+	{name: "vif-legacy-spelling", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_vif_model": "VirtualE1000"}, meta: true},
+	{name: "err-vif-model", vcpus: 2, ram: 2048, disk: 20, image: map[string]string{"hw_vif_model": "rtl9999"}},
+	{name: "new-traits-everything", vcpus: 4, ram: 4096, disk: 40, specs: map[string]string{
+		"hw:tpm_version": "2.0", "hw:tpm_model": "tpm-crb", "hw:maxphysaddr_mode": "passthrough", "hw:virtio_packed_ring": "true"},
+		image: map[string]string{"hw_firmware_stateless": "1", "hw_firmware_type": "uefi", "hw_vif_model": "virtio", "hw_disk_bus": "virtio"}, meta: true},
 }
 
 func (c *parityCase) flavor() *nova.Flavor {
@@ -125,8 +154,8 @@ func (c *parityCase) img() *Image {
 	return img
 }
 
-func (c *parityCase) options() Options {
-	return Options{Limit: DefaultLimit, BootFromVolume: c.bfv, NoPinningTranslate: c.noPin, ImageMetadataPrefilter: c.meta, ImageTypeSupport: c.itype}
+func (c *parityCase) options(rel release.Name) Options {
+	return Options{Limit: DefaultLimit, BootFromVolume: c.bfv, NoPinningTranslate: c.noPin, ImageMetadataPrefilter: c.meta, ImageTypeSupport: c.itype, Release: rel}
 }
 
 type novaAnswer struct {
@@ -148,6 +177,64 @@ type novaAnswer struct {
 // with the same exception.
 func TestParityWithNova(t *testing.T) {
 	testdb.RequirePython(t, "nova.scheduler.utils")
+	answers := novaAnswers(t, func(in []byte) ([]byte, error) {
+		cmd := exec.Command(testdb.Python, filepath.Join(testdb.RepoRoot(), "scripts", "nova_resource_request.py"))
+		cmd.Stdin = bytes.NewReader(in)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("%v: %s", err, stderr.String())
+		}
+		return out, nil
+	})
+	checkParity(t, release.Zed, answers)
+}
+
+// TestParityWithNova31 is TestParityWithNova judged by 2025.1's Nova
+// (31.0.0, in the chroot RPCTL_CHROOT_2025_1 names) against rpctl's 2025.1
+// rules; Zed's rules must differ from Nova 31 on the cases that changed.
+func TestParityWithNova31(t *testing.T) {
+	chroot := testdb.ReleaseChroot(t, "2025.1")
+	dir := chroot.TempDir(t)
+	script, err := os.ReadFile(filepath.Join(testdb.RepoRoot(), "scripts", "nova_resource_request.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "nova_resource_request.py"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answers := novaAnswers(t, func(in []byte) ([]byte, error) {
+		if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), in, 0o644); err != nil {
+			return nil, err
+		}
+		cmd := chroot.Command("/bin/sh", "-c", `exec python3 "$1/nova_resource_request.py" < "$1/cases.jsonl"`, "sh", dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("%v: %s", err, stderr.String())
+		}
+		return out, nil
+	})
+	checkParity(t, release.R2025_1, answers)
+	// Zed's rules on a 2025.1 cloud: the cases that changed must differ.
+	differ := 0
+	for i, c := range parityCases {
+		if !sameAsNova(c, release.Zed, answers[i]) {
+			differ++
+		}
+	}
+	t.Logf("rpctl's Zed rules differ from Nova 31 on %d of %d cases", differ, len(parityCases))
+	if differ < 10 {
+		t.Errorf("Zed's rules differ from Nova 31 on %d cases only: the 2025.1 cases no longer exercise what changed", differ)
+	}
+}
+
+// novaAnswers asks Nova (run: the release's nova_resource_request.py, its
+// stdin to its stdout) about every case.
+func novaAnswers(t *testing.T, run func([]byte) ([]byte, error)) []novaAnswer {
+	t.Helper()
 	if len(parityCases) < 40 {
 		t.Fatalf("only %d cases; the issue asks for at least 40 flavors", len(parityCases))
 	}
@@ -172,61 +259,83 @@ func TestParityWithNova(t *testing.T) {
 			"image_metadata_prefilter": c.meta, "image_type_support": c.itype})
 		in.Write(append(line, '\n'))
 	}
-	cmd := exec.Command(testdb.Python, filepath.Join(testdb.RepoRoot(), "scripts", "nova_resource_request.py"))
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := run(in.Bytes())
 	if err != nil {
-		t.Fatalf("nova_resource_request.py: %v: %s", err, stderr.String())
+		t.Fatalf("nova_resource_request.py: %v", err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != len(parityCases) {
 		t.Fatalf("%d answers for %d cases", len(lines), len(parityCases))
 	}
-	errors := 0
+	answers := make([]novaAnswer, len(lines))
 	for i, c := range parityCases {
-		var want novaAnswer
-		if err := json.Unmarshal([]byte(lines[i]), &want); err != nil {
+		if err := json.Unmarshal([]byte(lines[i]), &answers[i]); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		got, err := Build(c.flavor(), c.img(), c.options())
-		if want.Error != "" {
-			errors++
-			var ne *NovaError
-			switch {
-			case err == nil:
-				t.Errorf("%s: Nova raises %s (%s); rpctl built %s", c.name, want.Error, want.Message, got.QueryString())
-			case !asNovaError(err, &ne) || ne.Exception != want.Error:
-				t.Errorf("%s: Nova raises %s, rpctl: %v", c.name, want.Error, err)
-			case ne.Message != want.Message:
-				t.Errorf("%s: message\n got %s\nwant %s", c.name, ne.Message, want.Message)
+		for j := range answers[i].Groups {
+			if answers[i].Groups[j].Resources == nil {
+				answers[i].Groups[j].Resources = map[string]int64{}
 			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: rpctl: %v; Nova: %s", c.name, err, want.Query)
-			continue
-		}
-		if q := got.QueryString(); q != want.Query {
-			t.Errorf("%s: query\n got %s\nwant %s", c.name, q, want.Query)
-		}
-		for i := range want.Groups {
-			if want.Groups[i].Resources == nil {
-				want.Groups[i].Resources = map[string]int64{}
-			}
-		}
-		if !reflect.DeepEqual(got.Groups, want.Groups) {
-			t.Errorf("%s: groups\n got %+v\nwant %+v", c.name, got.Groups, want.Groups)
-		}
-		if got.GroupPolicy != want.GroupPolicy || got.Limit != want.Limit || got.CPUPinningRequested != want.CPUPinningRequested ||
-			!reflect.DeepEqual(got.RootRequired, want.RootRequired) || !reflect.DeepEqual(got.RootForbidden, want.RootForbidden) {
-			t.Errorf("%s: request-wide\n got policy=%q limit=%d pinning=%v root=%v/%v\nwant policy=%q limit=%d pinning=%v root=%v/%v", c.name,
-				got.GroupPolicy, got.Limit, got.CPUPinningRequested, got.RootRequired, got.RootForbidden,
-				want.GroupPolicy, want.Limit, want.CPUPinningRequested, want.RootRequired, want.RootForbidden)
 		}
 	}
-	t.Logf("%d cases, %d refused by Nova", len(parityCases), errors)
+	return answers
+}
+
+// parityProblems lists how rpctl's request for c under release rel
+// differs from Nova's answer (nothing when they agree).
+func parityProblems(c parityCase, rel release.Name, want novaAnswer) []string {
+	got, err := Build(c.flavor(), c.img(), c.options(rel))
+	var out []string
+	if want.Error != "" {
+		var ne *NovaError
+		switch {
+		case err == nil:
+			out = append(out, fmt.Sprintf("%s: Nova raises %s (%s); rpctl built %s", c.name, want.Error, want.Message, got.QueryString()))
+		case !asNovaError(err, &ne) || ne.Exception != want.Error:
+			out = append(out, fmt.Sprintf("%s: Nova raises %s, rpctl: %v", c.name, want.Error, err))
+		case ne.Message != want.Message:
+			out = append(out, fmt.Sprintf("%s: message\n got %s\nwant %s", c.name, ne.Message, want.Message))
+		}
+		return out
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("%s: rpctl: %v; Nova: %s", c.name, err, want.Query)}
+	}
+	if q := got.QueryString(); q != want.Query {
+		out = append(out, fmt.Sprintf("%s: query\n got %s\nwant %s", c.name, q, want.Query))
+	}
+	if !reflect.DeepEqual(got.Groups, want.Groups) {
+		out = append(out, fmt.Sprintf("%s: groups\n got %+v\nwant %+v", c.name, got.Groups, want.Groups))
+	}
+	if got.GroupPolicy != want.GroupPolicy || got.Limit != want.Limit || got.CPUPinningRequested != want.CPUPinningRequested ||
+		!reflect.DeepEqual(got.RootRequired, want.RootRequired) || !reflect.DeepEqual(got.RootForbidden, want.RootForbidden) {
+		out = append(out, fmt.Sprintf("%s: request-wide\n got policy=%q limit=%d pinning=%v root=%v/%v\nwant policy=%q limit=%d pinning=%v root=%v/%v", c.name,
+			got.GroupPolicy, got.Limit, got.CPUPinningRequested, got.RootRequired, got.RootForbidden,
+			want.GroupPolicy, want.Limit, want.CPUPinningRequested, want.RootRequired, want.RootForbidden))
+	}
+	return out
+}
+
+func sameAsNova(c parityCase, rel release.Name, want novaAnswer) bool {
+	return len(parityProblems(c, rel, want)) == 0
+}
+
+// checkParity requires rpctl's request under rel to equal Nova's answer on
+// every case: the query string byte for byte, each group's resources and
+// traits, the group policy, root traits, limit and the pinning flag; where
+// Nova raises, the same exception and message.
+func checkParity(t *testing.T, rel release.Name, answers []novaAnswer) {
+	t.Helper()
+	errors := 0
+	for i, c := range parityCases {
+		if answers[i].Error != "" {
+			errors++
+		}
+		for _, p := range parityProblems(c, rel, answers[i]) {
+			t.Error(p)
+		}
+	}
+	t.Logf("%s: %d cases, %d refused by Nova", rel, len(parityCases), errors)
 	if errors == 0 || errors == len(parityCases) {
 		t.Errorf("%d of %d cases are errors: the cases no longer exercise both outcomes", errors, len(parityCases))
 	}

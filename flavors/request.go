@@ -1,5 +1,6 @@
 // Package flavors turns a Nova flavor (and optionally an image) into the
-// Placement request Nova 26's scheduler sends: what
+// Placement request Nova's scheduler sends (Nova 26's, or another
+// release's: Options.Release, Rules): what
 // nova.scheduler.request_filter adds to the request spec, then
 // nova.scheduler.utils.ResourceRequest.from_request_spec, to_querystring.
 // It reads nothing itself: callers hand it a flavor from the API database
@@ -17,6 +18,7 @@ import (
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/internal/standards"
 )
 
@@ -41,6 +43,9 @@ type Options struct {
 	ImageMetadataPrefilter bool
 	// ImageTypeSupport is [scheduler]query_placement_for_image_type_support.
 	ImageTypeSupport bool
+	// Release is the Nova release whose rules build the request ("" is
+	// release.Default): see Rules.
+	Release release.Name
 }
 
 // Group is one request group (nova.objects.RequestGroup): Suffix "" is the
@@ -149,7 +154,19 @@ func Build(f *nova.Flavor, img *Image, o Options) (*Request, error) {
 	if img == nil {
 		img = &Image{}
 	}
-	fi := &flavorImage{f: f, img: img}
+	rules, err := RulesOf(o.Release)
+	if err != nil {
+		return nil, err
+	}
+	// ImageMeta.from_dict comes first: a property its field refuses fails
+	// the request before any filter runs.
+	props, err := rules.imageProps(img)
+	if err != nil {
+		return nil, err
+	}
+	coerced := *img
+	coerced.Properties = props
+	fi := &flavorImage{f: f, img: &coerced, rules: rules}
 	b := &builder{groups: map[string]*bgroup{}, rootReq: map[string]bool{}, rootForb: map[string]bool{}}
 	if err := b.requestFilters(fi, o); err != nil {
 		return nil, err

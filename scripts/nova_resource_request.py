@@ -34,6 +34,7 @@ CONF([], project='nova')
 
 OFFLINE_FILTERS = ('require_image_type_support', 'compute_status_filter',
                    'transform_image_metadata', 'accelerators_filter',
+                   'packed_virtqueue_filter',
                    'ephemeral_encryption_filter')
 
 

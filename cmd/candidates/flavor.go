@@ -31,7 +31,10 @@ func flavorQuery(ctx context.Context, f *cmdutil.Factory, o *CandidatesOptions) 
 		// limit parameter.
 		limit, o.LimitSet = o.Limit, false
 	}
-	opt := o.FlavorOptions.Options(limit)
+	opt, err := o.FlavorOptions.Options(limit)
+	if err != nil {
+		return "", false, err
+	}
 	r, err := shared.BuildFlavorRequest(f, fl, img, opt)
 	if err != nil {
 		return "", false, err

@@ -40,6 +40,12 @@ func TestCandidatesFlavor(t *testing.T) {
 		{name: "answers", args: []string{"candidates", "--flavor", "m1.small", "--limit", "2"}, stdout: []string{"2 allocation candidates"}},
 		{name: "no such flavor", args: []string{"candidates", "--flavor", "nope", "--show-request"}, code: 2, stderr: `no flavor of that name`},
 		{name: "nova refuses", args: []string{"candidates", "--flavor", "m1.tiny", "--image-property", "hw_cpu_policy=pinned", "--show-request"}, code: 2, stderr: "InvalidCPUAllocationPolicy"},
+		// The release's Nova builds the request: 2025.1's requires the
+		// vTPM model's trait too, Zed's refuses the igb VIF model.
+		{name: "release 2025.1", args: []string{"candidates", "--flavor", "m1.tiny", "--image-property", "hw_tpm_version=2.0", "--image-property", "hw_vif_model=igb", "--image-metadata-prefilter", "--release", "2025.1", "--show-request"},
+			lastLine: "limit=1000&required=COMPUTE_SECURITY_TPM_2_0%2CCOMPUTE_SECURITY_TPM_TIS&resources=DISK_GB%3A1%2CMEMORY_MB%3A512%2CVCPU%3A1&root_required=COMPUTE_NET_VIF_MODEL_IGB%2C%21COMPUTE_STATUS_DISABLED"},
+		{name: "release zed refuses igb", args: []string{"candidates", "--flavor", "m1.tiny", "--image-property", "hw_vif_model=igb", "--show-request"}, code: 2, stderr: "ValueError): Field value igb is invalid"},
+		{name: "unknown release", args: []string{"candidates", "--flavor", "m1.tiny", "--release", "2024.1", "--show-request"}, code: 2, stderr: `--release: rpctl knows the rules of zed, 2025.1, not "2024.1"`},
 		{name: "show-request alone", args: []string{"candidates", "--show-request"}, code: 2, stderr: "--show-request needs --flavor"},
 	}
 	for _, c := range cases {

@@ -86,6 +86,7 @@ no other command pays for the Prometheus library's start-up.
 		Example: `  rpctl --config-file /etc/nova/nova.conf exporter --listen 127.0.0.1:9465 --interval 60s`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			o.StatusCheckOptions.Release = o.FlavorOptions.Release // one --release
 			if runF != nil {
 				return runF(o)
 			}
@@ -95,7 +96,7 @@ no other command pays for the Prometheus library's start-up.
 	cmdutil.RefuseFormats(c, exporterNoFormat)
 	cmdutil.SetExitCodes(c,
 		cmdutil.ExitCodeRow{Code: cmdutil.ExitOK, Meaning: "served until SIGTERM or SIGINT, then stopped cleanly (a signal before serving gives 130/143)"},
-		cmdutil.ExitCodeRow{Code: cmdutil.ExitFailed, Meaning: "invalid input (--listen not HOST:PORT with a port, --interval not positive, --expiry negative, a flavor), or the listener failed; a value that is no duration at all is a usage error (255), as for every flag"},
+		cmdutil.ExitCodeRow{Code: cmdutil.ExitFailed, Meaning: "invalid input (--listen not HOST:PORT with a port, --interval not positive, --expiry negative, a --release rpctl does not know, a flavor), or the listener failed; a value that is no duration at all is a usage error (255), as for every flag"},
 	)
 	fl := c.Flags()
 	fl.StringVar(&o.Listen, "listen", "127.0.0.1:9465", "host:port to serve /metrics and /healthz on")
@@ -104,6 +105,10 @@ no other command pays for the Prometheus library's start-up.
 	fl.StringArrayVar(&o.Flavors, "flavor", nil, "a flavor name, id or JSON/YAML file (repeatable; default: every public flavor)")
 	cmdutil.MarkPathFlags(fl, "input", "flavor")
 	fl.StringVar(&o.Mix, "mix", "", "the mix of the pack-mode count, FLAVOR=WEIGHT,... (default one of each)")
+	// One --release for the flavors' requests and the checks: registered
+	// first, so that AddImageFlags and AddStatusCheckFlags leave it alone;
+	// runExporter hands its value to the checks.
+	shared.AddReleaseFlag(fl, &o.FlavorOptions.Release, "whose Nova builds a flavor's Placement request and whose nova-status and placement-status checks run")
 	shared.AddImageFlags(fl, &o.FlavorOptions)
 	// The checks' flags are rpctl status's (--check, --release,
 	// --min-service-version, --compute-config-dir).

@@ -226,7 +226,11 @@ func loadCapacityFlavors(ctx context.Context, f *cmdutil.Factory, args []string)
 // capacityFlavor builds the requests Nova sends for one flavor; a flavor
 // Nova or Placement would refuse is invalid input.
 func capacityFlavor(f *cmdutil.Factory, fl *nova.Flavor, img *flavors.Image, o *FlavorOptions) (capacity.Flavor, error) {
-	cf, warnings, err := capacity.NewFlavor(fl, img, o.Options(0))
+	opt, err := o.Options(0)
+	if err != nil {
+		return capacity.Flavor{}, err
+	}
+	cf, warnings, err := capacity.NewFlavor(fl, img, opt)
 	for _, w := range warnings {
 		fmt.Fprintf(f.IO.ErrOut, "flavor %s: Nova ignores an extra spec: %s\n", fl.Name, w)
 	}

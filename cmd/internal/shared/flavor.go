@@ -27,6 +27,8 @@ type FlavorOptions struct {
 	// options of the same names.
 	ImageMetadataPrefilter bool
 	ImageTypeSupport       bool
+	// Release is --release: whose Nova builds the request.
+	Release string
 }
 
 func AddImageFlags(fl *pflag.FlagSet, o *FlavorOptions) {
@@ -35,6 +37,7 @@ func AddImageFlags(fl *pflag.FlagSet, o *FlavorOptions) {
 	fl.BoolVar(&o.BootFromVolume, "boot-from-volume", false, "the server boots from a volume: root_gb is not asked of DISK_GB")
 	fl.BoolVar(&o.ImageMetadataPrefilter, "image-metadata-prefilter", false, "as [scheduler]image_metadata_prefilter: image properties become required root traits")
 	fl.BoolVar(&o.ImageTypeSupport, "image-type-support", false, "as [scheduler]query_placement_for_image_type_support: require COMPUTE_IMAGE_TYPE_<disk_format>")
+	AddReleaseFlag(fl, &o.Release, "whose Nova builds a flavor's Placement request (its vTPM, maxphysaddr, stateless firmware, packed virtqueue and VIF model rules, its standard traits)")
 }
 
 // LoadFlavorArg reads a flavor: a file path (JSON or YAML) when one exists,
@@ -85,9 +88,15 @@ func (o *FlavorOptions) LoadImage(fromFile *flavors.Image) (*flavors.Image, erro
 	return img, nil
 }
 
-func (o *FlavorOptions) Options(limit int) flavors.Options {
+// Options are the flavors.Options the flags give; a --release rpctl does
+// not know is invalid input (exit 2).
+func (o *FlavorOptions) Options(limit int) (flavors.Options, error) {
+	rel, err := ParseRelease(o.Release)
+	if err != nil {
+		return flavors.Options{}, cmdutil.UsageError("%v", err)
+	}
 	return flavors.Options{Limit: limit, BootFromVolume: o.BootFromVolume,
-		ImageMetadataPrefilter: o.ImageMetadataPrefilter, ImageTypeSupport: o.ImageTypeSupport}
+		ImageMetadataPrefilter: o.ImageMetadataPrefilter, ImageTypeSupport: o.ImageTypeSupport, Release: rel}, nil
 }
 
 // BuildFlavorRequest turns one flavor into Nova's request; a flavor Nova
