@@ -634,8 +634,21 @@ func TestDifferentialOSCSilentWrites(t *testing.T) {
 		}
 		t.Skip("openstack not installed")
 	}
+	for _, be := range []string{"database", "api"} {
+		t.Run(be, func(t *testing.T) { testSilentWrites(t, be) })
+	}
+}
+
+// testSilentWrites is TestDifferentialOSCSilentWrites with rpctl on one
+// backend (osc always through the API, on the same Placement).
+func testSilentWrites(t *testing.T, backend string) {
+	testdb.RequirePython(t, "placement")
 	p := placementtest.New(t)
-	api := []string{"--os-endpoint", p.Base, "--os-token", "admin"}
+	osc := []string{"--os-endpoint", p.Base, "--os-token", "admin"}
+	api := osc
+	if backend == "database" {
+		api = []string{"--placement-db", p.URL}
+	}
 	rpctl := func(args ...string) string {
 		t.Helper()
 		out, errOut, code := cmdtest.Rpctl(t, append(slices.Clip(api), args...)...)
@@ -677,8 +690,24 @@ func TestDifferentialOSCSilentWrites(t *testing.T) {
 			state: [][]string{{"resource-class", "list", "-f", "value"}}},
 		{name: "resource class set, existing", osc: []string{"resource", "class", "set", "CUSTOM_GPU"}, rpctl: []string{"resource-class", "set", "CUSTOM_GPU"}, version: "1.39",
 			state: [][]string{{"resource-class", "list", "-f", "value"}}},
+		// issue 39: trait create, resource class create and inventory
+		// delete print nothing either.
+		{name: "trait create, new", osc: []string{"trait", "create", "CUSTOM_NEW"}, rpctl: []string{"trait", "create", "CUSTOM_NEW"}, version: "1.6",
+			reset: [][]string{{"trait", "create", "CUSTOM_NEW"}, {"trait", "delete", "CUSTOM_NEW"}},
+			state: [][]string{{"trait", "list", "--name", "startswith:CUSTOM_", "-f", "value"}}},
+		{name: "trait create, existing", osc: []string{"trait", "create", "CUSTOM_FAST"}, rpctl: []string{"trait", "create", "CUSTOM_FAST"}, version: "1.39",
+			state: [][]string{{"trait", "list", "--name", "startswith:CUSTOM_", "-f", "value"}}},
+		{name: "resource class create", osc: []string{"resource", "class", "create", "CUSTOM_NEW"}, rpctl: []string{"resource-class", "create", "CUSTOM_NEW"}, version: "1.2",
+			reset: [][]string{{"resource-class", "create", "CUSTOM_NEW"}, {"resource-class", "delete", "CUSTOM_NEW"}},
+			state: [][]string{{"resource-class", "list", "-f", "value"}}},
+		{name: "inventory delete, one class", osc: res("inventory", "delete", oscCN1, "--resource-class", "MEMORY_MB"), rpctl: []string{"inventory", "delete", oscCN1, "--resource-class", "MEMORY_MB"}, version: "1.39",
+			reset: [][]string{{"inventory", "set", oscCN1, "VCPU=8", "MEMORY_MB=4096", "--yes"}},
+			state: [][]string{{"inventory", "list", oscCN1, "-f", "value"}}, genOf: oscCN1},
+		{name: "inventory delete, all", osc: res("inventory", "delete", oscCN1), rpctl: []string{"inventory", "delete", oscCN1}, version: "1.5",
+			reset: [][]string{{"inventory", "set", oscCN1, "VCPU=8", "MEMORY_MB=4096", "--yes"}},
+			state: [][]string{{"inventory", "list", oscCN1, "-f", "value"}}, genOf: oscCN1},
 		{name: "allocation delete", osc: res("allocation", "delete", oscInst), rpctl: []string{"allocation", "delete", oscInst}, version: "1.39",
-			reset: [][]string{setInst}, state: append([][]string{{"allocation", "show", oscInst, "-f", "value"}}, usages...), genOf: oscCN1},
+			reset: [][]string{{"inventory", "set", oscCN1, "VCPU=8", "MEMORY_MB=4096", "--yes"}, setInst}, state: append([][]string{{"allocation", "show", oscInst, "-f", "value"}}, usages...), genOf: oscCN1},
 	} {
 		type outcome struct {
 			out   string
@@ -703,7 +732,7 @@ func TestDifferentialOSCSilentWrites(t *testing.T) {
 			}
 			before := gen()
 			if i == 0 {
-				got[i].out, got[i].code = sh.run(t, append([]string{"--os-endpoint", p.Base, "--os-token", "admin", "--os-placement-api-version", tc.version}, tc.osc...))
+				got[i].out, got[i].code = sh.run(t, slices.Concat(osc, []string{"--os-placement-api-version", tc.version}, tc.osc))
 			} else {
 				var errOut string
 				got[i].out, errOut, got[i].code = cmdtest.Rpctl(t, slices.Concat(api, []string{"--os-placement-api-version", tc.version}, tc.rpctl)...)

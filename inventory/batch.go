@@ -9,6 +9,9 @@ import (
 type ProviderInventories struct {
 	Generation  int64
 	Inventories map[string]Inventory
+	// Order is the classes in Placement's order, as ListInventories
+	// gives them (Result.Order: osc's output of inventory set).
+	Order []string
 }
 
 // InventoryReplace is ReplaceInventories' arguments for one provider.
@@ -67,7 +70,7 @@ func (e *Editor) PlanAll(ctx context.Context, ps []Provider, edit InventoryEdit)
 			out[i] = e.Plan(ctx, p, edit)
 			continue
 		}
-		r := Result{Provider: p, Attempts: 1}
+		r := Result{Provider: p, Attempts: 1, Order: pi.Order}
 		if again := dry.decide(ctx, &r, edit, pi.Generation, pi.Inventories); again {
 			// Usage moved under the read: Plan reads again.
 			out[i] = e.Plan(ctx, p, edit)

@@ -283,6 +283,10 @@ type Result struct {
 	// Want is what the provider's inventories were (or, with DryRun,
 	// would be) replaced with: the body of the PUT.
 	Want map[string]Inventory `json:"-"`
+	// Order is the classes read (the last read), in the order of
+	// Placement's answer: osc-placement's inventory set --amend sends (and
+	// so prints) the classes it read in that order.
+	Order []string `json:"-"`
 }
 
 // InventoryEdit turns a provider's current inventories into the wanted
@@ -403,15 +407,22 @@ func (e *Editor) run(ctx context.Context, r Result, edit InventoryEdit, planned 
 // the inventories (an allocation or edit landed between), so the attempt
 // is void.
 func (e *Editor) read(ctx context.Context, r *Result, edit InventoryEdit) (again bool) {
-	gen, cur, err := e.Store.Inventories(ctx, r.Provider.UUID)
+	gen, list, err := e.Store.ListInventories(ctx, r.Provider.UUID)
 	if err != nil {
 		*r = r.fail(err)
 		return false
 	}
+	cur := make(map[string]Inventory, len(list))
+	order := make([]string, len(list))
+	for i, v := range list {
+		cur[v.Class], order[i] = v.Inventory, v.Class
+	}
+	r.Order = order
 	return e.decide(ctx, r, edit, gen, cur)
 }
 
-// decide is read's edit of the inventories cur read at generation gen.
+// decide is read's edit of the inventories cur read at generation gen
+// (r.Order set from the same read).
 func (e *Editor) decide(ctx context.Context, r *Result, edit InventoryEdit, gen int64, cur map[string]Inventory) (again bool) {
 	p := r.Provider
 	want, err := edit(maps.Clone(cur)) // the edit may change what it is given

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +31,15 @@ func (s *fakeStore) Inventories(context.Context, string) (int64, map[string]inve
 		out[k] = v
 	}
 	return s.gen, out, nil
+}
+
+func (s *fakeStore) ListInventories(ctx context.Context, uuid string) (int64, []inventory.ClassInventory, error) {
+	gen, inv, err := s.Inventories(ctx, uuid)
+	var out []inventory.ClassInventory
+	for _, rc := range slices.Sorted(maps.Keys(inv)) {
+		out = append(out, inventory.ClassInventory{Class: rc, Inventory: inv[rc]})
+	}
+	return gen, out, err
 }
 
 func (s *fakeStore) Usages(context.Context, string) (int64, map[string]int64, error) {

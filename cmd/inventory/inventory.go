@@ -86,6 +86,7 @@ func newCmdInventoryShow(f *cmdutil.Factory) *cobra.Command {
 func newCmdInventoryDelete(f *cmdutil.Factory) *cobra.Command {
 	var attempts int
 	var classFlags []string
+	var changes bool
 	c := &cobra.Command{
 		Use:   "delete P [CLASS...] [--resource-class CLASS]...",
 		Short: "Delete inventories of a provider, or all of them (refused while they have allocations)",
@@ -93,6 +94,8 @@ func newCmdInventoryDelete(f *cmdutil.Factory) *cobra.Command {
 class named, every inventory of the provider, as osc's 'resource provider inventory delete P'
 (DELETE /resource_providers/{uuid}/inventories). --resource-class is osc's spelling of a class.
 Placement refuses to delete an inventory that has allocations (exit 2).
+Like osc it prints nothing; --changes prints rpctl's change log (each class removed, with
+its record before).
 
 ` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.MinimumNArgs(1),
@@ -111,13 +114,14 @@ Placement refuses to delete an inventory that has allocations (exit 2).
 				edit = inventory.DeleteAllEdit()
 			}
 			return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
-				o := &setcmd.InventorySetOptions{Yes: true, Attempts: attempts, Parallel: 1}
+				o := &setcmd.InventorySetOptions{Yes: true, Attempts: attempts, Parallel: 1, Changes: changes, Silent: true}
 				return setcmd.RunInventorySet(ctx, f, st, o, args[0], edit)
 			})
 		},
 	}
 	c.Flags().IntVar(&attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts before a generation conflict is reported")
 	c.Flags().StringArrayVar(&classFlags, "resource-class", nil, "a class to delete, as osc's --resource-class (repeatable)")
+	c.Flags().BoolVar(&changes, "changes", false, setcmd.ChangesHelp)
 	return c
 }
 

@@ -81,15 +81,28 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"__complete", "provider", "show", "cn1_"}, out: []string{"cn1_numa0\n:4\n"}},
 				{args: []string{"__complete", "inventory", "show", "cn1", "MEMORY_"}, out: []string{"MEMORY_MB\n"}},
 				{args: []string{"provider", "list", "-f", "value"}, out: []string{tU1 + " cn1 0 " + tU1 + " None", tU2 + " cn1_numa0 0 " + tU1 + " " + tU1}},
-				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=4096", "MEMORY_MB:reserved=512"},
+				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=4096", "MEMORY_MB:reserved=512", "--changes"},
 					out: []string{"| changed | VCPU"}},
 				// issue 21: the request is a --verbose diagnostic, never raw on stdout.
 				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run"}, out: []string{"would change"}, notOut: []string{"PUT ", "changed |"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--dry-run", "--verbose"}, out: []string{"would change", "reserved=0", "reserved=2"}, notOut: []string{"PUT "}, err: []string{
 					"would send: PUT /resource_providers/" + tU1 + `/inventories {"resource_provider_generation":1,"inventories":{"MEMORY_MB":{"total":4096,"reserved":512,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":1.0},"VCPU":{"total":16,"reserved":2,"min_unit":1,"max_unit":2147483647,"step_size":1,"allocation_ratio":4.0}}}`}},
 				{args: []string{"inventory", "show", "cn1", "VCPU", "-f", "json"}, out: []string{`"reserved": 0`, `"capacity": 64`}},
-				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"| changed", "| 2          |"}},
-				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend"}, out: []string{"unchanged"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--changes"}, out: []string{"| changed", "| 2          |"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "--changes"}, out: []string{"unchanged"}},
+				// issue 39: by default what osc prints: the inventories left,
+				// read classes first in Placement's order, ratios as floats.
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "-f", "value"}, out: []string{"VCPU 4.0 1 2147483647 2 1 16\nMEMORY_MB 1.0 1 2147483647 512 1 4096\n"}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:reserved=2", "--amend", "-f", "json", "-c", "resource_class", "-c", "allocation_ratio"}, out: []string{`[
+  {
+    "resource_class": "VCPU",
+    "allocation_ratio": 4.0
+  },
+  {
+    "resource_class": "MEMORY_MB",
+    "allocation_ratio": 1.0
+  }
+]`}},
 				{args: []string{"inventory", "list", tU1, "-f", "json"}, out: []string{
 					`"resource_class": "VCPU",
     "allocation_ratio": 4.0,
@@ -122,12 +135,12 @@ func TestStoreCommands(t *testing.T) {
 						t.Fatalf("allocate: %d %s", code, body)
 					}
 				}},
-				{args: []string{"inventory", "set", "cn1", "VCPU:total=3", "--amend"}, out: []string{"changed"},
+				{args: []string{"inventory", "set", "cn1", "VCPU:total=3", "--amend"}, out: []string{"| VCPU "},
 					err: []string{"warning: cn1 (" + tU1 + ") VCPU: usage 8 exceeds the new capacity 4"}},
 				// Usage is read, on both backends, only when a change removes a
 				// class or lowers its capacity: used is null when it was not.
-				{args: []string{"inventory", "set", "cn1", "VCPU:allocation_ratio=8.0", "--amend", "-f", "json"}, out: []string{`"used": null`}, notOut: []string{`"used": 8`}},
-				{args: []string{"inventory", "set", "cn1", "VCPU:allocation_ratio=4.0", "--amend", "-f", "json"}, out: []string{`"used": 8`}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:allocation_ratio=8.0", "--amend", "-f", "json", "--changes"}, out: []string{`"used": null`}, notOut: []string{`"used": 8`}},
+				{args: []string{"inventory", "set", "cn1", "VCPU:allocation_ratio=4.0", "--amend", "-f", "json", "--changes"}, out: []string{`"used": 8`}},
 				{args: []string{"inventory", "set", "cn1", "MEMORY_MB=4096", "--yes"}, code: 2, err: []string{"cannot remove VCPU (8 used)"}},
 				{args: []string{"inventory", "delete", "cn1", "VCPU"}, code: 2, err: []string{"cannot remove VCPU (8 used)"}},
 				{args: []string{"inventory", "delete", "cn1", "DISK_GB"}, code: 2, err: []string{"no inventory of class DISK_GB"}},
@@ -139,7 +152,7 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"provider", "show", "cn1", "-f", "value", "-c", "name"}, out: []string{"cn1\n"}, notOut: []string{"None"}},
 				{args: []string{"inventory", "list", "cn1", "-f", "value", "-c", "resource_class", "-c", "max_unit", "--sort-column", "max_unit", "--sort-descending"}, out: []string{"MEMORY_MB 2147483647\n"}},
 				{args: []string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0"}, stdin: "y\n", tty: true,
-					err: []string{"this removes MEMORY_MB"}, out: []string{"MEMORY_MB"}},
+					err: []string{"this removes MEMORY_MB"}, out: []string{"| VCPU "}, notOut: []string{"MEMORY_MB"}},
 				{args: []string{"inventory", "list", "cn1", "-f", "value"}, out: []string{"VCPU 4.0 1 2147483647 0 1 16 8 64 56"}, notOut: []string{"MEMORY_MB"}},
 				{args: []string{"usage", "show", "cn1", "-f", "json"}, out: []string{`"resource_class": "VCPU",
     "usage": 8`}},
@@ -168,13 +181,16 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"provider", "list", "--resources", "VCPU:56", "-f", "value"}, out: []string{tU1}},
 				{args: []string{"provider", "list", "--resources", "VCPU:57", "-f", "value"}, notOut: []string{tU1}},
 				{args: []string{"provider", "tree", "cn1_numa0"}, out: []string{"cn1 (" + tU1 + ") generation", "VCPU 8/64 used, 56 free", "└── cn1_numa0 (" + tU2 + ")"}},
-				{args: []string{"resource-class", "create", "CUSTOM_GPU"}, out: []string{"CUSTOM_GPU"}},
+				{args: []string{"resource-class", "create", "CUSTOM_GPU", "--changes", "-f", "value"}, out: []string{"CUSTOM_GPU\ncreated\n"}},
+				{args: []string{"resource-class", "create", "CUSTOM_GPU", "--changes", "-f", "value"}, out: []string{"CUSTOM_GPU\nexists\n"}},
+				{args: []string{"resource-class", "create", "CUSTOM_GPU"}, notOut: []string{"CUSTOM_GPU"}},
 				{args: []string{"resource-class", "create", "GPU"}, code: 2},
 				{args: []string{"resource-class", "list", "-f", "value"}, out: []string{"VCPU\n", "CUSTOM_GPU\n"}},
 				{args: []string{"resource-class", "delete", "VCPU"}, code: 2, err: []string{"Cannot delete standard resource class VCPU"}},
 				{args: []string{"inventory", "set", "cn1_numa0", "CUSTOM_GPU=2"}, out: []string{"CUSTOM_GPU"}},
 				{args: []string{"resource-class", "delete", "CUSTOM_GPU"}, code: 2, err: []string{"in use"}},
-				{args: []string{"trait", "create", "CUSTOM_FAST"}},
+				{args: []string{"trait", "create", "CUSTOM_FAST"}, notOut: []string{"CUSTOM_FAST"}},
+				{args: []string{"trait", "create", "CUSTOM_FAST", "--changes", "-f", "value"}, out: []string{"CUSTOM_FAST\nexists\n"}},
 				{args: []string{"trait", "create", "FAST"}, code: 2, err: []string{"The trait is invalid"}},
 				{args: []string{"provider", "trait", "add", "cn1", "CUSTOM_FAST", "HW_CPU_X86_AVX2"}, out: []string{"CUSTOM_FAST", "HW_CPU_X86_AVX2"}},
 				{args: []string{"provider", "list", "--required", "CUSTOM_FAST", "-f", "value"}, out: []string{tU1}, notOut: []string{tU2}},
@@ -198,13 +214,13 @@ func TestStoreCommands(t *testing.T) {
 				// issue 21: a dry run's summary says what would change.
 				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend", "--dry-run"},
 					err: []string{"2 providers: 1 would change, 1 unchanged, 0 conflicts, 0 failed"}, notOut: []string{"PUT "}},
-				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend"},
-					err: []string{"2 providers: 1 changed, 1 unchanged, 0 conflicts, 0 failed"}},
+				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU=2", "--amend", "-f", "value", "-c", "resource_provider", "-c", "resource_class", "-c", "total"},
+					err: []string{"2 providers: 1 changed, 1 unchanged, 0 conflicts, 0 failed"}, out: []string{tU1 + " VCPU 16\n" + tU1 + " CUSTOM_GPU 2\n", tU2 + " CUSTOM_GPU 2\n"}},
 				// An aggregate's lowered capacity is checked after the writes:
 				// cn1, left without room, has its usage read and warned of;
 				// cn1_numa0 still has room, so its usage is not read (null).
 				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=8,CUSTOM_GPU=2", "-f", "value", "-c", "resources"}, out: []string{"'CUSTOM_GPU': 2"}},
-				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU:allocation_ratio=0.5", "--amend", "-f", "json"},
+				{args: []string{"inventory", "set", tAgg, "--aggregate", "CUSTOM_GPU:allocation_ratio=0.5", "--amend", "-f", "json", "--changes"},
 					out: []string{`"used": 2`, `"used": null`}, err: []string{"cn1 (" + tU1 + ") CUSTOM_GPU: usage 2 exceeds the new capacity 1", "2 providers: 2 changed"},
 					notOut: []string{`"used": 0`}},
 				{args: []string{"allocation", "set", tC1, "--allocation", "rp=" + tU1 + ",VCPU=8", "-f", "value", "-c", "resources"}, out: []string{"{'VCPU': 8}\n"}},
@@ -222,9 +238,9 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"provider", "set", "cn1_numa0", "--no-parent", "-f", "value", "-c", "parent_provider_uuid", "-c", "root_provider_uuid"}, out: []string{tU2 + "\nNone\n"}},
 				{args: []string{"provider", "set", "cn1_numa0", "--parent", "cn1", "-f", "value", "-c", "root_provider_uuid"}, out: []string{tU1 + "\n"}},
 				{args: []string{"inventory", "set", "p3b", "--resource", "VCPU=4", "--resource", "MEMORY_MB=64"}, out: []string{"VCPU", "MEMORY_MB"}},
-				{args: []string{"inventory", "delete", "p3b", "--resource-class", "VCPU"}},
+				{args: []string{"inventory", "delete", "p3b", "--resource-class", "VCPU"}, notOut: []string{"VCPU"}},
 				{args: []string{"inventory", "list", "p3b", "-f", "value", "-c", "resource_class"}, out: []string{"MEMORY_MB\n"}, notOut: []string{"VCPU"}},
-				{args: []string{"inventory", "delete", "p3b"}},
+				{args: []string{"inventory", "delete", "p3b", "--changes", "-f", "value", "-c", "outcome", "-c", "resource_class"}, out: []string{"changed MEMORY_MB\n"}},
 				{args: []string{"inventory", "list", "p3b", "-f", "value"}, notOut: []string{"MEMORY_MB"}},
 				{args: []string{"provider", "delete", "p3b"}},
 				{args: []string{"provider", "aggregate", "set", "cn1"}},
@@ -277,12 +293,13 @@ func TestStoreCommandsEmbedded(t *testing.T) {
 	}{
 		{[]string{"provider", "create", "cn1", "--uuid", tU1}, 0, tU1},
 		{[]string{"provider", "create", "numa0", "--parent", "cn1", "--uuid", tU2}, 0, tU2},
-		{[]string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=1024"}, 0, "changed"},
-		{[]string{"inventory", "set", "cn1", "VCPU:reserved=4", "--amend"}, 0, "reserved=4"},
+		{[]string{"inventory", "set", "cn1", "VCPU=16", "VCPU:allocation_ratio=4.0", "MEMORY_MB=1024", "--changes"}, 0, "changed"},
+		{[]string{"inventory", "set", "cn1", "VCPU:reserved=4", "--amend", "--changes"}, 0, "reserved=4"},
+		{[]string{"inventory", "set", "cn1", "MEMORY_MB:reserved=0", "--amend", "-f", "csv"}, 0, "\"resource_class\",\"allocation_ratio\",\"min_unit\",\"max_unit\",\"reserved\",\"step_size\",\"total\"\n\"VCPU\",4.0,1,2147483647,4,1,16\n\"MEMORY_MB\",1.0,1,2147483647,0,1,1024\n"},
 		{[]string{"inventory", "set", "cn1", "VCPU:allocation_ratio=0", "--amend"}, 2, ""},
 		{[]string{"inventory", "set", "cn1", "VCPU:allocation_ratio=0.0", "MEMORY_MB=2048", "--amend"}, 2, ""},
 		{[]string{"inventory", "list", "cn1", "-f", "value"}, 0, "VCPU 4.0 1 2147483647 4 1 16 0 48 48"},
-		{[]string{"inventory", "delete", "cn1", "MEMORY_MB"}, 0, "MEMORY_MB"},
+		{[]string{"inventory", "delete", "cn1", "MEMORY_MB", "--changes"}, 0, "MEMORY_MB"},
 		{[]string{"provider", "list", "--resources", "VCPU:48", "-f", "value"}, 0, tU1},
 		{[]string{"provider", "trait", "set", "cn1", "HW_CPU_X86_AVX2"}, 0, "HW_CPU_X86_AVX2"},
 		{[]string{"provider", "aggregate", "add", "numa0", tAgg}, 0, tAgg},

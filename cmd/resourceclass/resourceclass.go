@@ -29,20 +29,11 @@ func NewCmdResourceClass(f *cmdutil.Factory) *cobra.Command {
 				})
 			},
 		},
-		&cobra.Command{
-			Use: "create CUSTOM_NAME", Short: "Create a custom resource class (no-op when it exists)",
-			Long: "Create a CUSTOM_ resource class (PUT /resource_classes/{name}); one that exists is left as it is.\n\n" + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
-			Args: cobra.ExactArgs(1),
-			RunE: func(c *cobra.Command, args []string) error {
-				return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
-					_, err := st.CreateResourceClass(ctx, args[0])
-					if err != nil {
-						return err
-					}
-					return shared.NameRows(f, "name", args[:1])
-				})
-			},
-		},
+		shared.NewCmdCreateName(f, "resource class", "Create a custom resource class (no-op when it exists)",
+			"Create a CUSTOM_ resource class (PUT /resource_classes/{name}); one that exists is left as it is.",
+			func(ctx context.Context, st inventory.Store, name string) (bool, error) {
+				return st.CreateResourceClass(ctx, name)
+			}),
 		&cobra.Command{
 			Use: "delete CUSTOM_NAME", Short: "Delete a custom resource class (refused while any inventory uses it)",
 			Long: cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
@@ -91,7 +82,8 @@ func newCmdResourceClassSet(f *cmdutil.Factory) *cobra.Command {
 		Long: `Create the CUSTOM_ resource class NAME, or do nothing when it exists: PUT
 /resource_classes/{name} (Placement 1.7), as osc's resource class set; like osc it prints
 nothing. A name that is not CUSTOM_ is Placement's bad request (exit 2). rpctl's own
-resource-class create does the same write and prints the name.
+resource-class create does the same write (and prints nothing too, or with --changes
+the name and whether it was created).
 
 ` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),

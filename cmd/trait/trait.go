@@ -59,17 +59,11 @@ func NewCmdTrait(f *cmdutil.Factory) *cobra.Command {
 	list.Flags().StringVar(&associated, "associated", "", "true: only traits some provider has; false: only those none has")
 	list.Flags().Lookup("associated").NoOptDefVal = "true"
 	c.AddCommand(list, newCmdTraitShow(f),
-		&cobra.Command{
-			Use: "create CUSTOM_NAME", Short: "Create a custom trait (no-op when it exists)", Long: cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
-			RunE: func(c *cobra.Command, args []string) error {
-				return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
-					if _, err := st.CreateTrait(ctx, args[0]); err != nil {
-						return err
-					}
-					return shared.NameRows(f, "name", args[:1])
-				})
-			},
-		},
+		shared.NewCmdCreateName(f, "trait", "Create a custom trait (no-op when it exists)",
+			"Create a CUSTOM_ trait (PUT /traits/{name}); one that exists is left as it is.",
+			func(ctx context.Context, st inventory.Store, name string) (bool, error) {
+				return st.CreateTrait(ctx, name)
+			}),
 		&cobra.Command{
 			Use: "delete CUSTOM_NAME", Short: "Delete a custom trait (refused while a provider has it)", Long: cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes, Args: cobra.ExactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {

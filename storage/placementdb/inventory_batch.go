@@ -48,6 +48,7 @@ func (s *Store) providersInventories(ctx context.Context, uuids []string) (map[s
 				out[u] = p
 			}
 			if class.Valid {
+				p.inv.Order = append(p.inv.Order, class.String)
 				p.inv.Inventories[class.String] = inventory.Inventory{Total: total.Int64, Reserved: reserved.Int64, MinUnit: minUnit.Int64,
 					MaxUnit: maxUnit.Int64, StepSize: step.Int64, AllocationRatio: s.db.Float(ratio)}
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/internal/flagnum"
+	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
 )
 
@@ -54,4 +55,35 @@ func WithProvider(c *cobra.Command, f *cmdutil.Factory, ref string, fn func(ctx 
 		}
 		return fn(ctx, st, p)
 	})
+}
+
+// NewCmdCreateName builds `create CUSTOM_NAME` of trait and resource-class:
+// create does a PUT that leaves an existing name as it is and, like
+// osc-placement's trait create and resource class create (cliff Commands
+// returning nothing), prints nothing; --changes prints the name and
+// whether this run created it.
+func NewCmdCreateName(f *cmdutil.Factory, noun, short, long string, create func(ctx context.Context, st inventory.Store, name string) (created bool, err error)) *cobra.Command {
+	var changes bool
+	c := &cobra.Command{
+		Use:   "create CUSTOM_NAME",
+		Short: short,
+		Long: long + " Like osc's " + noun + " create it prints nothing; --changes prints the name and\n" +
+			"outcome (created, or exists when it was there already).\n\n" + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
+				created, err := create(ctx, st, args[0])
+				if err != nil || !changes {
+					return err
+				}
+				outcome := "exists"
+				if created {
+					outcome = "created"
+				}
+				return f.Write(output.Record([]string{"name", "outcome"}, args[0], outcome), nil)
+			})
+		},
+	}
+	c.Flags().BoolVar(&changes, "changes", false, "print the name and outcome (created or exists) instead of nothing, as osc prints")
+	return c
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,7 +29,19 @@ type InventorySetOptions struct {
 	Aggregate bool
 	Attempts  int
 	Parallel  int
+	// Changes prints rpctl's change log instead of osc's output.
+	Changes bool
+	// Silent: osc prints nothing for this write (inventory delete), so
+	// rpctl prints nothing unless Changes.
+	Silent bool
+	// order is the classes of the edit in the order first named: osc sends
+	// (and prints) the classes it was given in that order.
+	order []string
 }
+
+// ChangesHelp is the --changes flag's help, one text for every write that
+// prints osc's output by default.
+const ChangesHelp = "print rpctl's change log (resource_provider, name, outcome, resource_class, before, after, used, generation) instead of what osc-placement prints"
 
 func NewCmdInventorySet(f *cmdutil.Factory) *cobra.Command {
 	o := &InventorySetOptions{}
@@ -51,12 +65,21 @@ is 0 and Nova reads a 0.0 ratio as unset). Removing a class that has allocations
 Lowering capacity below usage is allowed, as in Placement, with a warning on standard
 error naming the class, its usage and the new capacity.
 
---dry-run prints each change (class, before -> after) and writes nothing. An edit that
-changes nothing writes nothing (the generation stays).
+Output: what osc-placement's resource provider inventory set prints for the same command
+and format: every inventory the provider is left with (resource_class, allocation_ratio,
+min_unit, max_unit, reserved, step_size, total; with --aggregate resource_provider first),
+in the order osc sends them (with --amend the classes read, in Placement's order, then new
+ones as named; without, as named). --changes prints rpctl's change log instead: one row per
+changed class (outcome, before, after, used, generation). Where rpctl deliberately differs
+from osc: an edit that changes nothing writes nothing (the generation stays; osc writes),
+and --dry-run prints the change log (osc prints its request body).
+
+--dry-run prints each change (class, before -> after) and writes nothing.
 
 Usage is read only when a change removes a class or lowers its capacity ((total -
-reserved) x allocation_ratio), the cases Placement's rules depend on; the used column then
-shows it for each change of that provider, and is blank (null in json/yaml) otherwise. With
+reserved) x allocation_ratio), the cases Placement's rules depend on; with --changes the
+used column then shows it for each change of that provider, and is blank (null in
+json/yaml) otherwise. With
 --aggregate (without --dry-run) a lowered capacity is checked after the writes: one listing
 per class of the aggregate's providers with room for one more unit, and usage read (and
 shown) only for the providers missing from it.
@@ -85,6 +108,11 @@ others are written), 2 invalid edit.`,
 			if err != nil {
 				return cmdutil.UsageError("%v", err)
 			}
+			for _, e := range edits {
+				if !slices.Contains(o.order, e.Class) {
+					o.order = append(o.order, e.Class)
+				}
+			}
 			if err := shared.CheckCounts(shared.Count{Flag: "parallel", N: o.Parallel}, shared.Count{Flag: "attempts", N: o.Attempts}); err != nil {
 				return err
 			}
@@ -100,6 +128,7 @@ others are written), 2 invalid edit.`,
 	fl.BoolVarP(&o.Yes, "yes", "y", false, "do not ask before removing classes")
 	fl.BoolVar(&o.Aggregate, "aggregate", false, "P is an aggregate uuid: edit every member provider")
 	fl.IntVar(&o.Attempts, "attempts", inventory.DefaultAttempts, "read-edit-write attempts per provider before a generation conflict is reported")
+	fl.BoolVar(&o.Changes, "changes", false, ChangesHelp)
 	fl.IntVar(&o.Parallel, "parallel", 2, "with --aggregate: providers edited at once (through the API: at most placement-api's worker processes, see above)")
 	return c
 }
@@ -248,6 +277,15 @@ func RunInventorySet(ctx context.Context, f *cmdutil.Factory, st inventory.Store
 		}
 	}
 
+	if o.Changes || o.DryRun {
+		return printChanges(f, o, results, len(providers))
+	}
+	return printOSC(f, o, results, len(providers))
+}
+
+// printChanges prints rpctl's change log (--changes, --dry-run): one row
+// per changed class, before and after.
+func printChanges(f *cmdutil.Factory, o *InventorySetOptions, results []inventory.Result, nProviders int) error {
 	rows := output.Rows{Headers: []string{"resource_provider", "name", "outcome", "resource_class", "before", "after", "used", "generation"}}
 	data := []changeRow{}
 	counts := map[inventory.Outcome]int{}
@@ -300,8 +338,77 @@ func RunInventorySet(ctx context.Context, f *cmdutil.Factory, st inventory.Store
 		if o.DryRun {
 			changed = "would change"
 		}
-		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d %s, %d unchanged, %d conflicts, %d failed\n", len(providers),
+		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d %s, %d unchanged, %d conflicts, %d failed\n", nProviders,
 			counts[inventory.Changed], changed, counts[inventory.Unchanged], counts[inventory.Conflict], counts[inventory.Failed])
+		if len(errs) > 0 {
+			return cmdutil.Exit(cmdutil.ExitStoreIncomplete)
+		}
+		return nil
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// printOSC prints what osc-placement prints for the same write: nothing
+// (inventory delete), or every inventory the provider is left with, in the
+// order osc sends them in its PUT and Placement answers them — with
+// --amend the classes read in the order read, then new ones in the order
+// named; without, the classes in the order named. An edit that changed
+// nothing (rpctl writes nothing then) prints the same records. Warnings,
+// errors and the --aggregate summary go to standard error as with
+// --changes.
+func printOSC(f *cmdutil.Factory, o *InventorySetOptions, results []inventory.Result, nProviders int) error {
+	headers := []string{"resource_class", "allocation_ratio", "min_unit", "max_unit", "reserved", "step_size", "total"}
+	if o.Aggregate {
+		headers = append([]string{"resource_provider"}, headers...)
+	}
+	// Typed cells, no data: json and yaml follow -c as osc's do, and print
+	// the ratio as a float (4.0).
+	rows := output.Rows{Headers: headers}
+	counts := map[inventory.Outcome]int{}
+	var errs []error
+	for _, r := range results {
+		counts[r.Outcome]++
+		for _, w := range r.Warnings {
+			fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
+		}
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+			if o.Aggregate {
+				fmt.Fprintf(f.IO.ErrOut, "%s: %s: %v\n", r.Outcome, inventory.Label(r.Provider), r.Err)
+			}
+			continue
+		}
+		var classes []string
+		if o.Amend {
+			classes = slices.Clone(r.Order)
+		}
+		classes = append(classes, o.order...)
+		classes = append(classes, slices.Sorted(maps.Keys(r.Want))...) // none left: every class is read or named
+		seen := map[string]bool{}
+		for _, rc := range classes {
+			v, ok := r.Want[rc]
+			if !ok || seen[rc] {
+				continue
+			}
+			seen[rc] = true
+			cells := []any{rc, v.AllocationRatio, v.MinUnit, v.MaxUnit, v.Reserved, v.StepSize, v.Total}
+			if o.Aggregate {
+				cells = append([]any{r.Provider.UUID}, cells...)
+			}
+			rows.Add(cells...)
+		}
+	}
+	if !o.Silent && (len(rows.Rows) > 0 || len(errs) == 0) {
+		if err := f.Write(rows, nil); err != nil {
+			return err
+		}
+	}
+	if o.Aggregate {
+		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d changed, %d unchanged, %d conflicts, %d failed\n", nProviders,
+			counts[inventory.Changed], counts[inventory.Unchanged], counts[inventory.Conflict], counts[inventory.Failed])
 		if len(errs) > 0 {
 			return cmdutil.Exit(cmdutil.ExitStoreIncomplete)
 		}

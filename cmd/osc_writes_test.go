@@ -1,0 +1,128 @@
+package cmd_test
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
+	"github.com/rpctl/rpctl/internal/placementtest"
+	"github.com/rpctl/rpctl/internal/testdb"
+)
+
+// oscPrintingWrite is an osc-placement write that prints the state it
+// leaves without a generation, and rpctl's spelling of it: both are run
+// from the same state (reset, rpctl commands) and must print the same.
+type oscPrintingWrite struct {
+	name       string
+	osc, rpctl []string
+	version    string
+	sortBy     string
+	reset      [][]string
+}
+
+// TestDifferentialOSCInventorySet (issue 39): rpctl's inventory set prints
+// by default what osc-placement's resource provider inventory set prints —
+// the inventories the provider is left with, in osc's order, ratios as
+// floats — in every format, plain and with -c, --sort-column and
+// --sort-descending, on the database backend and through the API, each
+// against osc on the same real placement-api from the same state.
+func TestDifferentialOSCInventorySet(t *testing.T) {
+	if _, err := exec.LookPath("/usr/bin/openstack"); err != nil {
+		if testdb.Required() {
+			t.Fatal("openstack not installed (apt-get install python3-openstackclient python3-osc-placement)")
+		}
+		t.Skip("openstack not installed")
+	}
+	res := func(args ...string) []string { return append([]string{"resource", "provider", "inventory", "set"}, args...) }
+	set := func(args ...string) []string { return append([]string{"inventory", "set"}, args...) }
+	cn1Reset := []string{"inventory", "set", oscCN1, "VCPU=8", "VCPU:allocation_ratio=4.0", "MEMORY_MB=4096", "DISK_GB=100", "--yes"}
+	aggReset := []string{"inventory", "set", oscAgg, "--aggregate", "--amend", "DISK_GB:reserved=0"}
+	cases := []oscPrintingWrite{
+		{name: "amend, a new class", osc: res(oscCN1, "--amend", "--resource", "DISK_GB:reserved=5", "--resource", "CUSTOM_GPU=4", "--resource", "VCPU:allocation_ratio=2"),
+			rpctl: set(oscCN1, "--amend", "--resource", "DISK_GB:reserved=5", "--resource", "CUSTOM_GPU=4", "--resource", "VCPU:allocation_ratio=2"),
+			version: "1.39", sortBy: "total", reset: [][]string{cn1Reset}},
+		{name: "amend, rpctl's positional spelling", osc: res(oscCN1, "--amend", "--resource", "MEMORY_MB:reserved=512", "--resource", "CUSTOM_GPU=4"),
+			rpctl:   set(oscCN1, "MEMORY_MB:reserved=512", "CUSTOM_GPU=4", "--amend"),
+			version: "1.1", sortBy: "reserved", reset: [][]string{cn1Reset}},
+		{name: "amend, nothing changes", osc: res(oscCN1, "--amend", "--resource", "VCPU=8"),
+			rpctl:   set(oscCN1, "--amend", "--resource", "VCPU=8"),
+			version: "1.39", sortBy: "resource_class", reset: [][]string{cn1Reset}},
+		{name: "replace, in the order named", osc: res(oscCN2, "--resource", "MEMORY_MB=2048", "--resource", "VCPU=4", "--resource", "MEMORY_MB:reserved=1", "--resource", "VCPU:allocation_ratio=16.0", "--resource", "DISK_GB=10"),
+			rpctl:   set(oscCN2, "--resource", "MEMORY_MB=2048", "--resource", "VCPU=4", "--resource", "MEMORY_MB:reserved=1", "--resource", "VCPU:allocation_ratio=16.0", "--resource", "DISK_GB=10"),
+			version: "1.39", sortBy: "allocation_ratio", reset: [][]string{{"inventory", "delete", oscCN2}}},
+		{name: "replace, a class removed", osc: res(oscCN1, "--resource", "DISK_GB=200", "--resource", "VCPU=8"),
+			rpctl:   set(oscCN1, "--resource", "DISK_GB=200", "--resource", "VCPU=8", "--yes"),
+			version: "1.39", sortBy: "total", reset: [][]string{cn1Reset}},
+		{name: "aggregate", osc: res(oscAgg, "--aggregate", "--amend", "--resource", "DISK_GB:reserved=2"),
+			rpctl:   set(oscAgg, "--aggregate", "--amend", "--resource", "DISK_GB:reserved=2"),
+			version: "1.39", sortBy: "resource_provider", reset: [][]string{cn1Reset, aggReset}},
+	}
+	for _, be := range []string{"database", "api"} {
+		t.Run(be, func(t *testing.T) {
+			testdb.RequirePython(t, "placement")
+			p := placementtest.New(t)
+			api := []string{"--os-endpoint", p.Base, "--os-token", "admin"}
+			flags := api
+			if be == "database" {
+				flags = []string{"--placement-db", p.URL}
+			}
+			rpctl := func(args ...string) (string, string, int) {
+				return cmdtest.Rpctl(t, append(slices.Clip(flags), args...)...)
+			}
+			for _, line := range [][]string{
+				{"provider", "create", "cmp-a", "--uuid", oscCN1},
+				{"provider", "create", "cmp-b", "--uuid", oscCN2},
+				{"provider", "create", "cmp-c", "--uuid", oscCN3},
+				{"resource-class", "create", "CUSTOM_GPU"},
+				cn1Reset,
+				{"inventory", "set", oscCN3, "DISK_GB=50", "MEMORY_MB=1024"},
+				{"provider", "aggregate", "set", oscCN1, oscAgg},
+				{"provider", "aggregate", "set", oscCN3, oscAgg},
+			} {
+				if _, errOut, code := rpctl(line...); code != 0 {
+					t.Fatalf("fixture %v: exit %d: %s", line, code, errOut)
+				}
+			}
+			env := []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "OS_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
+					env = append(env, kv)
+				}
+			}
+			sh := startOSCShell(t, env)
+			reset := func(tc oscPrintingWrite) {
+				t.Helper()
+				for _, r := range tc.reset {
+					if _, errOut, code := rpctl(r...); code != 0 {
+						t.Fatalf("reset %v: exit %d: %s", r, code, errOut)
+					}
+				}
+			}
+			osc := func(tc oscPrintingWrite, opts ...string) (string, int) {
+				reset(tc)
+				return sh.run(t, slices.Concat(api, []string{"--os-placement-api-version", tc.version}, tc.osc, opts))
+			}
+			compared := 0
+			for _, tc := range cases {
+				js, code := osc(tc, "-f", "json")
+				if code != 0 {
+					t.Fatalf("%s: openstack %v: exit %d", tc.name, tc.osc, code)
+				}
+				cols := oscColumns(t, js, true)
+				for _, v := range oscVariants(t, oscCase{osc: tc.osc, list: true, sortBy: tc.sortBy}, cols) {
+					want, wcode := osc(tc, v.osc...)
+					reset(tc)
+					got, errOut, code := rpctl(slices.Concat([]string{"--os-placement-api-version", tc.version}, tc.rpctl, v.rpctl)...)
+					if wcode != 0 || code != 0 || got != want {
+						t.Errorf("%s: rpctl %v %v (exit %d) vs openstack %v %v (exit %d): %s\nrpctl:\n%s\nosc:\n%s", tc.name, tc.rpctl, v.rpctl, code, tc.osc, v.osc, wcode, errOut, got, want)
+					}
+					compared++
+				}
+			}
+			t.Logf("%d outputs of %d writes compared byte for byte", compared, len(cases))
+		})
+	}
+}
