@@ -36,13 +36,15 @@ func TestDifferentialOSCInventorySet(t *testing.T) {
 		}
 		t.Skip("openstack not installed")
 	}
-	res := func(args ...string) []string { return append([]string{"resource", "provider", "inventory", "set"}, args...) }
+	res := func(args ...string) []string {
+		return append([]string{"resource", "provider", "inventory", "set"}, args...)
+	}
 	set := func(args ...string) []string { return append([]string{"inventory", "set"}, args...) }
 	cn1Reset := []string{"inventory", "set", oscCN1, "VCPU=8", "VCPU:allocation_ratio=4.0", "MEMORY_MB=4096", "DISK_GB=100", "--yes"}
 	aggReset := []string{"inventory", "set", oscAgg, "--aggregate", "--amend", "DISK_GB:reserved=0"}
 	cases := []oscPrintingWrite{
 		{name: "amend, a new class", osc: res(oscCN1, "--amend", "--resource", "DISK_GB:reserved=5", "--resource", "CUSTOM_GPU=4", "--resource", "VCPU:allocation_ratio=2"),
-			rpctl: set(oscCN1, "--amend", "--resource", "DISK_GB:reserved=5", "--resource", "CUSTOM_GPU=4", "--resource", "VCPU:allocation_ratio=2"),
+			rpctl:   set(oscCN1, "--amend", "--resource", "DISK_GB:reserved=5", "--resource", "CUSTOM_GPU=4", "--resource", "VCPU:allocation_ratio=2"),
 			version: "1.39", sortBy: "total", reset: [][]string{cn1Reset}},
 		{name: "amend, rpctl's positional spelling", osc: res(oscCN1, "--amend", "--resource", "MEMORY_MB:reserved=512", "--resource", "CUSTOM_GPU=4"),
 			rpctl:   set(oscCN1, "MEMORY_MB:reserved=512", "CUSTOM_GPU=4", "--amend"),
