@@ -29,8 +29,13 @@ import (
 // becomes a parameter of a Placement query string, so candidates.ParseQuery
 // is the one place that decides what is valid, with Placement's messages.
 type CandidatesOptions struct {
-	Query         string
-	Resources     string
+	Query     string
+	Resources string
+	// Resource and Forbidden are osc's spellings: --resource CLASS=N
+	// (repeatable) adds to --resources, --forbidden T (repeatable) is a
+	// required=!T,... parameter.
+	Resource      []string
+	Forbidden     []string
 	Required      []string
 	MemberOf      []string
 	InTree        string
@@ -101,7 +106,7 @@ that would produce more fails with exit 3 instead of exhausting memory. --limit 
 first N (the search stops there), --max-candidates N stops generating after N the way
 Placement's max_allocation_candidates does, --max-candidates 0 lifts every bound.
 --explain walks at most 20000 combinations of the request groups per host; a host beyond
-that is listed as "explanation incomplete" rather than guessed at.` + compareHelp,
+that is listed as "explanation incomplete" rather than guessed at.` + apiHelp + compareHelp,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
@@ -134,6 +139,8 @@ that is listed as "explanation incomplete" rather than guessed at.` + compareHel
 	fl := c.Flags()
 	fl.StringVar(&o.Query, "query", "", "a raw Placement query string, e.g. 'resources=VCPU:1&required=HW_CPU_X86_AVX2'")
 	fl.StringVar(&o.Resources, "resources", "", "resources of the unsuffixed group, e.g. VCPU:2,MEMORY_MB:2048")
+	fl.StringArrayVar(&o.Resource, "resource", nil, "CLASS=N of the unsuffixed group, as osc's --resource (repeatable; added to --resources)")
+	fl.StringArrayVar(&o.Forbidden, "forbidden", nil, "a forbidden trait of the unsuffixed group, as osc's --forbidden (repeatable; required=!T)")
 	fl.StringArrayVar(&o.Required, "required", nil, "required traits of the unsuffixed group: T, !T (forbidden), in:A,B (repeatable)")
 	fl.StringArrayVar(&o.MemberOf, "member-of", nil, "aggregate UUIDs of the unsuffixed group: U, in:U1,U2, !U, !in:U1,U2 (repeatable)")
 	fl.StringVar(&o.InTree, "in-tree", "", "only providers in the tree of this provider (UUID or name)")
@@ -210,6 +217,9 @@ func runCandidates(c *cobra.Command, f *cmdutil.Factory, o *CandidatesOptions) e
 		return placementError(f, err, mv)
 	}
 
+	if apiOnly(f) {
+		return runCandidatesAPI(c, f, o, mv)
+	}
 	ctx := c.Context()
 	dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
 	if err != nil {
@@ -346,11 +356,26 @@ func ComposeCandidatesQuery(o *CandidatesOptions, resolve func(string) (string, 
 		parts = append(parts, q)
 	}
 	add := func(k, v string) { parts = append(parts, k+"="+escapeQueryValue(v)) }
-	if o.Resources != "" {
-		add("resources", o.Resources)
+	resources := o.Resources
+	for _, r := range o.Resource {
+		rc, n, ok := strings.Cut(r, "=")
+		if !ok || strings.Contains(n, "=") {
+			return "", fmt.Errorf("--resource %q: want CLASS=N, as osc's --resource", r)
+		}
+		resources = strings.Trim(resources+","+rc+":"+n, ",")
+	}
+	if resources != "" {
+		add("resources", resources)
 	}
 	for _, v := range o.Required {
 		add("required", v)
+	}
+	if len(o.Forbidden) > 0 {
+		var not []string
+		for _, t := range o.Forbidden {
+			not = append(not, "!"+t)
+		}
+		add("required", strings.Join(not, ","))
 	}
 	for _, v := range o.MemberOf {
 		add("member_of", v)

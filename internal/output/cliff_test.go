@@ -99,6 +99,17 @@ func TestMatchesCliff(t *testing.T) {
 	})
 }
 
+// TestEmptyStringYAMLMatchesCliff (issue 39): the empty string is ” as
+// PyYAML's safe_dump writes it, not yaml.v3's "" (found by
+// TestDifferentialOSCCandidates: a provider without traits).
+func TestEmptyStringYAMLMatchesCliff(t *testing.T) {
+	testdb.RequirePython(t, "cliff.lister", "cliff.formatters.table")
+	matchCliff(t, []string{"id", "traits"}, [][]any{{int64(1), "A,B"}, {int64(2), ""}}, []cliffCase{
+		{YAML, Options{}, nil},
+		{YAML, Options{Columns: []string{"traits"}}, map[string]any{"columns": []string{"traits"}}},
+	})
+}
+
 // cliffCase is one way of printing rows: rpctl's options and cliff's
 // parsed arguments.
 type cliffCase struct {

@@ -133,7 +133,10 @@ func (o Options) writeJSONDoc(w io.Writer, js []byte) error {
 func (o Options) apply(r Rows) (Rows, error) {
 	out := Rows{Align: r.Align, Headers: make([]string, len(r.Headers))}
 	for i, h := range r.Headers {
-		out.Headers[i] = ColumnName(h)
+		out.Headers[i] = h
+		if !r.Verbatim {
+			out.Headers[i] = ColumnName(h)
+		}
 	}
 	order := make([]int, len(r.Rows))
 	for i := range order {

@@ -65,6 +65,11 @@ type Rows struct {
 	// prettytable aligns them like the data and centres even-width text
 	// with the extra space on the left.
 	Align Align
+	// Verbatim keeps the headers as written instead of ColumnName's
+	// snake_case: for an osc command whose own columns are not snake_case
+	// (allocation candidate list's "#", "resource provider"), so that its
+	// output and its -c and --sort-column names stay osc's.
+	Verbatim bool
 	// single marks one record (Record): cliff's ShowOne.
 	single bool
 	// columnAlign, when set, aligns each column (data and header) on its
@@ -151,6 +156,10 @@ func blockStyle(n *yaml.Node) {
 	n.Style &^= yaml.FlowStyle
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
 		n.Style &^= yaml.DoubleQuotedStyle
+		if n.Value == "" {
+			// yaml.safe_dump writes the empty string ''; yaml.v3 writes "".
+			n.Style = yaml.SingleQuotedStyle
+		}
 	}
 	for _, c := range n.Content {
 		blockStyle(c)
