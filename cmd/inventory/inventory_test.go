@@ -170,11 +170,11 @@ func TestStoreCommands(t *testing.T) {
 				{args: []string{"allocation", "set", tD1, "--allocation", "rp=" + tU1 + ",VCPU=1", "--project-id", "pD", "--user-id", "uD", "-f", "value", "-c", "project_id"}, out: []string{"pD\n"}},
 				{args: []string{"allocation", "unset", tD1, "-f", "value"}},
 				{args: []string{"allocation", "show", tD1, "-f", "value"}, notOut: []string{"VCPU"}},
-				// issue 21: osc's resource usage show PROJECT; from 1.38
-				// Placement groups by consumer type, and osc prints each
-				// type in its resource_class column.
-				{args: []string{"usage", "project", tC1, "-f", "value"}, out: []string{"INSTANCE {'VCPU': 8, 'consumer_count': 1}\n"}},
-				{args: []string{"usage", "project", tC1, "--user-id", tC1, "-f", "json"}, out: []string{`"resource_class": "INSTANCE"`, `"VCPU": 8`, `"consumer_count": 1`}},
+				// issue 21: osc's resource usage show PROJECT; issue 39: the
+				// sums per class at every microversion, the consumer types
+				// of 1.38 as rows with --by-consumer-type.
+				{args: []string{"usage", "project", tC1, "-f", "value"}, out: []string{"VCPU 8\n"}},
+				{args: []string{"usage", "project", tC1, "--user-id", tC1, "-f", "json", "--by-consumer-type"}, out: []string{`"consumer_type": "INSTANCE"`, `"resource_class": "VCPU"`, `"usage": 8`, `"consumer_count": 1`}},
 				{args: []string{"usage", "project", tC1, "--user-id", tU1, "-f", "value"}, notOut: []string{"VCPU"}},
 				{args: []string{"usage", "project", tU1, "-f", "value"}, notOut: []string{"VCPU"}},
 				{args: []string{"provider", "list", "--in-tree", "cn1_numa0", "-f", "value"}, out: []string{tU1, tU2}},

@@ -3,6 +3,7 @@ package usage
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -14,45 +15,73 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/internal/standards"
 	"github.com/rpctl/rpctl/inventory"
+	"github.com/rpctl/rpctl/placementclient"
 )
 
 // NewCmdUsage builds `rpctl usage`.
 func NewCmdUsage(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{Use: "usage", Short: "Show a provider's or a project's usage", Args: cobra.NoArgs}
 	var user string
+	var byType bool
 	project := &cobra.Command{
-		Use:   "project PROJECT [--user-id USER]",
+		Use:   "project PROJECT [--user-id USER] [--by-consumer-type]",
 		Short: "Show a project's (and user's) allocations summed by class (GET /usages), as osc's resource usage show",
 		Long: `Show the sum of a project's allocations by class across every provider, as
 'openstack resource usage show PROJECT' (GET /usages); --user-id keeps the allocations of
-that user only. Classes with no allocation are not listed. From microversion 1.38 (and on
-the database backend) Placement groups the sums by consumer type, and each row is one
-type: resource_class holds its name (unknown for consumers without a type) and usage the
-type's classes with its consumer_count, as osc prints them.
+that user only. Classes with no allocation are not listed. One row per class
+(resource_class, usage), at every microversion: what Placement answers, and osc prints,
+before 1.38.
+
+From microversion 1.38 Placement groups the sums by consumer type (INSTANCE, MIGRATION,
+unknown for consumers written without one), and osc-placement 4.0.0 prints that answer
+as it is: each type's name in resource_class and a dict of its classes and consumer_count
+in usage. rpctl deliberately does not: by default it adds the types' sums up per class
+(the rows osc prints at 1.37), and --by-consumer-type prints one row per consumer type and
+class (consumer_type, resource_class, usage, consumer_count), which needs 1.38.
+--os-placement-api-version applies on both backends: on the database, below 1.38 there are
+no consumer types (--by-consumer-type is refused, as through the API).
 
 ` + cmdutil.OSCExitCodes + "\n\n" + cmdutil.StoreExitCodes,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			typed := true // the database's answer, and the API's from 1.38
+			if v := f.API.Microversion; v != "" && v != "latest" {
+				mv, err := placementclient.ParseVersion(v)
+				if err != nil {
+					return cmdutil.UsageError("--os-placement-api-version %q: %v", v, err)
+				}
+				typed = mv.AtLeast(38)
+			}
+			if byType && !typed {
+				return cmdutil.UsageError("--by-consumer-type needs Placement microversion 1.38 or later (consumer types); --os-placement-api-version is %s", f.API.Microversion)
+			}
 			return shared.WithStore(c, f, func(ctx context.Context, st inventory.Store) error {
 				groups, err := st.ProjectUsages(ctx, args[0], user)
 				if err != nil {
 					return err
 				}
-				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
-				for _, g := range groups {
-					if g.ConsumerType == "" {
-						for _, u := range g.Usages {
-							rows.Add(u.Class, u.Amount)
+				if byType {
+					rows := output.Rows{Headers: []string{"consumer_type", "resource_class", "usage", "consumer_count"}}
+					for _, g := range groups {
+						if g.ConsumerType == "" {
+							return fmt.Errorf("--by-consumer-type: Placement answered without consumer types (it is older than microversion 1.38)")
 						}
-						continue
+						for _, u := range g.Usages {
+							rows.Add(g.ConsumerType, u.Class, u.Amount, g.Consumers)
+						}
 					}
-					rows.Add(g.ConsumerType, usageDict(g))
+					return f.Write(rows, nil)
+				}
+				rows := output.Rows{Headers: []string{"resource_class", "usage"}}
+				for _, u := range SumByClass(groups) {
+					rows.Add(u.Class, u.Amount)
 				}
 				return f.Write(rows, nil)
 			})
 		},
 	}
 	project.Flags().StringVar(&user, "user-id", "", "only this user's allocations")
+	project.Flags().BoolVar(&byType, "by-consumer-type", false, "one row per consumer type and class, with its consumer_count (microversion 1.38+)")
 	c.AddCommand(project)
 	c.AddCommand(&cobra.Command{
 		Use:   "show P",
@@ -76,17 +105,25 @@ type's classes with its consumer_count, as osc prints them.
 	return c
 }
 
-// usageDict is one consumer type's usages as Placement's handler builds
-// its dict: consumer_count goes in after the first class.
-func usageDict(g inventory.UsageGroup) output.Dict {
-	var d output.Dict
-	for i, u := range g.Usages {
-		d = append(d, output.Item{Key: u.Class, Value: u.Amount})
-		if i == 0 {
-			d = append(d, output.Item{Key: "consumer_count", Value: g.Consumers})
+// SumByClass is a project's usage per class whatever the consumer type:
+// Placement's answer before microversion 1.38. An ungrouped answer (the
+// API below 1.38) is kept as it is, in Placement's order; groups are added
+// up, their classes in Placement's order (placementOrder).
+func SumByClass(groups []inventory.UsageGroup) []inventory.ClassAmount {
+	if len(groups) == 1 && groups[0].ConsumerType == "" {
+		return groups[0].Usages
+	}
+	sum := map[string]int64{}
+	for _, g := range groups {
+		for _, u := range g.Usages {
+			sum[u.Class] += u.Amount
 		}
 	}
-	return d
+	var out []inventory.ClassAmount
+	for _, rc := range placementOrder(slices.Collect(maps.Keys(sum))) {
+		out = append(out, inventory.ClassAmount{Class: rc, Amount: sum[rc]})
+	}
+	return out
 }
 
 // placementOrder sorts class names as Placement lists them (osc shows its
