@@ -166,6 +166,28 @@ func TestTableWidthMatchesCliff(t *testing.T) {
 			t.Errorf("--max-width %d:\nrpctl\n%s\ncliff\n%s", width, b.String(), want)
 		}
 	}
+	// issue 39: a column whose header is wider than its share is wrapped
+	// at its header's width, not at the share the others get.
+	wide := []string{"uuid", "name", "generation", "root_provider_uuid", "parent_provider_uuid"}
+	wideRows := [][]any{
+		{"c2a9d50e-ed97-4de9-886d-71b7cb0073a2", "cmp1-00001.example.org", int64(2), "c2a9d50e-ed97-4de9-886d-71b7cb0073a2", nil},
+		{"52302ca3-8af9-44c0-afea-39a97523e21a", "cmp1-00002.example.org", int64(12), "c2a9d50e-ed97-4de9-886d-71b7cb0073a2", "c2a9d50e-ed97-4de9-886d-71b7cb0073a2"},
+	}
+	var wr Rows
+	wr.Headers = wide
+	for _, row := range wideRows {
+		wr.Add(row...)
+	}
+	for _, width := range []int{150, 100, 90, 70, 50} {
+		var b bytes.Buffer
+		if err := (Options{Format: Table, MaxWidth: width}).Write(&b, wr, nil); err != nil {
+			t.Fatal(err)
+		}
+		want := cliffOutput(t, Table, wide, wideRows, map[string]any{"max_width": width})
+		if b.String() != want {
+			t.Errorf("--max-width %d, wide headers:\nrpctl\n%s\ncliff\n%s", width, b.String(), want)
+		}
+	}
 	var empty bytes.Buffer
 	Options{Format: Table}.Write(&empty, Rows{Headers: cols}, nil)
 	if want := cliffOutput(t, Table, cols, nil, nil); empty.String() != want {
@@ -232,6 +254,31 @@ func TestRecordMatchesCliffShowOne(t *testing.T) {
 			if b.String() != string(want) {
 				t.Errorf("-f %s -c %v:\nrpctl\n%s\ncliff\n%s", format, columns, b.String(), want)
 			}
+		}
+	}
+}
+
+// TestRecordWidthMatchesCliffShowOne (issue 39): a record's table wraps at
+// --max-width as cliff's ShowOne does, whose columns are wrapped no
+// narrower than 16.
+func TestRecordWidthMatchesCliffShowOne(t *testing.T) {
+	testdb.RequirePython(t, "cliff.show", "cliff.formatters.table")
+	cols := []string{"uuid", "name", "root_provider_uuid", "detail"}
+	row := []any{"c2a9d50e-ed97-4de9-886d-71b7cb0073a2", "cmp1-00001.example.org", "c2a9d50e-ed97-4de9-886d-71b7cb0073a2", "VCPU total=64 reserved=0 allocation_ratio=16.0 max_unit=64"}
+	r := Record(cols, row...)
+	for _, width := range []int{80, 50, 40, 30} {
+		var b bytes.Buffer
+		if err := (Options{Format: Table, MaxWidth: width}).Write(&b, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		typed, _ := json.Marshal(row)
+		spec, _ := json.Marshal(map[string]any{"format": Table, "columns": cols, "row": json.RawMessage(typed), "args": map[string]any{"max_width": width}})
+		want, err := exec.Command(testdb.Python, "-c", showScript, string(spec)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("cliff: %v\n%s", err, want)
+		}
+		if b.String() != string(want) {
+			t.Errorf("--max-width %d:\nrpctl\n%s\ncliff\n%s", width, b.String(), want)
 		}
 	}
 }

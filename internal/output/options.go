@@ -82,7 +82,7 @@ func (o Options) Write(w io.Writer, r Rows, data any) error {
 		if r.Align == AlignLeft && len(r.Rows) > 0 {
 			r.columnAlign = firstRowAlign(r)
 		}
-		return o.writeTable(w, r)
+		return o.writeTable(w, r, 8)
 	case Value:
 		for _, row := range r.Rows {
 			if _, err := fmt.Fprintln(w, strings.Join(row, " ")); err != nil {

@@ -55,7 +55,7 @@ func (o Options) writeRecord(w io.Writer, r Rows) error {
 		for i, h := range r.Headers {
 			t.Rows = append(t.Rows, []string{h, cell(text, i)})
 		}
-		return o.writeTable(w, t)
+		return o.writeTable(w, t, 16)
 	case Value:
 		for i := range r.Headers {
 			if _, err := fmt.Fprintln(w, cell(text, i)); err != nil {

@@ -9,7 +9,10 @@ import (
 // writeTable prints a table as cliff's table formatter does: nothing but a
 // newline for no rows unless PrintEmpty, cells wrapped to fit --max-width
 // (or the terminal with --fit-width).
-func (o Options) writeTable(w io.Writer, r Rows) error {
+//
+// minWidth is cliff's narrowest wrap: 8 for a list (Lister), 16 for a
+// record (ShowOne, which keeps its Field column readable).
+func (o Options) writeTable(w io.Writer, r Rows, minWidth int) error {
 	if len(r.Rows) == 0 {
 		if !o.PrintEmpty {
 			_, err := io.WriteString(w, "\n")
@@ -29,16 +32,17 @@ func (o Options) writeTable(w io.Writer, r Rows) error {
 		width = o.TermWidth
 	}
 	if width > 0 {
-		r = fitWidth(r, width)
+		r = fitWidth(r, width, minWidth)
 	}
 	return RenderTable(w, r)
 }
 
 // fitWidth wraps the cells of the widest columns with cliff's rule
 // (TableFormatter._assign_max_widths): columns narrower than an equal share
-// are left alone, the others share what remains, none below 8 characters.
-func fitWidth(r Rows, term int) Rows {
-	const minWidth = 8
+// are left alone, the others share what remains, none below minWidth;
+// each is then wrapped at its own width, its share or its header's if wider,
+// as prettytable does.
+func fitWidth(r Rows, term, minWidth int) Rows {
 	n := len(r.Headers)
 	if n == 0 {
 		return r
@@ -80,6 +84,15 @@ func fitWidth(r Rows, term int) Rows {
 		remaining -= to
 	}
 	limit[shrink[len(shrink)-1]] = max(minWidth, remaining)
+	// prettytable sizes a limited column by its header and its cells, each
+	// capped at the limit (PrettyTable._compute_widths), and wraps every
+	// cell at that width (_stringify_row): a header wider than the limit
+	// widens the column, and its cells use all of it.
+	for i := range limit {
+		if limit[i] > 0 {
+			limit[i] = max(textWidth(r.Headers[i]), min(widths[i], limit[i]))
+		}
+	}
 	out := r
 	out.Rows = make([][]string, len(r.Rows))
 	for k, row := range r.Rows {
@@ -97,7 +110,7 @@ func fitWidth(r Rows, term int) Rows {
 		if limit[i] == 0 || len(out.Rows) == 0 {
 			continue
 		}
-		want := max(textWidth(r.Headers[i]), min(widths[i], limit[i]))
+		want := limit[i]
 		if columnWidth(out, i) < want {
 			lines := strings.Split(out.Rows[0][i], "\n")
 			pad := strings.Repeat(" ", want-displayWidth(lines[0]))
