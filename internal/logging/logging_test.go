@@ -20,6 +20,12 @@ func TestRedact(t *testing.T) {
 		{"password=hunter2&user=x", "password=***&user=x"},
 		{"SELECT id FROM compute_nodes WHERE deleted = ?", "SELECT id FROM compute_nodes WHERE deleted = ?"},
 		{"http://placement:8778/resource_providers", "http://placement:8778/resource_providers"},
+		// issue 39: MySQL's access denied error says whether a password was
+		// sent; that is no secret, and its ")" ends the message.
+		{"Error 1045 (28000): Access denied for user 'nova'@'10.0.0.1' (using password: YES)", "Error 1045 (28000): Access denied for user 'nova'@'10.0.0.1' (using password: YES)"},
+		{"Access denied for user 'nova'@'localhost' (using password: NO)", "Access denied for user 'nova'@'localhost' (using password: NO)"},
+		{"password: YES", "password: ***"},
+		{"using password: hunter2", "using password: ***"},
 	} {
 		if got := Redact(tc.in); got != tc.want {
 			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)

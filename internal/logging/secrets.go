@@ -113,9 +113,29 @@ func Redact(s string) string {
 		s = redactWords(s)
 	}
 	if k := keyed(); k.MatchString(s) {
-		s = k.ReplaceAllString(s, "${1}***")
+		s = redactKeyed(k, s)
 	}
 	return s
+}
+
+// redactKeyed replaces the value of every keyed match with ***, except
+// MySQL's own "(using password: YES)" / "(using password: NO)" of an
+// access denied error: that says whether a password was sent, it is not
+// one, and masking it ate the message's end.
+func redactKeyed(k *regexp.Regexp, s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range k.FindAllStringSubmatchIndex(s, -1) {
+		value := s[m[3]:m[1]]
+		if v := strings.TrimSuffix(value, ")"); (v == "YES" || v == "NO") && strings.HasSuffix(strings.ToLower(s[:m[2]]), "using ") {
+			continue
+		}
+		b.WriteString(s[last:m[3]])
+		b.WriteString("***")
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // redactWords applies dsn.Redact to every word of s that may be a URL or
