@@ -54,13 +54,50 @@ func TestGrafanaDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	var dash struct {
-		Panels []struct {
+		Requires []struct{ Type, ID string } `json:"__requires"`
+		Panels   []struct {
 			Title   string
+			Type    string
 			Targets []struct{ Expr string }
+		}
+		Templating struct {
+			List []struct{ Name, Type, Query any }
 		}
 	}
 	if err := json.Unmarshal(raw, &dash); err != nil {
 		t.Fatal(err)
+	}
+	// issue 39: loadable by file provisioning as well as by the UI's
+	// import: __requires names Grafana, the Prometheus datasource and every
+	// panel type used, and the datasource is a variable of the dashboard
+	// (${datasource}), not an import input (${DS_...}), which only the UI's
+	// import fills in.
+	requires := map[string]bool{}
+	for _, r := range dash.Requires {
+		requires[r.Type+"/"+r.ID] = true
+	}
+	for _, need := range []string{"grafana/grafana", "datasource/prometheus"} {
+		if !requires[need] {
+			t.Errorf("__requires lacks %s", need)
+		}
+	}
+	for _, p := range dash.Panels {
+		if !requires["panel/"+p.Type] {
+			t.Errorf("panel %q: __requires lacks its type %s", p.Title, p.Type)
+		}
+	}
+	hasVar := false
+	for _, v := range dash.Templating.List {
+		hasVar = hasVar || v.Name == "datasource" && v.Type == "datasource" && v.Query == "prometheus"
+	}
+	if !hasVar {
+		t.Error("no datasource variable (name datasource, type datasource, query prometheus)")
+	}
+	if strings.Contains(string(raw), "${DS_") || strings.Contains(string(raw), "__inputs") {
+		t.Error("the dashboard refers to an import input (${DS_...}), which file provisioning does not fill in")
+	}
+	if got := strings.Count(string(raw), `"uid": "${datasource}"`); got < len(dash.Panels) {
+		t.Errorf("%d datasource references to ${datasource}, want one per panel (%d) at least", got, len(dash.Panels))
 	}
 	names := published(t)
 	var rules strings.Builder
