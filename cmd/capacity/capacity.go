@@ -158,7 +158,11 @@ func runCapacity(ctx context.Context, f *cmdutil.Factory, o *shared.CapacityOpti
 		if err != nil {
 			return cmdutil.SearchError(err, cmdutil.CapacityHint)
 		}
-		err = f.OutputPolicy(nil).Write("--plot", o.Plot, func(tmp string) error { return DrawChart(tmp, res, empty) })
+		// A chart is no secret: created as os.Create would (0o666 less the
+		// umask), not private as the temporary file rpctl writes it through.
+		policy := f.OutputPolicy(nil)
+		policy.Mode = 0o666
+		err = policy.Write("--plot", o.Plot, func(tmp string) error { return DrawChart(tmp, res, empty) })
 		if err != nil {
 			return cmdutil.FileSafetyExit(err)
 		}

@@ -185,6 +185,19 @@ func TestCapacityCommand(t *testing.T) {
 				if err != nil || !bytes.HasPrefix(b, []byte(c.magic)) {
 					t.Errorf("%s: %v, starts %q", c.file, err, b[:min(len(b), 8)])
 				}
+				// issue 39: a chart is created as os.Create would, not 0600.
+				probe := filepath.Join(t.TempDir(), "probe")
+				if p, err := os.Create(probe); err == nil {
+					p.Close()
+				}
+				want, err1 := os.Stat(probe)
+				got, err2 := os.Stat(c.file)
+				if err1 != nil || err2 != nil {
+					t.Fatalf("stat: %v %v", err1, err2)
+				}
+				if got.Mode().Perm() != want.Mode().Perm() {
+					t.Errorf("%s: mode %v, want %v as os.Create makes", c.file, got.Mode().Perm(), want.Mode().Perm())
+				}
 			}
 		})
 	}

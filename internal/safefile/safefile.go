@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 )
 
@@ -41,6 +43,10 @@ type Policy struct {
 	// journals, config files): an output path naming one, by any path or
 	// link, is refused even with Force.
 	Protected []string
+	// Mode, when set, is the permission the file is created with, less
+	// the umask, as os.Create gives (0o666: a chart anyone may read);
+	// unset, the file is private (0o600, os.CreateTemp's).
+	Mode os.FileMode
 }
 
 // Check refuses path when writing it would destroy something: flag names
@@ -149,7 +155,7 @@ func (p Policy) Write(flag, path string, fill func(tmpPath string) error) error 
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp"+filepath.Ext(base))
+	tmp, err := createTemp(dir, "."+base+".", ".tmp"+filepath.Ext(base), p.Mode)
 	if err != nil {
 		// The temporary name is rpctl's, not the operator's: the message
 		// names the path given and its directory.
@@ -177,6 +183,23 @@ func (p Policy) Write(flag, path string, fill func(tmpPath string) error) error 
 		return fmt.Errorf("%s %s: %w", flag, path, err)
 	}
 	return nil
+}
+
+// createTemp is os.CreateTemp(dir, prefix+"*"+suffix), with mode (less the
+// umask, which the kernel applies on create) instead of 0o600 when set.
+func createTemp(dir, prefix, suffix string, mode os.FileMode) (*os.File, error) {
+	if mode == 0 {
+		return os.CreateTemp(dir, prefix+"*"+suffix)
+	}
+	for range 10000 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, &os.PathError{Op: "createtemp", Path: filepath.Join(dir, prefix+"*"+suffix), Err: os.ErrExist}
 }
 
 // WriteStream is Write for content produced by one writer call.

@@ -239,3 +239,43 @@ func TestNoPlaceRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteMode (issue 39): a policy's Mode is the file's permission less
+// the umask, as a file os.Create makes beside it gets; without it the file
+// stays private.
+func TestWriteMode(t *testing.T) {
+	dir := t.TempDir()
+	probe := filepath.Join(dir, "probe")
+	f, err := os.Create(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st, err := os.Stat(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asCreate := st.Mode().Perm()
+	for _, tc := range []struct {
+		mode os.FileMode
+		want os.FileMode
+	}{{0, 0o600}, {0o666, asCreate}, {0o640, 0o640 & asCreate}} {
+		path := filepath.Join(dir, fmt.Sprintf("chart-%o.svg", tc.mode))
+		if err := (Policy{Mode: tc.mode}).WriteStream("--plot", path, func(w io.Writer) error {
+			_, err := io.WriteString(w, "<svg/>")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != tc.want {
+			t.Errorf("Mode %o: the file is %o, want %o", tc.mode, st.Mode().Perm(), tc.want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
