@@ -13,7 +13,7 @@ import (
 	"github.com/rpctl/rpctl/status"
 )
 
-// statusJSON is one check of `rpctl status -f json`, source included.
+// statusJSON is one check of `rpctl status --json`, source included.
 type statusJSON struct {
 	Check   string  `json:"check"`
 	Result  int     `json:"result"`
@@ -23,12 +23,12 @@ type statusJSON struct {
 
 func runStatusJSON(t *testing.T, args ...string) ([]statusJSON, int, string) {
 	t.Helper()
-	out, errOut, code := cmdtest.Rpctl(t, append(args, "status", "-f", "json")...)
+	out, errOut, code := cmdtest.Rpctl(t, append(args, "status", "--json")...)
 	var doc struct {
 		Checks []statusJSON `json:"checks"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("rpctl %q status -f json: exit %d: %v\n%s%s", args, code, err, out, errOut)
+		t.Fatalf("rpctl %q status --json: exit %d: %v\n%s%s", args, code, err, out, errOut)
 	}
 	return doc.Checks, code, errOut
 }

@@ -131,7 +131,7 @@ func runStatusOr(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions, runF fu
 }
 
 func addStatusFlags(c *cobra.Command, o *StatusOptions) {
-	c.Flags().BoolVar(&o.JSON, "json", false, `print {"name", "checks": [{"check", "result", "details", "source"}]}: oslo.upgradecheck's --json, and where each check read from (same as -f json)`)
+	c.Flags().BoolVar(&o.JSON, "json", false, `print {"name", "checks": [{"check", "result", "details", "source"}]}: oslo.upgradecheck's --json (result 0, 1 or 2), and where each check read from; -f json prints the rows, result Success, Warning or Failure, as yaml, csv and value do`)
 	shared.AddStatusCheckFlags(c.Flags(), &o.StatusCheckOptions)
 	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
 	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
@@ -158,10 +158,13 @@ func runStatus(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions) error {
 	}
 	format := f.Format
 	if o.JSON {
-		format = output.JSON
+		format = "oslo-json"
 	}
 	switch format {
-	case output.JSON:
+	case "oslo-json":
+		// --json is oslo.upgradecheck's document (result 0/1/2); -f json
+		// is a list of rows as every other format prints them (result
+		// Success/Warning/Failure), -c and --sort-column included.
 		err = status.RenderJSON(f.IO.Out, rep.Results)
 	case output.Prometheus:
 		fams, errs := shared.StatusFamilies(ctx, env, rep)

@@ -85,8 +85,10 @@ func TestStatusSampleCloudMigration(t *testing.T) {
 	if tcode != code || !strings.HasPrefix(table, "+---") || strings.Contains(table, "\x1b[") {
 		t.Errorf("table: exit %d, plain table expected:\n%s", tcode, table)
 	}
-	if fj, _, _ := cmdtest.Rpctl(t, with("-f", "json", "status")...); fj != all {
-		t.Errorf("-f json differs from --json:\n%s\n%s", fj, all)
+	// issue 39: -f json is the rows, result named as in every other
+	// format; --json is oslo.upgradecheck's document.
+	if fj, _, _ := cmdtest.Rpctl(t, with("-f", "json", "status")...); !sameChecks(t, fj, all) {
+		t.Errorf("-f json says other than --json:\n%s\n%s", fj, all)
 	}
 
 	if out, errOut, code := cmdtest.Rpctl(t, with("migrate", "all")...); code != 0 {
@@ -120,8 +122,14 @@ func TestStatusEmbedded(t *testing.T) {
 	if ocode != 1 || strings.Contains(own, "Cells v2") || !strings.Contains(own, "Compute Node UUIDs") {
 		t.Errorf("--check rpctl: exit %d, want 1 and rpctl's checks only\n%s", ocode, own)
 	}
-	if fj, _, _ := cmdtest.Rpctl(t, "--db", db, "-f", "json", "status"); fj != out {
-		t.Errorf("-f json differs from --json")
+	if fj, _, _ := cmdtest.Rpctl(t, "--db", db, "-f", "json", "status"); !sameChecks(t, fj, out) {
+		t.Errorf("-f json says other than --json:\n%s\n%s", fj, out)
+	}
+	if yj, _, _ := cmdtest.Rpctl(t, "--db", db, "-f", "yaml", "status", "--check", "rpctl"); !strings.Contains(yj, "result: Warning") {
+		t.Errorf("-f yaml: %s", yj)
+	}
+	if fj, _, _ := cmdtest.Rpctl(t, "--db", db, "-f", "json", "status", "--check", "rpctl", "-c", "result"); !strings.Contains(fj, `"result": "Warning"`) || strings.Contains(fj, `"check"`) {
+		t.Errorf("-f json -c result: %s", fj)
 	}
 	alias, _, acode := cmdtest.Rpctl(t, "--db", db, "upgrade", "check", "--json")
 	if alias != out || acode != code {
@@ -243,4 +251,47 @@ func onEmbedded(t *testing.T) func(want int, args ...string) string {
 		}
 		return out
 	}
+}
+
+// sameChecks tells whether rows (-f json: [{"check", "result": name,
+// "details"}]) say what doc (--json: oslo.upgradecheck's document, result
+// 0/1/2) says, check by check.
+func sameChecks(t *testing.T, rows, doc string) bool {
+	t.Helper()
+	var r []struct {
+		Check, Result string
+		Details       *string
+	}
+	var d struct {
+		Checks []struct {
+			Check   string
+			Result  int
+			Details *string
+		}
+	}
+	if err := json.Unmarshal([]byte(rows), &r); err != nil {
+		t.Errorf("-f json: %v\n%s", err, rows)
+		return false
+	}
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		t.Errorf("--json: %v\n%s", err, doc)
+		return false
+	}
+	names := []string{"Success", "Warning", "Failure"}
+	if len(r) != len(d.Checks) || len(r) == 0 {
+		return false
+	}
+	for i, c := range d.Checks {
+		det := func(p *string) string {
+			if p == nil {
+				return ""
+			}
+			return *p
+		}
+		if r[i].Check != c.Check || r[i].Result != names[c.Result] || det(r[i].Details) != det(c.Details) {
+			t.Logf("check %d: %+v vs %+v", i, r[i], c)
+			return false
+		}
+	}
+	return true
 }
