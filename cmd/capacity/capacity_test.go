@@ -156,6 +156,8 @@ func TestCapacityCommand(t *testing.T) {
 		{name: "unknown trait notes", args: []string{"capacity", "--flavor", "g1.vgpu"}, stderr: "No such trait(s): CUSTOM_GPU_A100"},
 		// issue 21: csv and value print the table's rows, numbers bare.
 		{name: "csv", args: []string{"capacity", "--flavor", "m1.small", "-f", "csv"}, stdout: []string{"\"aggregate\",\"name\",\"hosts\",\"m1_small\"\n", "\"total\",\"\",6,"}},
+		// issue 39: -c names a flavor column as the flavor is spelled.
+		{name: "csv -c flavor", args: []string{"capacity", "--flavor", "m1.small", "-f", "csv", "-c", "m1.small"}, stdout: []string{"\"m1_small\"\n"}},
 		{name: "value hosts", args: []string{"capacity", "--flavor", "m1.small", "-f", "value", "--hosts"}, stdout: []string{"cmp1-"}},
 		{name: "bad plot", args: []string{"capacity", "--plot", "c.jpg"}, code: 2, stderr: ".png or .svg"},
 		{name: "mix needs pack", args: []string{"capacity", "--mix", "m1.small=1"}, code: 2, stderr: "--mix needs --mode pack"},

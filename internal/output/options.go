@@ -143,8 +143,16 @@ func (o Options) apply(r Rows) (Rows, error) {
 		order[i] = i
 	}
 	// cliff sorts by the last --sort-column first, each sort stable.
+	// A column is named by its header as printed or as the command wrote
+	// it: a flavor column prints m1_small, and -c m1.small names it too.
+	index := func(name string) int {
+		if i := slices.Index(out.Headers, name); i >= 0 {
+			return i
+		}
+		return slices.Index(r.Headers, name)
+	}
 	for k := len(o.SortColumns) - 1; k >= 0; k-- {
-		col := slices.Index(out.Headers, o.SortColumns[k])
+		col := index(o.SortColumns[k])
 		if col < 0 || !sortable(r, col) {
 			continue
 		}
@@ -158,7 +166,7 @@ func (o Options) apply(r Rows) (Rows, error) {
 	}
 	keep := make([]int, 0, len(out.Headers))
 	for i, h := range out.Headers {
-		if len(o.Columns) == 0 || slices.Contains(o.Columns, h) {
+		if len(o.Columns) == 0 || slices.Contains(o.Columns, h) || slices.Contains(o.Columns, r.Headers[i]) {
 			keep = append(keep, i)
 		}
 	}

@@ -147,3 +147,29 @@ func TestYAMLUsesJSONKeys(t *testing.T) {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
+
+// TestColumnsByWrittenName (issue 39): a column whose printed name is
+// ColumnName's (a flavor m1.small prints m1_small) is named by -c and
+// --sort-column either way: -c m1.small no longer drops it silently.
+func TestColumnsByWrittenName(t *testing.T) {
+	var r Rows
+	r.Headers = []string{"name", "m1.small", "m1.large"}
+	r.Add("agg1", int64(3), int64(1))
+	r.Add("agg2", int64(5), int64(0))
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Format: CSV, Columns: []string{"m1.small"}}, "\"m1_small\"\n3\n5\n"},
+		{Options{Format: CSV, Columns: []string{"m1_small"}}, "\"m1_small\"\n3\n5\n"},
+		{Options{Format: Value, Columns: []string{"name", "m1.large"}, SortColumns: []string{"m1.small"}, SortDescending: true}, "agg2 0\nagg1 1\n"},
+	} {
+		var b bytes.Buffer
+		if err := tc.opts.Write(&b, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.opts, b.String(), tc.want)
+		}
+	}
+}
