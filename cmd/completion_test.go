@@ -39,6 +39,17 @@ func TestCompletion(t *testing.T) {
 		{[]string{"--db", db, "__complete", "inventory", "class", "set", "cmp1-00001"}, []string{"cmp1-00001.example.org"}},
 		{[]string{"--db", db, "__complete", "inventory", "class", "set", "cmp1-00001.example.org", "MEMORY_"}, []string{"MEMORY_MB"}},
 		{[]string{"--db", db, "__complete", "claims", "audit", "--resource_provider", "cmp1-00001"}, []string{"cmp1-00001.example.org"}},
+		// issue 39: check names, flavors, aggregates, and inventory set's
+		// edits after its one provider (no provider name again).
+		{[]string{"__complete", "status", "--check", "compute-node-"}, []string{"compute-node-uuids", "compute-node-inventories"}},
+		{[]string{"__complete", "upgrade", "check", "--check", "placement-"}, []string{"placement-api", "placement-status"}},
+		{[]string{"--db", db, "__complete", "candidates", "--flavor", "m1.sm"}, []string{"m1.small"}},
+		{[]string{"--db", db, "__complete", "capacity", "--flavor", "m1.x"}, []string{"m1.xlarge", "m1.xxlarge"}},
+		{[]string{"--db", db, "__complete", "capacity", "--aggregate", "az"}, []string{"az1", "az2", "az3"}},
+		{[]string{"--db", db, "__complete", "inventory", "set", "cmp1-00001.example.org", "MEMORY_"}, []string{"MEMORY_MB:"}},
+		{[]string{"--db", db, "__complete", "inventory", "set", "cmp1-00001.example.org", "VCPU:allocation_ratio=4.0", "VCPU:r"}, []string{"VCPU:reserved="}},
+		{[]string{"--db", db, "__complete", "inventory", "set", "cmp1-00001.example.org", "cmp1-0000"}, nil},
+		{[]string{"--db", db, "__complete", "inventory", "delete", "cmp1-00001.example.org", "VCPU", "MEMORY_"}, []string{"MEMORY_MB"}},
 	} {
 		out, _, code := cmdtest.Rpctl(t, tc.args...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")

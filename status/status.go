@@ -207,3 +207,16 @@ func slug(s string) string {
 	}
 	return b.String()
 }
+
+// CheckSlugs are the names --check takes, for completion: every check's
+// name as a slug ("compute-node-uuids"), in the checks' order, then the
+// tools'.
+func CheckSlugs() []string {
+	var out []string
+	for _, c := range Checks(&Env{}) {
+		if s := slug(c.Name); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return append(out, ToolNova, ToolPlacement, ToolRpctl)
+}

@@ -133,6 +133,15 @@ func runStatusOr(c *cobra.Command, f *cmdutil.Factory, o *StatusOptions, runF fu
 func addStatusFlags(c *cobra.Command, o *StatusOptions) {
 	c.Flags().BoolVar(&o.JSON, "json", false, `print {"name", "checks": [{"check", "result", "details", "source"}]}: oslo.upgradecheck's --json (result 0, 1 or 2), and where each check read from; -f json prints the rows, result Success, Warning or Failure, as yaml, csv and value do`)
 	shared.AddStatusCheckFlags(c.Flags(), &o.StatusCheckOptions)
+	c.RegisterFlagCompletionFunc("check", func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, s := range status.CheckSlugs() {
+			if strings.HasPrefix(s, strings.ToLower(prefix)) {
+				out = append(out, s)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
 	// oslo.upgradecheck's codes; a usage error exits 255 (the common code),
 	// never 1 or 2, which CI reads as a warning or a failure of the cloud.
 	cmdutil.OfferFormats(c, output.Prometheus)

@@ -12,6 +12,7 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/apidb"
 	"github.com/rpctl/rpctl/storage/placementdb"
 )
 
@@ -44,6 +45,10 @@ func RegisterCompletions(root *cobra.Command, f *Factory) {
 		"provider":       placementValue(f, providersOf),
 		// nova-manage placement audit's spelling of --provider.
 		"resource_provider": placementValue(f, providersOf),
+		// issue 39: a flavor's name (it may also be a file: offered when
+		// no name matches) and a Nova host aggregate's name or uuid.
+		"flavor":    apiNames(f, flavorNames, cobra.ShellCompDirectiveDefault),
+		"aggregate": apiNames(f, aggregateNames, cobra.ShellCompDirectiveNoFileComp),
 	}
 	names := slices.Sorted(maps.Keys(byName))
 	var walk func(c *cobra.Command)
@@ -90,6 +95,52 @@ func cellNames(f *Factory) completeFunc {
 		}
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// apiNames completes a flag from the Nova API database the flags typed so
+// far name; with none reachable it offers nothing, then dir (files for a
+// flavor file).
+func apiNames(f *Factory, list func(context.Context, *storage.DB) ([]string, error), dir cobra.ShellCompDirective) completeFunc {
+	return func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		dbs, done, ok := completionDatabases(c, f, storage.NeedAPI)
+		if !ok {
+			return nil, dir
+		}
+		defer done()
+		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+		defer cancel()
+		names, err := list(ctx, dbs.API)
+		if err != nil {
+			return nil, dir
+		}
+		var out []string
+		for _, n := range names {
+			if n != "" && strings.HasPrefix(n, prefix) && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return out, dir
+	}
+}
+
+func flavorNames(ctx context.Context, api *storage.DB) ([]string, error) {
+	fl, err := apidb.ListFlavors(ctx, api, "")
+	var names []string
+	for _, x := range fl {
+		names = append(names, x.Name)
+	}
+	return names, err
+}
+
+// aggregateNames are the host aggregates' names, then their uuids
+// (capacity --aggregate takes either).
+func aggregateNames(ctx context.Context, api *storage.DB) ([]string, error) {
+	aggs, err := apidb.ListAggregates(ctx, api)
+	var names, uuids []string
+	for _, a := range aggs {
+		names, uuids = append(names, a.Name), append(uuids, a.UUID)
+	}
+	return append(names, uuids...), err
 }
 
 type namesOf func(classes, traits, providers []string) []string

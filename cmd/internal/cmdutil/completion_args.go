@@ -41,12 +41,14 @@ func storeNames(f *Factory, kind string) []string {
 }
 
 // argKinds says what each positional argument of a store command names:
-// P is a provider; CLASS, TRAIT a class or trait name ("..." repeats the
-// last).
-func argKinds(use string) []string {
-	var kinds []string
+// P is a provider; CLASS, TRAIT a class or trait name; CLASS:field=value
+// an inventory edit. repeats: the last one repeats ("..."); a word not
+// known ends the list, and nothing is offered from there.
+func argKinds(use string) (kinds []string, repeats bool) {
 	for _, w := range strings.Fields(use)[1:] {
-		w = strings.TrimSuffix(strings.Trim(w, "[]"), "...")
+		w = strings.Trim(w, "[]")
+		many := strings.HasSuffix(w, "...")
+		w = strings.TrimSuffix(w, "...")
 		switch w {
 		case "P", "Q":
 			kinds = append(kinds, "provider")
@@ -56,11 +58,41 @@ func argKinds(use string) []string {
 			kinds = append(kinds, "trait")
 		case "CUSTOM_NAME":
 			kinds = append(kinds, "custom")
+		case "CLASS:field=value":
+			kinds = append(kinds, "edit")
 		default:
-			return kinds
+			return kinds, repeats
+		}
+		repeats = many
+	}
+	return kinds, repeats
+}
+
+// inventoryFields are the fields of CLASS:field=value.
+var inventoryFields = []string{"total", "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio"}
+
+// completeEdit completes CLASS:field=value: a class name and ':', then a
+// field and '='; the value is the operator's.
+func completeEdit(f *Factory, prefix string) ([]string, cobra.ShellCompDirective) {
+	dir := cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	if strings.Contains(prefix, "=") {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	if class, field, ok := strings.Cut(prefix, ":"); ok {
+		for _, fl := range inventoryFields {
+			if strings.HasPrefix(fl, field) {
+				out = append(out, class+":"+fl+"=")
+			}
+		}
+		return out, dir
+	}
+	for _, n := range storeNames(f, "class") {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n+":")
 		}
 	}
-	return kinds
+	return out, dir
 }
 
 // CompleteStoreArgs gives the store commands' positional arguments
@@ -68,7 +100,7 @@ func argKinds(use string) []string {
 func CompleteStoreArgs(f *Factory, cmds ...*cobra.Command) {
 	for _, c := range cmds {
 		CompleteStoreArgs(f, c.Commands()...)
-		kinds := argKinds(c.Use)
+		kinds, repeats := argKinds(c.Use)
 		if len(kinds) == 0 || c.ValidArgsFunction != nil {
 			continue
 		}
@@ -93,8 +125,11 @@ func CompleteStoreArgs(f *Factory, cmds ...*cobra.Command) {
 		}
 		c.ValidArgsFunction = func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 			k := kinds[min(len(args), len(kinds)-1)]
-			if len(args) >= len(kinds) && !strings.Contains(c.Use, "...") {
+			if len(args) >= len(kinds) && !repeats {
 				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			if k == "edit" {
+				return completeEdit(f, prefix)
 			}
 			var out []string
 			for _, n := range storeNames(f, k) {
