@@ -31,7 +31,9 @@ func statusLong() string {
 	}
 	return `Check whether the cloud is ready for (or done with) the move of Nova's compute-node
 capacity into Placement, the way nova-status upgrade check does: every check runs, in
-order, across all cells, and the table is oslo.upgradecheck's.
+order, across all cells, and the table is oslo.upgradecheck's: its details are wrapped by
+Python's textwrap as nova-status wraps them, so a long word, a UUID too, is broken after a
+hyphen. -f value, csv, json and yaml print the details unwrapped, for copying.
 
 Checks, in order: ` + strings.Join(names, ", ") + `.
 Compute Node Inventories is a Warning when a compute node's providers hold inventories
