@@ -80,7 +80,8 @@ consumer's allocations are read once more (GET /allocations/{consumer}): the API
 consumer created_at, so the age is the time since its allocations were last written
 (Last-Modified), which is never older than created_at.
 
-Output: one row per orphan (consumer, consumer_type, provider, resources, age, result);
+Output: one row per orphan (consumer, nova_type: instance, migration or unknown to every
+cell, Nova's view and not Placement's consumer_type, provider, resources, age, result);
 --verbose prints nova-manage's --verbose messages on standard error; -f prometheus prints
 the orphans per provider and class as Prometheus metrics (text format 0.0.4), as rpctl
 exporter serves them. The exit codes are nova-manage placement audit's.`,
@@ -124,7 +125,7 @@ func runClaimsAudit(c *cobra.Command, f *cmdutil.Factory, o *ClaimsAuditOptions)
 	if err != nil && res == nil {
 		return err
 	}
-	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "provider", "resources", "age", "result"}}
+	rows := output.Rows{Headers: []string{"consumer", "nova_type", "provider", "resources", "age", "result"}}
 	for _, or := range res.Orphans {
 		result := "orphaned"
 		switch {

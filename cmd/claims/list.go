@@ -21,7 +21,8 @@ func NewCmdClaimsList(f *cmdutil.Factory) *cobra.Command {
 		Use:   "list [--host H] [--provider P] [--consumer UUID] [--project P]… [--orphans [--expiry 300s]]",
 		Short: "Every consumer's allocations per provider, with what Nova says about the consumer",
 		Long: `One row per consumer and provider: the classes and amounts held, what the consumer is
-(consumer_type: instance, migration or unknown to every cell), its project and user, its age
+(nova_type: instance, migration or unknown to every cell: Nova's view, not Placement's
+consumer_type, which allocation show prints), its project and user, its age
 (Placement's consumer created_at), and what Nova says about it on that provider's node (nova):
   active on this node  a live instance whose host/node is the provider's compute node
   on another node      a live instance on some other node
@@ -73,7 +74,7 @@ func runClaimsList(c *cobra.Command, f *cmdutil.Factory, o claims.ListOptions) e
 	if err != nil {
 		return err
 	}
-	rows := output.Rows{Headers: []string{"consumer", "consumer_type", "project", "user", "provider", "host", "resources", "age", "nova", "orphan"}}
+	rows := output.Rows{Headers: []string{"consumer", "nova_type", "project", "user", "provider", "host", "resources", "age", "nova", "orphan"}}
 	// Typed cells: the table shows names and durations, json/yaml/csv and
 	// sorting see the uuid, the seconds and the map.
 	for _, e := range entries {

@@ -36,7 +36,7 @@ func TestClaimsList(t *testing.T) {
 	c.alloc(t, cu(900), time.Minute, on1)
 	type row struct {
 		Consumer     string `json:"consumer"`
-		ConsumerType string `json:"consumer_type"`
+		ConsumerType string `json:"nova_type"`
 		Host         string `json:"host"`
 		Nova         string `json:"nova"`
 		Orphan       bool   `json:"orphan"`
@@ -50,6 +50,11 @@ func TestClaimsList(t *testing.T) {
 		var rows []row
 		if err := json.Unmarshal([]byte(out), &rows); err != nil {
 			t.Fatal(err)
+		}
+		// issue 39: Nova's view is nova_type; consumer_type is Placement's
+		// field (allocation show), which claims list does not print.
+		if strings.Contains(out, `"consumer_type"`) {
+			t.Errorf("list %v prints consumer_type: %s", args, out)
 		}
 		return rows
 	}
