@@ -36,18 +36,18 @@ func NewCmdProvider(f *cmdutil.Factory) *cobra.Command {
 var providerHeaders = []string{"uuid", "name", "generation", "root_provider_uuid", "parent_provider_uuid"}
 
 // providerColumns are osc's: root_provider_uuid and parent_provider_uuid
-// from microversion 1.14, where Placement starts to show them (the
-// database backend always has them).
-func providerColumns(st inventory.Store) []string {
-	if s, ok := st.(placementclient.Store); ok && !s.C.Microversion().AtLeast(14) {
+// from microversion 1.14, where Placement starts to show them (on the
+// database backend too when --os-placement-api-version asks for less).
+func providerColumns(f *cmdutil.Factory, st inventory.Store) []string {
+	if s, ok := st.(placementclient.Store); ok && !s.C.Microversion().AtLeast(14) || f.DatabaseBelow(14) {
 		return providerHeaders[:3]
 	}
 	return providerHeaders
 }
 
 // providerRecord is one provider as a show record.
-func providerRecord(st inventory.Store, p inventory.Provider) output.Rows {
-	cols := providerColumns(st)
+func providerRecord(f *cmdutil.Factory, st inventory.Store, p inventory.Provider) output.Rows {
+	cols := providerColumns(f, st)
 	return output.Record(cols, providerRow(p)[:len(cols)]...)
 }
 
@@ -112,7 +112,7 @@ and, as in osc, a comma list without in: or ! is any of them: --member-of A,B is
 				if err != nil {
 					return err
 				}
-				rows := output.Rows{Headers: providerColumns(st)}
+				rows := output.Rows{Headers: providerColumns(f, st)}
 				for _, p := range ps {
 					rows.Add(providerRow(p)[:len(rows.Headers)]...)
 				}
@@ -167,7 +167,7 @@ func newCmdProviderShow(f *cmdutil.Factory) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return shared.WithProvider(c, f, args[0], func(ctx context.Context, st inventory.Store, p inventory.Provider) error {
-				rows := providerRecord(st, p)
+				rows := providerRecord(f, st, p)
 				if !allocs {
 					return f.Write(rows, nil)
 				}
@@ -223,7 +223,7 @@ func newCmdProviderCreate(f *cmdutil.Factory) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return f.Write(providerRecord(st, p), nil)
+				return f.Write(providerRecord(f, st, p), nil)
 			})
 		},
 	}
@@ -388,7 +388,7 @@ inside the provider's own subtree (400).
 				if err != nil {
 					return err
 				}
-				return f.Write(output.Record(providerHeaders, providerRow(got)...), nil)
+				return f.Write(providerRecord(f, st, got), nil)
 			})
 		},
 	}

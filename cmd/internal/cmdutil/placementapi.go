@@ -83,3 +83,16 @@ func (f *Factory) PlacementClient(ctx context.Context) (*placementclient.Client,
 	f.placement, f.placementErr = placementclient.Connect(ctx, o)
 	return f.placement, f.placementErr
 }
+
+// DatabaseBelow tells whether the database backend is asked to answer as
+// Placement does below microversion 1.minor (--os-placement-api-version,
+// or OS_PLACEMENT_API_VERSION): the API answers at the version asked for
+// itself, so this is false there, and false when no version was asked for
+// (the database answers as the latest microversion).
+func (f *Factory) DatabaseBelow(minor int) bool {
+	if f.UsePlacementAPI() || f.API.Microversion == "" || f.API.Microversion == "latest" {
+		return false
+	}
+	v, err := placementclient.ParseVersion(f.API.Microversion)
+	return err == nil && !v.AtLeast(minor)
+}
