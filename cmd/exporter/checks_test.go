@@ -16,7 +16,7 @@ import (
 // drifted, over-committed and orphaned providers), with the checks' flags
 // (--release, --min-service-version, --check) and a nova.conf whose policy
 // file is JSON, the exporter's rpctl_status_check_result equals `rpctl
-// status -f json`, check by check. Every check listed in mustWarn warns or
+// status --json`, check by check. Every check listed in mustWarn warns or
 // fails in at least one case, so that the comparison is not only of
 // Successes (nova-status' and placement-status' checks are compared the
 // same way on Nova's own schemas, in TestUpstreamChecksDifferential).

@@ -64,7 +64,7 @@ func NewCmdExporter(f *cmdutil.Factory, runF func(*ExporterOptions) error) *cobr
                  without allocations: the checks rpctl status runs, through its own code,
                  chosen and set by the same flags (--check, --release,
                  --min-service-version, --compute-config-dir), so that each
-                 rpctl_status_check_result is what rpctl status -f json says
+                 rpctl_status_check_result is what rpctl status --json says
   claims audit   orphaned allocations per provider and class (never deletes)
 
 The three run side by side. A scrape never computes: it gets the last collection's page,

@@ -71,7 +71,7 @@ Which file gives what:
                                         root_provider_id, allocations without consumer)
 So nova.conf alone runs every check but those two, which then fail with no verdict (exit
 255; --check nova-status --check rpctl leaves them out); with placement.conf beside it,
-every check. -f json (and the Source column of -f value/csv/yaml) says where each check
+every check. --json (and the Source column of -f json/value/csv/yaml) says where each check
 read from. An API that cannot be reached is a Failure of each check that reads it, naming
 it, with no verdict (exit 255); the other checks still run.
 Aggregates in Sync is a Warning when Nova's host aggregates and Placement's provider

@@ -28,14 +28,15 @@ type CheckResult struct {
 	Result int
 }
 
-// StatusResults runs `rpctl ARGS status -f json STATUSARGS` and returns
+// StatusResults runs `rpctl ARGS status --json STATUSARGS` (oslo.upgradecheck's
+// document: -f json prints rows, result named) and returns
 // each check's result in order, with the exit code.
 func StatusResults(t *testing.T, args, statusArgs []string) ([]CheckResult, int) {
 	t.Helper()
-	out, errOut, code := Rpctl(t, append(append(slices.Clone(args), "status", "-f", "json"), statusArgs...)...)
+	out, errOut, code := Rpctl(t, append(append(slices.Clone(args), "status", "--json"), statusArgs...)...)
 	var doc StatusDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("rpctl status -f json (exit %d): %v\n%s%s", code, err, out, errOut)
+		t.Fatalf("rpctl status --json (exit %d): %v\n%s%s", code, err, out, errOut)
 	}
 	var res []CheckResult
 	for _, c := range doc.Checks {
