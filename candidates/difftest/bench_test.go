@@ -54,7 +54,7 @@ var rpctlBin struct {
 }
 
 // buildRpctl builds the static binary once, as `make build` does.
-func buildRpctl(b *testing.B) string {
+func buildRpctl(b testing.TB) string {
 	rpctlBin.once.Do(func() {
 		dir, err := os.MkdirTemp("", "rpctl-bench")
 		if err != nil {
@@ -77,7 +77,7 @@ func buildRpctl(b *testing.B) string {
 
 // runRpctl runs `rpctl candidates` as a process (timeIt times it) and
 // returns its peak RSS and output.
-func runRpctl(b *testing.B, bin string, args ...string) (int64, []byte) {
+func runRpctl(b testing.TB, bin string, args ...string) (int64, []byte) {
 	cmd := exec.Command(bin, args...)
 	var out strings.Builder
 	cmd.Stdout = &out

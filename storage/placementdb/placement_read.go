@@ -44,19 +44,20 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 // providers in scope (readTree's rows, all or the kept trees') with their
 // inventories, usages and links; the name tables are read whole.
 //
-// Two statements, the second's branches tagged by their first column (see
-// tagged): the database is a network hop away from the operator and each
-// statement is a round trip (issue 35: candidates ≤ 8 per query, the
-// connection included). The inventories have a statement of their own: in
-// a UNION MariaDB copies every row into a temporary table first, which
-// doubled the server's time for the largest table; the others are small.
-// On MySQL the FLOAT allocation_ratio is read twice through the text
-// protocol (one round trip, where the binary protocol costs a prepare and
-// an execute): CAST AS CHAR is the decimal PyMySQL hands Placement, CAST
-// AS DOUBLE the float32 the server computes with, printed as the shortest
-// decimal that reads back as that double (checked on 14,664 FLOAT values,
-// each read back exactly as the float32 it holds;
-// TestLoadPlacementRatioSource keeps checking 2,000 more).
+// One statement, its branches tagged by their first column (see tagged):
+// the database is a network hop away from the operator and each statement
+// is a round trip (issue 35: candidates ≤ 8 per query, the connection
+// included). MariaDB copies a UNION's rows into a temporary table before
+// it sends them, which costs the server about 1.5 ms more than separate
+// statements on placement-perfload (none on nested-perfload): a round trip
+// to a database 0.5 ms away costs 1 ms. On MySQL the FLOAT
+// allocation_ratio is read twice through the text protocol (one round
+// trip, where the binary protocol costs a prepare and an execute): CAST AS
+// CHAR is the decimal PyMySQL hands Placement, CAST AS DOUBLE the float32
+// the server computes with, printed as the shortest decimal that reads
+// back as that double (checked on 14,664 FLOAT values, each read back
+// exactly as the float32 it holds; TestLoadPlacementRatioSource keeps
+// checking 2,000 more).
 func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
 	ratios := "allocation_ratio, allocation_ratio"
@@ -65,41 +66,39 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 		ratios = "CAST(allocation_ratio AS CHAR), CAST(allocation_ratio AS DOUBLE)"
 	}
 	in.Providers = scope.inScope()
-	raw9 := newRawRow(9)
-	if err := scanRaw(db, query, "inventories", raw9,
-		`SELECT resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, `+ratios+` FROM inventories`+scope.where("resource_provider_id"), nil,
-		func() error {
-			in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw9.int(0), ResourceClassID: raw9.int(1),
-				Total: raw9.int(2), Reserved: raw9.int(3), MinUnit: raw9.int(4), MaxUnit: raw9.int(5), StepSize: raw9.int(6),
-				AllocationRatio: raw9.float(7), SQLRatio: raw9.widened(8)})
-			return raw9.err
-		}); err != nil {
-		return nil, err
-	}
-	raw := newRawRow(4)
-	var usages []candidates.UsageRow
+	raw := newRawRow(10)
 	var names [3][]candidates.NamedRow
 	var links [2][]candidates.LinkRow
 	named := func(dst *[]candidates.NamedRow) func() {
-		return func() { *dst = push(*dst, candidates.NamedRow{ID: raw.int(1), Name: raw.str(3)}) }
+		return func() { *dst = push(*dst, candidates.NamedRow{ID: raw.int(1), Name: raw.str(8)}) }
 	}
 	link := func(dst *[]candidates.LinkRow) func() {
 		return func() { *dst = push(*dst, candidates.LinkRow{ProviderID: raw.int(1), OtherID: raw.int(2)}) }
 	}
 	branches := []func(){
 		func() {
-			usages = push(usages, candidates.UsageRow{ProviderID: raw.int(1), ResourceClassID: raw.int(2), Used: raw.int(3)})
+			in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw.int(1), ResourceClassID: raw.int(2),
+				Total: raw.int(3), Reserved: raw.int(4), MinUnit: raw.int(5), MaxUnit: raw.int(6), StepSize: raw.int(7),
+				AllocationRatio: raw.float(8), SQLRatio: raw.widened(9)})
+		},
+		func() {
+			in.Usages = push(in.Usages, candidates.UsageRow{ProviderID: raw.int(1), ResourceClassID: raw.int(2), Used: raw.int(3)})
 		},
 		named(&names[0]), named(&names[1]), named(&names[2]),
 		link(&links[0]), link(&links[1]),
 	}
-	q := `SELECT 0, resource_provider_id, resource_class_id, CAST(SUM(used) AS SIGNED) FROM allocations` + scope.where("resource_provider_id") + ` GROUP BY resource_provider_id, resource_class_id` +
-		` UNION ALL SELECT 1, id, NULL, name FROM resource_classes` +
-		` UNION ALL SELECT 2, id, NULL, name FROM traits` +
-		` UNION ALL SELECT 3, id, NULL, uuid FROM placement_aggregates` +
-		` UNION ALL SELECT 4, resource_provider_id, trait_id, NULL FROM resource_provider_traits` + scope.where("resource_provider_id") +
-		` UNION ALL SELECT 5, resource_provider_id, aggregate_id, NULL FROM resource_provider_aggregates` + scope.where("resource_provider_id")
-	err := scanRaw(db, query, "allocations, names and links", raw, q, nil, func() error {
+	// Names go in column 8 (a string in every row of the branch that has
+	// them), so that no column mixes a number's and a name's type more
+	// than it must.
+	const pad5 = "NULL, NULL, NULL, NULL, NULL"
+	q := `SELECT 0, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, ` + ratios + ` FROM inventories` + scope.where("resource_provider_id") +
+		` UNION ALL SELECT 1, resource_provider_id, resource_class_id, CAST(SUM(used) AS SIGNED), ` + pad5 + `, NULL FROM allocations` + scope.where("resource_provider_id") + ` GROUP BY resource_provider_id, resource_class_id` +
+		` UNION ALL SELECT 2, id, NULL, ` + pad5 + `, name, NULL FROM resource_classes` +
+		` UNION ALL SELECT 3, id, NULL, ` + pad5 + `, name, NULL FROM traits` +
+		` UNION ALL SELECT 4, id, NULL, ` + pad5 + `, uuid, NULL FROM placement_aggregates` +
+		` UNION ALL SELECT 5, resource_provider_id, trait_id, ` + pad5 + `, NULL, NULL FROM resource_provider_traits` + scope.where("resource_provider_id") +
+		` UNION ALL SELECT 6, resource_provider_id, aggregate_id, ` + pad5 + `, NULL, NULL FROM resource_provider_aggregates` + scope.where("resource_provider_id")
+	err := scanRaw(db, query, "inventories, allocations, names and links", raw, q, nil, func() error {
 		t := raw.int(0)
 		if raw.err == nil && (t < 0 || t >= int64(len(branches))) {
 			raw.fail(fmt.Errorf("branch %d of %d", t, len(branches)))
@@ -113,7 +112,6 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 	if err != nil {
 		return nil, err
 	}
-	in.Usages = usages
 	in.ResourceClasses, in.Traits, in.Aggregates = names[0], names[1], names[2]
 	in.ProviderTraits, in.ProviderAggregates = links[0], links[1]
 	return in, nil
