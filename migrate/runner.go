@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/rpctl/rpctl/internal/sanitize"
 )
@@ -103,6 +104,10 @@ type Summary struct {
 	// Exit is nova-manage's code: 0 nothing left, 1 more may remain after
 	// --max-count, 2 a migration failed or skipped bad rows.
 	Exit int `json:"exit_code"`
+	// Took is each migration's time, its batches of every pass together
+	// (issue 35: the summary says each phase's time); not in the table,
+	// which is nova-manage's.
+	Took map[string]time.Duration `json:"-"`
 	// RowErrors are the skipped records; Errors the migrations that failed.
 	RowErrors []*RowError `json:"-"`
 	Errors    []error     `json:"-"`
@@ -179,7 +184,9 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 				sum.Exit = 2
 				return finish(), context.Cause(ctx)
 			}
+			began := time.Now()
 			found, done, err := m.Run(ctx, maxCount-ran)
+			took := time.Since(began)
 			failedNow := false
 			// mine is what this run wrote; done (which keeps the batches
 			// going) also holds rows another run migrated meanwhile.
@@ -196,6 +203,10 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 				totals[m.Name()] = row
 				order = append(order, m.Name())
 			}
+			if sum.Took == nil {
+				sum.Took = map[string]time.Duration{}
+			}
+			sum.Took[m.Name()] += took
 			if err != nil {
 				var rows RowErrors
 				switch {

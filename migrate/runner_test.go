@@ -187,3 +187,21 @@ func TestRunnerCountsOnlyItsOwnWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestRunnerTimesEachMigration (issue 35): the summary keeps a time for
+// every migration that ran, under its name (its value is the clock's).
+func TestRunnerTimesEachMigration(t *testing.T) {
+	r := &Runner{Migrations: []Migration{&fakeMigration{name: "a", good: 3}, &fakeMigration{name: "b"}}}
+	sum, err := r.Run(context.Background(), 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		if _, ok := sum.Took[name]; !ok {
+			t.Errorf("no time for %s: %v", name, sum.Took)
+		}
+	}
+	if len(sum.Took) != 2 {
+		t.Errorf("times %v, want a and b", sum.Took)
+	}
+}

@@ -72,8 +72,12 @@ func addAggregateFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 // aggregateSync wires Nova's databases and the selected Placement (API or
 // database) to the sync.
 func aggregateSync(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, dryRun bool, aggregateFlags aggregateFlags) (*migrate.AggregateSync, error) {
+	// A bar with rate and ETA on a terminal, a line every few seconds
+	// otherwise (issue 35); Nova's messages clear it first.
+	p := cmdutil.NewProgressOf(f.IO.ErrOut, f.IO.IsStderrTTY(), migrate.AggregatesName, "memberships")
 	s := &migrate.AggregateSync{API: stores.AggregateAPI(dbs.API), Cells: stores.AggregateCells(dbs.Cells),
-		Out: cmdutil.LineSanitizer(f.NoticeOut()), Err: cmdutil.LineSanitizer(f.IO.ErrOut), Verbose: aggregateFlags.verbose, Prune: aggregateFlags.prune, DryRun: dryRun}
+		Out: p.Before(cmdutil.LineSanitizer(f.NoticeOut())), Err: p.Before(cmdutil.LineSanitizer(f.IO.ErrOut)), Verbose: aggregateFlags.verbose, Prune: aggregateFlags.prune, DryRun: dryRun,
+		Progress: p.UpdateDone}
 	if f.UsePlacementAPI() {
 		c, err := f.PlacementClient(ctx)
 		if err != nil {

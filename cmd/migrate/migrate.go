@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -226,6 +228,7 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
+	fmt.Fprintln(f.IO.ErrOut, phaseTimes(sum.Rows, sum.Took))
 	if runErr != nil {
 		return runErr
 	}
@@ -260,4 +263,22 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 		return cmdutil.Exit(sum.Exit)
 	}
 	return nil
+}
+
+// phaseTimes is the summary's line of each migration's time, in the
+// table's order, and their sum (issue 35): which phase a long run spent
+// its time in.
+func phaseTimes(rows []migrate.Row, took map[string]time.Duration) string {
+	var b strings.Builder
+	var all time.Duration
+	b.WriteString("time:")
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s %s", r.Migration, took[r.Migration].Round(100*time.Millisecond))
+		all += took[r.Migration]
+	}
+	fmt.Fprintf(&b, " (%s in all)", all.Round(100*time.Millisecond))
+	return b.String()
 }

@@ -89,3 +89,28 @@ func (p *Progress) Clear() {
 		p.drawn = false
 	}
 }
+
+// Before returns w with the bar cleared before each write, for the
+// messages a phase prints while its bar is drawn: they start on a clean
+// line, and the next update draws the bar again below them.
+func (p *Progress) Before(w io.Writer) io.Writer { return clearingWriter{p, w} }
+
+type clearingWriter struct {
+	p *Progress
+	w io.Writer
+}
+
+func (c clearingWriter) Write(b []byte) (int, error) {
+	c.p.Clear()
+	return c.w.Write(b)
+}
+
+// UpdateDone is Update, and Clear once done reaches total: the phase's
+// last line stays when it is a plain line, and a terminal's bar gives way
+// to what follows.
+func (p *Progress) UpdateDone(done, total int) {
+	p.Update(done, total)
+	if total >= 0 && done >= total {
+		p.Clear()
+	}
+}
