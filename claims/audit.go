@@ -77,6 +77,9 @@ func (r *AuditResult) Code(deleting bool) int {
 // ErrBadInput marks errors that are the operator's input (exit 127).
 var ErrBadInput = errors.New("invalid input")
 
+// auditBatch bounds the removals made ahead at once.
+const auditBatch = 1000
+
 // Audit finds (and with Delete removes) orphaned allocations with Nova 26's
 // rules: walking providers in id order, an allocation holding any of
 // NovaClasses is orphaned when its consumer is neither a live instance on the
@@ -107,10 +110,58 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 	res := &AuditResult{}
 	missingSaid := map[string]bool{}
 	hs := byProvider(all)
+	// The removals are made ahead in batches when the ledger can (each
+	// its own transaction, in the loop's order, none past the first that
+	// fails), and taken here in order: the same removals, lines and stop
+	// as one at a time; a failed one is made again alone, which gives its
+	// own error.
+	batch, _ := ledger.(BatchRemover)
+	var ahead []Removal
+	var aheadErr []error
+	orphaned := func(h Holding) bool {
+		return (o.Provider == "" || h.ProviderUUID == o.Provider) && novaOwned(h.Resources) &&
+			!nova.Known(h.RootUUID, h.Consumer) && o.Now.Sub(h.CreatedAt) >= o.Expiry
+	}
+	remove := func(i int) error {
+		h := hs[i]
+		if len(ahead) == 0 && batch != nil {
+			var rs []Removal
+			for _, n := range hs[i:] {
+				if res.Stopped != "" && n.ProviderID != h.ProviderID {
+					break // Nova stops after the provider whose delete failed
+				}
+				if orphaned(n) && len(rs) < auditBatch {
+					rs = append(rs, Removal{n.Consumer, n.ProviderID})
+				}
+			}
+			done, err := batch.RemoveConsumersFromProviders(ctx, rs)
+			if errors.Is(err, ErrNoBatch) {
+				batch = nil
+			} else {
+				ahead, aheadErr = rs[:done], make([]error, done)
+				if err != nil {
+					ahead, aheadErr = rs[:done+1], append(aheadErr, err)
+				}
+			}
+		}
+		if len(ahead) > 0 {
+			r, err := ahead[0], aheadErr[0]
+			ahead, aheadErr = ahead[1:], aheadErr[1:]
+			if r.Consumer != h.Consumer || r.ProviderID != h.ProviderID {
+				return fmt.Errorf("internal error: removal of consumer %s from provider %d was made ahead as %s from %d", h.Consumer, h.ProviderID, r.Consumer, r.ProviderID)
+			}
+			if err == nil {
+				return nil
+			}
+		}
+		_, err := ledger.RemoveConsumerFromProvider(ctx, h.Consumer, h.ProviderID)
+		return err
+	}
 	for i, h := range hs {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && len(ahead) == 0 {
 			// A signal: what was done so far is in res, for the caller
-			// to report; every removal was its own transaction.
+			// to report (removals made ahead are taken first); every
+			// removal was its own transaction.
 			return res, context.Cause(ctx)
 		}
 		if o.Provider != "" && h.ProviderUUID != o.Provider {
@@ -128,7 +179,7 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 				orphan := Orphan{Holding: h, Type: nova.Type(h.Consumer)}
 				say(fmt.Sprintf("Allocations were set against consumer UUID %s but no existing instances or active migrations are related. ", h.Consumer))
 				if o.Delete {
-					if _, err := ledger.RemoveConsumerFromProvider(ctx, h.Consumer, h.ProviderID); err != nil && ctx.Err() != nil {
+					if err := remove(i); err != nil && ctx.Err() != nil {
 						return res, context.Cause(ctx)
 					} else if err != nil {
 						orphan.Failed = err

@@ -8,6 +8,7 @@ package claims
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sort"
@@ -78,6 +79,27 @@ type Ledger interface {
 	// it no longer held the provider.
 	RemoveConsumerFromProvider(ctx context.Context, consumer string, providerID int64) (bool, error)
 }
+
+// Removal is one RemoveConsumerFromProvider call.
+type Removal struct {
+	Consumer   string
+	ProviderID int64
+}
+
+// BatchRemover is a Ledger (the database) that makes many removals in few
+// round trips, each in a transaction of its own: one round trip per
+// statement made audit --delete cost about ten per orphan across the
+// network (issue 35).
+type BatchRemover interface {
+	// RemoveConsumersFromProviders makes rs in order and stops at the
+	// first that fails: done are made, err is rs[done]'s failure.
+	// ErrNoBatch, with nothing done, when the database cannot batch.
+	RemoveConsumersFromProviders(ctx context.Context, rs []Removal) (done int, err error)
+}
+
+// ErrNoBatch is a BatchRemover's answer when it cannot batch: the caller
+// removes one at a time.
+var ErrNoBatch = errors.New("no batched writes on this database")
 
 // Consumer types.
 const (

@@ -22,8 +22,7 @@ const maxRoundTripsPerItem = 0.2
 // here that is within the bound fails the test too, so that it leaves the
 // list when it is fixed.
 var overBound = map[string]string{
-	"claims audit --delete": "9.8 per orphan: a transaction of reads and writes per consumer",
-	"layout switch":         "32.2 per node: re-runs and moves are written statement by statement",
+	"layout switch": "32.2 per node: re-runs and moves are written statement by statement",
 }
 
 // TestBulkRoundTrips (issue 35) builds a 2,000-node sample cloud whose

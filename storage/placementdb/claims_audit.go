@@ -4,9 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
 
 // ProviderExists reports whether a resource provider with uuid exists.
@@ -86,4 +90,86 @@ func (l ClaimsLedger) RemoveConsumerFromProvider(ctx context.Context, consumer s
 		return nil
 	})
 	return removed, err
+}
+
+var _ claims.BatchRemover = ClaimsLedger{}
+
+// removalsPerScript bounds the removals of one round trip: the server runs
+// a script to its end even when its client is gone, so a signal (or a
+// SIGKILL) stops the removals within this many.
+const removalsPerScript = 100
+
+// RemoveConsumersFromProviders implements claims.BatchRemover with scripts
+// (placement_script.go): each removal is RemoveConsumerFromProvider's
+// transaction as SQL whose branches are conditions on what it read under
+// its locks (session variables): the consumer's generation, whether the
+// consumer holds the provider and whether it holds others; then a marker
+// SELECT. Many go in one round trip; the first failure ends the batch, its
+// transaction rolled back.
+func (l ClaimsLedger) RemoveConsumersFromProviders(ctx context.Context, rs []claims.Removal) (int, error) {
+	db := l.DB
+	var c scriptConn
+	if err := c.open(ctx, db); err != nil {
+		if err == storage.ErrNoScripts {
+			return 0, claims.ErrNoBatch
+		}
+		return 0, err
+	}
+	defer c.release(false)
+	done := 0
+	for done < len(rs) {
+		b := make([]byte, 0, 64<<10)
+		to := done
+		for to < len(rs) && to-done < removalsPerScript {
+			script, ok := removalScript(rs[to], to)
+			if !ok {
+				break
+			}
+			b = append(b, script...)
+			to++
+		}
+		if to == done {
+			return done, db.Errorf("remove consumer %s: no literal for its uuid", rs[done].Consumer)
+		}
+		n, err := runScript(ctx, c.conn, string(b), done)
+		done = n
+		if err == nil {
+			continue
+		}
+		err = db.Errorf("remove consumer %s: %w", rs[done].Consumer, storage.CleanError(err))
+		if storage.InDoubt(err) || rollback(ctx, c.conn) != nil {
+			c.release(true)
+		}
+		return done, err
+	}
+	return done, nil
+}
+
+// removalScript is r's transaction and marker k as SQL.
+func removalScript(r claims.Removal, k int) ([]byte, bool) {
+	u, ok := sqlutil.AppendLiteral(nil, r.Consumer)
+	if !ok {
+		return nil, false
+	}
+	p := strconv.AppendInt(nil, r.ProviderID, 10)
+	b := make([]byte, 0, 1024)
+	add := func(parts ...[]byte) {
+		for _, x := range parts {
+			b = append(b, x...)
+		}
+	}
+	s := func(x string) []byte { return []byte(x) }
+	add(s("START TRANSACTION;\nSET @rpctl_g = NULL, @rpctl_held = 0, @rpctl_others = 0;\n"),
+		s("SELECT generation INTO @rpctl_g FROM consumers WHERE uuid = "), u, s(" FOR UPDATE;\n"),
+		s("SELECT COUNT(*) INTO @rpctl_held FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id = "), p, s(" FOR UPDATE;\n"),
+		s("SELECT COUNT(*) INTO @rpctl_others FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id <> "), p, s(" FOR UPDATE;\n"),
+		// Another provider's generation goes up when the consumer keeps
+		// allocations there (Nova's PUT of the rest), and so does the
+		// consumer's; a consumer left without allocations goes (DELETE).
+		s("UPDATE resource_providers SET generation = generation + 1 WHERE @rpctl_held > 0 AND id IN (SELECT DISTINCT resource_provider_id FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id <> "), p, s(");\n"),
+		s("UPDATE consumers SET generation = generation + 1 WHERE uuid = "), u, s(" AND generation = @rpctl_g AND @rpctl_held > 0 AND @rpctl_others > 0;\n"),
+		s("DELETE FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id = "), p, s(" AND @rpctl_held > 0;\n"),
+		s("DELETE FROM consumers WHERE uuid = "), u, s(" AND @rpctl_held > 0 AND @rpctl_others = 0;\n"),
+		s("COMMIT;\nSELECT "), strconv.AppendInt(nil, int64(k), 10), s(";\n"))
+	return b, true
 }
