@@ -17,6 +17,7 @@ import (
 func aggregatesMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "aggregates",
+		Rows:  []string{migrate.AggregatesName},
 		Order: 25, // after inventory (the providers must exist) and ratios
 		Short: "Mirror Nova's host aggregates into Placement (nova-manage placement sync_aggregates)",
 		Long: `Each Nova host aggregate's uuid is added to the resource provider of each of its hosts'

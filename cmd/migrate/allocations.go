@@ -15,6 +15,7 @@ import (
 func allocationsMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "allocations",
+		Rows:  []string{migrate.AllocationsName},
 		Order: 30,
 		Short: "Give every instance without an allocation the one heal_allocations would (after inventory)",
 		Long: `Every live instance on a node, in no task state, whose consumer has no allocation in

@@ -13,6 +13,7 @@ import (
 func missingAZMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "availability-zones",
+		Rows:  []string{migrate.MissingAZName},
 		Order: 14, // Nova's order: before populate_queued_for_delete
 		Short: "Fill instances' missing availability zones as Nova 26 does (populate_missing_availability_zones)",
 		Long: `Each instance (deleted ones included) with a host and a NULL availability_zone gets its

@@ -14,6 +14,7 @@ import (
 func queuedForDeleteMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "queued-for-delete",
+		Rows:  []string{migrate.QueuedForDeleteName},
 		Order: 15, // Nova's order: before migrate_empty_ratio
 		Short: "Fill instance_mappings.queued_for_delete as Nova 26 does (populate_queued_for_delete)",
 		Long: `Each instance mapping of the API database whose queued_for_delete is NULL gets True when
@@ -32,6 +33,7 @@ the step is skipped.`,
 func userIDMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "user-id",
+		Rows:  []string{migrate.UserIDName},
 		Order: 22, // Nova's order: after migrate_empty_ratio
 		Short: "Fill instance_mappings.user_id as Nova 26 does (populate_user_id)",
 		Long: `Each instance mapping of the API database without a user_id (but the marker

@@ -22,6 +22,7 @@ import (
 func inventoryMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "inventory",
+		Rows:  []string{migrate.InventoryName},
 		Order: 10,
 		Short: "Create a resource provider with inventories in Placement for every legacy compute node",
 		Long: `Every live compute_nodes row of every cell (or --cell) becomes a Placement resource

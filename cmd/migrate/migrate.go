@@ -57,6 +57,9 @@ type migrationFlags struct {
 type migrationSpec struct {
 	Name  string // subcommand name and summary-table key prefix
 	Order int    // `migrate all` runs lower first
+	// Rows are the migration's rows in the summary table, in the order it
+	// runs them (Nova's and Placement's names for theirs).
+	Rows  []string
 	Short string
 	Long  string
 	Need  storage.Need
@@ -106,6 +109,7 @@ of what was written.`,
 	all := &cobra.Command{
 		Use:   "all",
 		Short: "Run every online migration rpctl has, in order",
+		Long:  allLong(specs),
 		Args:  cobra.NoArgs,
 	}
 	var allOpts MigrateOptions
@@ -144,6 +148,28 @@ of what was written.`,
 		parent.AddCommand(sub)
 	}
 	return parent
+}
+
+// allLong is migrate all's help: its steps in the order it runs them.
+func allLong(specs []migrationSpec) string {
+	var b strings.Builder
+	b.WriteString(`Runs every online data migration of Zed's nova-manage db online_data_migrations (Nova
+26.2.2, in Nova's order: nova/cmd/manage.py DbCommands.online_migrations) and placement-manage
+db online_data_migrations (Placement 8.0.0, first: Placement's own data before rpctl writes
+there), with rpctl's Placement steps (inventory, aggregates, allocations) among them, in
+batches until a batch migrates nothing (a migration that fails or skips bad rows does not stop
+the others). In order (step: summary rows):
+
+`)
+	for _, s := range specs {
+		fmt.Fprintf(&b, "  %-19s %s\n", s.Name+":", strings.Join(s.Rows, ", "))
+	}
+	b.WriteString(`
+Each step is also its own subcommand (rpctl migrate STEP --help). The steps that need the
+Nova API database (quotas, fill_virtual_interface_list, the instance mapping ones,
+aggregates) are skipped, saying so, without one. Not run: 2025.1's (Nova 31) one migration
+more, populate_instance_compute_id; --release 2025.1 changes the initial ratios only.`)
+	return b.String()
 }
 
 // migrateExitCodes are nova-manage db online_data_migrations' codes.

@@ -14,6 +14,7 @@ import (
 func placementOnlineMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "placement",
+		Rows:  []string{migrate.SetRootProviderIDsName, migrate.CreateIncompleteConsumersName},
 		Order: 5, // before rpctl writes to Placement: its own data first
 		Short: "Run placement-manage's online data migrations (set_root_provider_ids, create_incomplete_consumers)",
 		Long: `Placement 8.0.0's own online migrations (placement/cmd/manage.py), in its order, on the

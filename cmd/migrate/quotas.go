@@ -15,6 +15,7 @@ import (
 func quotasMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "quotas",
+		Rows:  []string{migrate.QuotaLimitsName, migrate.QuotaClassesName},
 		Order: 11, // Nova's order: first of its online migrations
 		Short: "Move quota limits and classes from the cells to the API database as Nova 26 does",
 		Long: `Two of Nova 26's online migrations, in its order: migrate_quota_limits_to_api_db (each live

@@ -22,6 +22,7 @@ import (
 func ratiosMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "ratios",
+		Rows:  []string{migrate.EmptyRatioName},
 		Order: 20,
 		Short: "Fix 0.0 and NULL allocation ratios of compute nodes as Nova does",
 		Long: `Every live compute_nodes row with a 0.0 or NULL cpu/ram/disk allocation ratio gets

@@ -14,6 +14,7 @@ import (
 func uuidsMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "uuids",
+		Rows:  []string{migrate.MigrationUUIDName, migrate.BDMUUIDName},
 		Order: 13, // Nova's order: before populate_missing_availability_zones
 		Short: "Give migrations and block device mappings their missing uuids as Nova 26 does",
 		Long: `Two of Nova 26's online migrations, in its order: migration_migrate_to_uuid (each live
@@ -36,6 +37,7 @@ runs them on [database] connection's cell only.`,
 func devUUIDsMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "dev-uuids",
+		Rows:  []string{migrate.PCIDevUUIDName},
 		Order: 23, // Nova's order: last, after populate_user_id
 		Short: "Give PCI devices their missing uuids as Nova 26 does (populate_dev_uuids)",
 		Long: `Each pci_devices row with a NULL uuid, deleted ones included, gets a random one, as Nova

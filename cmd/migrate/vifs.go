@@ -14,6 +14,7 @@ import (
 func vifListMigration() migrationSpec {
 	return migrationSpec{
 		Name:  "vif-list",
+		Rows:  []string{migrate.FillVIFListName},
 		Order: 21, // Nova's order: after migrate_empty_ratio, before populate_user_id
 		Short: "Rebuild virtual_interfaces from the instances' info caches as Nova 26 does (fill_virtual_interface_list)",
 		Long: `In every cell of cell_mappings (id order, cell0 included), from the cell's marker on, up to
