@@ -55,8 +55,11 @@ type CandidatesOptions struct {
 	// MaxSteps bounds the search's walk (0: no bound).
 	MaxSteps int64
 	Strategy string
-	Explain  bool
-	Compare  bool
+	// StrategySet: --strategy was given (it and --max-candidates win over
+	// placement.conf's options).
+	StrategySet bool
+	Explain     bool
+	Compare     bool
 	// --flavor: the request Nova builds for a flavor replaces --query's
 	// start; --show-request prints it and stops.
 	shared.FlavorOptions
@@ -106,7 +109,13 @@ that would produce more fails with exit 3 instead of exhausting memory. --limit 
 first N (the search stops there), --max-candidates N stops generating after N the way
 Placement's max_allocation_candidates does, --max-candidates 0 lifts every bound.
 --explain walks at most 20000 combinations of the request groups per host; a host beyond
-that is listed as "explanation incomplete" rather than guessed at.` + apiHelp + compareHelp,
+that is listed as "explanation incomplete" rather than guessed at.
+
+--release 2025.1 follows Placement 13, which reads placement.conf's [placement]
+max_allocation_candidates (it stops generating there; 0 still gives one, a negative value
+no bound) and allocation_candidates_generation_strategy (depth-first or breadth-first):
+rpctl applies them from the config files unless --max-candidates or --strategy is given.
+Zed's Placement 8 has neither option, and --release zed (the default) ignores them.` + apiHelp + compareHelp,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain
@@ -118,6 +127,7 @@ that is listed as "explanation incomplete" rather than guessed at.` + apiHelp + 
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.LimitSet = c.Flags().Changed("limit")
 			o.MaxCandidatesSet = c.Flags().Changed("max-candidates")
+			o.StrategySet = c.Flags().Changed("strategy")
 			o.SeedSet = c.Flags().Changed("seed")
 			if o.Flavor != "" && !c.Flags().Changed("microversion") {
 				o.Microversion = "1.36" // what Nova 26 asks at
@@ -159,6 +169,7 @@ that is listed as "explanation incomplete" rather than guessed at.` + apiHelp + 
 	fl.StringVar(&o.Flavor, "flavor", "", "ask what Nova 26's scheduler asks for this flavor: a name or id in the API database, or a JSON/YAML file")
 	cmdutil.MarkPathFlags(fl, "input", "flavor")
 	fl.BoolVar(&o.ShowRequest, "show-request", false, "with --flavor: print the request Nova builds (last line: its query string) and exit")
+	shared.AddReleaseFlag(fl, &o.Release, "whose Nova builds a --flavor's request and whose Placement's [placement] candidate-generation options apply")
 	shared.AddImageFlags(fl, &o.FlavorOptions)
 	fl.BoolVar(&o.Compare, "compare", false, "ask the live Placement API (--os-cloud/--os-endpoint) the same and print the differences")
 	return c
@@ -176,7 +187,42 @@ func (o *CandidatesOptions) searchOptions() candidates.Options {
 	return opt
 }
 
+// configGeneration applies placement.conf's candidate-generation options
+// as the --release's Placement reads them (candidates.GenerationOf), where
+// --max-candidates and --strategy leave them a say.
+func (o *CandidatesOptions) configGeneration(f *cmdutil.Factory, opt *candidates.Options) error {
+	rel, err := shared.ParseRelease(o.Release)
+	if err != nil {
+		return cmdutil.UsageError("%v", err)
+	}
+	co, err := f.Options()
+	if err != nil {
+		return err
+	}
+	g, err := candidates.GenerationOf(rel, co.MaxAllocationCandidates.Value, co.MaxAllocationCandidates.Source,
+		co.GenerationStrategy.Value, co.GenerationStrategy.Source)
+	if err != nil {
+		return cmdutil.UsageError("%v", err)
+	}
+	if !g.Applies {
+		return nil
+	}
+	if !o.MaxCandidatesSet && g.MaxCandidates > 0 {
+		// Placement's bound holds the answer to that many: the ceilings
+		// step aside as for --max-candidates.
+		opt.MaxCandidates = g.MaxCandidates
+		opt.Ceiling, opt.CeilingBytes = candidates.NoLimit, candidates.NoLimit
+	}
+	if !o.StrategySet {
+		opt.Strategy = g.Strategy
+	}
+	return nil
+}
+
 func runCandidates(c *cobra.Command, f *cmdutil.Factory, o *CandidatesOptions) error {
+	if _, err := shared.ParseRelease(o.Release); err != nil {
+		return cmdutil.UsageError("%v", err)
+	}
 	if o.Strategy != "depth-first" && o.Strategy != "breadth-first" {
 		return cmdutil.UsageError("invalid --strategy %q: choose depth-first or breadth-first", o.Strategy)
 	}
@@ -251,6 +297,9 @@ func runCandidates(c *cobra.Command, f *cmdutil.Factory, o *CandidatesOptions) e
 		return placementError(f, err, mv)
 	}
 	opt := o.searchOptions()
+	if err := o.configGeneration(f, &opt); err != nil {
+		return err
+	}
 	opt.Randomize, opt.Seed = o.Randomize, o.Seed
 	if o.Randomize && !o.SeedSet {
 		opt.Seed = time.Now().UnixNano()

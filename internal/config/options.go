@@ -50,6 +50,13 @@ type Options struct {
 	IncompleteConsumerProject, IncompleteConsumerUser string
 	// Upstream are the options nova-status and placement-status read.
 	Upstream Upstream
+	// CandidateGeneration are placement.conf's [placement]
+	// max_allocation_candidates and allocation_candidates_generation_strategy
+	// as written (unset: zero Settings). They exist from some release on
+	// (Placement 13.0.0 has them, 8.0.0 not): candidates.GenerationOf
+	// parses them for the release it follows, so that a file a release
+	// ignores is never refused.
+	MaxAllocationCandidates, GenerationStrategy Setting
 	// Files are the config files read, in order (oslo.config's
 	// config_file, where find_file looks).
 	Files []string
@@ -153,6 +160,12 @@ func FromINI(ini *INI) (Options, error) {
 	o.CellDB = str("database", "connection")
 	o.APIDB = str("api_database", "connection")
 	o.PlacementDB = str("placement_database", "connection")
+	if v, src, ok := get("placement", "max_allocation_candidates"); ok {
+		o.MaxAllocationCandidates = Setting{Value: v, Source: src}
+	}
+	if v, src, ok := get("placement", "allocation_candidates_generation_strategy"); ok {
+		o.GenerationStrategy = Setting{Value: v, Source: src}
+	}
 	// A StrOpt: an empty value is the empty string, not the default.
 	if v, _, ok := get("DEFAULT", "default_availability_zone"); ok {
 		o.DefaultAvailabilityZone = v
