@@ -107,7 +107,7 @@ func (c *Chroot) TempDir(t testing.TB) string {
 // DBSync creates the release's schemas with its own tools: nova-manage
 // api_db sync and db sync (Debian ships no nova-manage entry point: the
 // module is called) on api and cell, placement-manage db sync on placement
-// (each may be nil).
+// (each may be nil; db sync needs api too: it looks for cell0 there).
 func (c *Chroot) DBSync(t testing.TB, cell, api, placement *MySQL) {
 	t.Helper()
 	dir := c.TempDir(t)

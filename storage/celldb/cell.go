@@ -4,6 +4,7 @@ package celldb
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/rpctl/rpctl/claims"
@@ -91,4 +92,21 @@ func (c *Cell) ConnectionURL() (string, error) {
 // CreateCell0 implements samplecloud.CellDB.
 func (c *Cell) CreateCell0(ctx context.Context) (string, error) {
 	return schema.CreateCell0(ctx, c.DB)
+}
+
+// CellSchemaHead implements status.SchemaHead: alembic_version's
+// version_num, "" when no db sync stamped the schema.
+func (c *Cell) CellSchemaHead(ctx context.Context) (string, error) {
+	ok, err := c.DB.TableExists(ctx, "alembic_version")
+	if err != nil || !ok {
+		return "", err
+	}
+	var heads []string
+	if err := c.DB.SelectContext(ctx, &heads, `SELECT version_num FROM alembic_version`); err != nil {
+		return "", c.DB.Errorf("read alembic_version: %w", storage.CleanError(err))
+	}
+	if len(heads) != 1 {
+		return strings.Join(heads, ","), nil
+	}
+	return heads[0], nil
 }

@@ -3,6 +3,7 @@ package shared
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -63,7 +64,7 @@ func AddStatusCheckFlags(fs *pflag.FlagSet, o *StatusCheckOptions) {
 		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
 	fs.StringVar(&o.ComputeConfigDir, "compute-config-dir", "", "for the Compute Node Inventories check, as for rpctl migrate inventory: "+ComputeConfigDirUsage)
 	cmdutil.MarkPathFlags(fs, "input", "compute-config-dir")
-	AddReleaseFlag(fs, &o.Release, "whose nova-status and placement-status checks run")
+	AddReleaseFlag(fs, &o.Release, "whose nova-status and placement-status checks run, or auto: the release the cell databases' alembic head says (printed on standard error)")
 }
 
 // Validate checks the flags alone, before any config file is read: a bad
@@ -72,8 +73,10 @@ func (o StatusCheckOptions) Validate() error {
 	if o.MinServiceVersion < 1 {
 		return fmt.Errorf("--min-service-version must be a positive service version, got %d", o.MinServiceVersion)
 	}
-	if _, err := ParseRelease(o.Release); err != nil {
-		return err
+	if !o.detectRelease() {
+		if _, err := ParseRelease(o.Release); err != nil {
+			return err
+		}
 	}
 	_, err := status.Select(status.Checks(&status.Env{}), o.Checks)
 	return err
@@ -121,11 +124,24 @@ func (r *StatusRun) Close() { r.wired.Close() }
 // of the flags or config files (a database or API that cannot be read is
 // the failure of the checks that need it, in the report).
 func RunStatus(ctx context.Context, f *cmdutil.Factory, o StatusCheckOptions) (*StatusRun, error) {
-	env, checks, err := PrepareStatus(f, o)
-	if err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	src, err := f.Sources()
+	if err != nil {
+		return nil, err
+	}
+	if o.detectRelease() {
+		// --release auto: the release the cells' schemas are at, said on
+		// standard error (the report stays the tools').
+		rel, seen, err := DetectRelease(ctx, src)
+		if err != nil {
+			return nil, fmt.Errorf("--release auto: %w", err)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "release %s, detected: %s\n", rel, seen)
+		o.Release = string(rel)
+	}
+	env, checks, err := PrepareStatus(f, o)
 	if err != nil {
 		return nil, err
 	}
@@ -135,4 +151,10 @@ func RunStatus(ctx context.Context, f *cmdutil.Factory, o StatusCheckOptions) (*
 	}
 	env.Prefetch(ctx, checks)
 	return &StatusRun{Env: env, Report: status.Run(ctx, checks), wired: wired}, nil
+}
+
+// detectRelease tells --release auto: the release is read from the cell
+// databases (DetectRelease) once the flags are checked.
+func (o StatusCheckOptions) detectRelease() bool {
+	return strings.EqualFold(strings.TrimSpace(o.Release), "auto")
 }

@@ -273,3 +273,14 @@ func statusSources(o config.Options, src storage.Sources) status.Sources {
 	}
 	return s
 }
+
+// DetectRelease is the release every cell database's alembic head says
+// (status.DetectRelease), and what each cell said, for --release auto.
+func DetectRelease(ctx context.Context, src storage.Sources) (release.Name, string, error) {
+	dbs, err := storage.Connect(ctx, src, storage.NeedCells, 0)
+	if err != nil {
+		return "", "", err
+	}
+	defer dbs.Close()
+	return status.DetectRelease(ctx, stores.StatusSchemaHeads(dbs.Cells))
+}
