@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/internal/standards"
 )
 
@@ -24,6 +25,11 @@ const TraitManagedPCI = "COMPUTE_MANAGED_PCI_DEVICE"
 
 // PCIConfig is nova.conf's [pci] as the Placement report reads it.
 type PCIConfig struct {
+	// Release is the release whose os-traits _normalize_traits keeps as
+	// standard (a device_spec traits tag naming HW_PCI_LIVE_MIGRATABLE is
+	// standard in 2025.1, normalised to CUSTOM_ in Zed); "" is
+	// release.Default.
+	Release release.Name
 	// ReportInPlacement is [pci] report_in_placement.
 	ReportInPlacement bool
 	// Specs are [pci] device_spec, in order: a device takes the tags of
@@ -352,7 +358,7 @@ func (c *PCIConfig) pciProviders(host string, devs []nova.PCIDevice) ([]*pciProv
 		if !ok {
 			continue
 		}
-		rc, traits := pciClassAndTraits(d, tags)
+		rc, traits := pciClassAndTraits(c.Release, d, tags)
 		if parent {
 			p := ensure(addr)
 			if p.parent != nil || len(p.children) > 0 {
@@ -424,7 +430,7 @@ func (c *InventoryConfig) PCIDeviceProvider(host *string, node string, d nova.PC
 	if err != nil || !ok {
 		return "", "", false
 	}
-	rc, _ := pciClassAndTraits(d, tags)
+	rc, _ := pciClassAndTraits(pc.Release, d, tags)
 	return pciProviderName(node, addr), rc, true
 }
 
@@ -432,8 +438,9 @@ func (c *InventoryConfig) PCIDeviceProvider(host *string, node string, d nova.PC
 // Placement ([pci] report_in_placement, its host's config).
 func (c *InventoryConfig) ReportsPCI(host *string) bool { return c.ForHost(host).PCI.ReportInPlacement }
 
-// pciClassAndTraits are _get_rc_for_dev and _get_traits_for_dev.
-func pciClassAndTraits(d nova.PCIDevice, tags map[string]string) (string, []string) {
+// pciClassAndTraits are _get_rc_for_dev and _get_traits_for_dev, with
+// release rel's standard traits (os_traits.check_traits).
+func pciClassAndTraits(rel release.Name, d nova.PCIDevice, tags map[string]string) (string, []string) {
 	rc := tags["resource_class"]
 	if rc != "" {
 		rc = strings.ToUpper(rc)
@@ -448,7 +455,7 @@ func pciClassAndTraits(d nova.PCIDevice, tags map[string]string) (string, []stri
 		for _, t := range strings.Split(ts, ",") {
 			// _normalize_traits: standard traits as they are, the
 			// rest upper-cased and, unless CUSTOM_, normalised.
-			if !standards.IsTrait(t) {
+			if !standards.IsTraitOf(rel, t) {
 				t = strings.ToUpper(t)
 				if !strings.HasPrefix(t, "CUSTOM_") {
 					t = normalizeName(t)

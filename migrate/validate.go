@@ -12,6 +12,7 @@ import (
 	"github.com/rpctl/rpctl/internal/lazyre"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/novaformats"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/internal/standards"
 	"github.com/rpctl/rpctl/inventory"
 
@@ -93,9 +94,15 @@ const PlacementMaxClassLen = 255
 // row, or "" when it would accept it: a standard name, or
 // ^CUSTOM_[A-Z0-9_]+$ (schemas/common.py) of at most 255 characters.
 func classNameProblem(what, name string) string {
+	return classNameProblemIn(release.Default, what, name)
+}
+
+// classNameProblemIn is classNameProblem with release rel's standard
+// traits.
+func classNameProblemIn(rel release.Name, what, name string) string {
 	standard := standards.IsResourceClass(name)
 	if what == "trait" {
-		standard = standards.IsTrait(name)
+		standard = standards.IsTraitOf(rel, name)
 	}
 	switch {
 	case standard:
@@ -261,7 +268,7 @@ func (c *InventoryConfig) validate(r NodeRow) (*validRow, error) {
 			return nil, badField("pci_devices", strconv.Quote(shorten(pp.name)), "[pci] device_spec's resource_class tag: %s", why)
 		}
 		for _, t := range pp.traits {
-			if why := classNameProblem("trait", t); why != "" {
+			if why := classNameProblemIn(c.PCI.Release, "trait", t); why != "" {
 				return nil, badField("pci_devices", strconv.Quote(shorten(pp.name)), "[pci] device_spec's traits tag: %s", why)
 			}
 		}

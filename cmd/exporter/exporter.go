@@ -132,7 +132,7 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) er
 		return cmdutil.UsageError("%v", err)
 	}
 	if o.ComputeConfigDir != "" {
-		if _, err := shared.ComputeConfig(f, nil, o.ComputeConfigDir); err != nil {
+		if _, err := shared.ComputeConfig(f, "", nil, o.ComputeConfigDir); err != nil {
 			return cmdutil.UsageError("%v", err)
 		}
 	}

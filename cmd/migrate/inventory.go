@@ -169,7 +169,11 @@ func inventoryConfig(f *cmdutil.Factory, mf *migrationFlags) (migrate.InventoryC
 // (the ratio flags winning), reserved_host_*, [pci], and every
 // --compute-config-dir host's own file.
 func computeConfig(f *cmdutil.Factory, mf *migrationFlags) (*migrate.InventoryConfig, error) {
-	c, err := shared.ComputeConfig(f, func(r config.Ratios) (config.Ratios, error) { return withRatioFlags(r, &mf.ratios) }, mf.inventory.hostConfDir)
+	rel, err := shared.ParseRelease(mf.ratios.release)
+	if err != nil {
+		return nil, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+	}
+	c, err := shared.ComputeConfig(f, rel, func(r config.Ratios) (config.Ratios, error) { return withRatioFlags(r, &mf.ratios) }, mf.inventory.hostConfDir)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func addRatioFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 	add(&ratioFlags.initialCPU, "initial-cpu-allocation-ratio", "override [DEFAULT] initial_cpu_allocation_ratio (default "+initialDefaults(migrate.RatioCPU)+")")
 	add(&ratioFlags.initialRAM, "initial-ram-allocation-ratio", "override [DEFAULT] initial_ram_allocation_ratio (default "+initialDefaults(migrate.RatioRAM)+")")
 	add(&ratioFlags.initialDisk, "initial-disk-allocation-ratio", "override [DEFAULT] initial_disk_allocation_ratio (default "+initialDefaults(migrate.RatioDisk)+")")
-	shared.AddReleaseFlag(fs, &ratioFlags.release, "whose Nova's defaults apply to the initial_*_allocation_ratio options nova.conf leaves unset")
+	shared.AddReleaseFlag(fs, &ratioFlags.release, "whose Nova's rules apply: the defaults of the initial_*_allocation_ratio options nova.conf leaves unset, the standard traits a [pci] device_spec traits tag keeps as they are")
 }
 
 // initialDefaults lists a kind's initial ratio default per release, for

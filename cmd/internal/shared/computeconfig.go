@@ -5,6 +5,7 @@ import (
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/internal/config"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/status"
 )
@@ -19,7 +20,11 @@ const ComputeConfigDirUsage = "directory of the compute hosts' own nova.conf fil
 // ratio flags; nil keeps them), and with hostConfDir (--compute-config-dir)
 // every host's own file read over them. `migrate inventory` and `rpctl
 // status` plan with it, so that both see the same nova-compute.
-func ComputeConfig(f *cmdutil.Factory, ratios func(config.Ratios) (config.Ratios, error), hostConfDir string) (migrate.InventoryConfig, error) {
+//
+// rel is the release whose nova-compute reports the devices: its
+// standard traits are the ones a [pci] device_spec traits tag keeps as
+// they are (migrate.PCIConfig.Release).
+func ComputeConfig(f *cmdutil.Factory, rel release.Name, ratios func(config.Ratios) (config.Ratios, error), hostConfDir string) (migrate.InventoryConfig, error) {
 	if ratios == nil {
 		ratios = func(r config.Ratios) (config.Ratios, error) { return r, nil }
 	}
@@ -36,8 +41,13 @@ func ComputeConfig(f *cmdutil.Factory, ratios func(config.Ratios) (config.Ratios
 		return c, err
 	}
 	c.Ratios = r
+	c.PCI.Release = rel
 	if c.Hosts, err = hostConfigs(f, ratios, hostConfDir); err != nil {
 		return c, err
+	}
+	for host, hc := range c.Hosts {
+		hc.PCI.Release = rel
+		c.Hosts[host] = hc
 	}
 	return c, nil
 }
@@ -81,7 +91,7 @@ func hostConfigs(f *cmdutil.Factory, ratios func(config.Ratios) (config.Ratios, 
 func StatusCompute(f *cmdutil.Factory, env *status.Env, hostConfDir string) error {
 	// The initial ratios nova.conf leaves unset are the checked release's
 	// Nova's defaults, as migrate inventory --release takes them.
-	compute, err := ComputeConfig(f, func(r config.Ratios) (config.Ratios, error) { return migrate.RatiosFor(r, env.Release) }, hostConfDir)
+	compute, err := ComputeConfig(f, env.Release, func(r config.Ratios) (config.Ratios, error) { return migrate.RatiosFor(r, env.Release) }, hostConfDir)
 	switch {
 	case err == nil:
 		env.Compute = &compute
