@@ -116,6 +116,16 @@ type AggregateSync struct {
 	// ran for minutes without a word). It is called for every
 	// membership; the caller throttles what it draws.
 	Progress func(done, total int)
+	// SkipHosts (migrate all) skips a host whose compute node has no uuid
+	// or no resource provider, recording it in the result's Skipped, and
+	// goes on with the other hosts: one bad compute node row must not keep
+	// the other cells' hosts out of their aggregates. Without it the sync
+	// stops there, as nova-manage placement sync_aggregates does (and
+	// rpctl migrate aggregates, its port, with its exit codes).
+	SkipHosts bool
+	// Skipped is the run's SkipLog: a skipped host whose row the inventory
+	// step skipped as bad is reported with that row and its bad columns.
+	Skipped *SkipLog
 }
 
 // Membership is one provider's membership of one aggregate.
@@ -137,6 +147,8 @@ type AggregateResult struct {
 	// Elsewhere counts missing memberships another writer added while
 	// this run was deciding (a generation conflict, then found present).
 	Elsewhere int
+	// Skipped are the hosts SkipHosts skipped, each with why.
+	Skipped RowErrors
 }
 
 // hostKey is a host name as Nova's queries compare it on MySQL:
@@ -473,16 +485,18 @@ func resolveHost(nv *novaView, hostRP map[string]string, host string) (string, h
 
 // memberships lists the memberships sync looks at, in its order, up to
 // where it stops: what it will write if nothing else does.
-func memberships(nv *novaView) []Membership {
+func memberships(nv *novaView, skipHosts bool) []Membership {
 	hostRP := map[string]string{}
 	var out []Membership
 	for _, a := range nv.aggs {
 		for _, host := range a.Hosts {
 			rp, o := resolveHost(nv, hostRP, host)
-			switch o {
-			case hostProvider:
+			switch {
+			case o == hostProvider:
 				out = append(out, Membership{Host: host, Provider: rp, Aggregate: a.UUID, Name: a.Name})
-			case hostTooMany, hostNoUUID:
+			case o == hostNoUUID && skipHosts:
+				// SkipHosts: the sync goes past it.
+			case o == hostTooMany, o == hostNoUUID:
 				return out
 			}
 		}
@@ -503,9 +517,9 @@ func addTo(agg string) func(have []string) []string {
 func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementView, res *AggregateResult) int {
 	s.say("Filling in missing placement aggregates")
 	hostRP := map[string]string{}
-	unmapped, noCompute := map[string]bool{}, map[string]bool{}
+	unmapped, noCompute, skipped := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var all []Membership // memberships(nv), when a write needs them
-	seen := 0            // memberships looked at so far
+	cursor := 0          // where in all the sync is
 	total, looked := 0, 0
 	for _, a := range nv.aggs {
 		total += len(a.Hosts)
@@ -523,6 +537,9 @@ func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementVie
 			progress()
 			looked++
 			s.say("Processing host: %s", host)
+			if skipped[host] {
+				continue
+			}
 			rp, o := resolveHost(nv, hostRP, host)
 			switch o {
 			case hostUnmapped:
@@ -538,12 +555,17 @@ func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementVie
 				// Nova would generate and store a uuid here and then find
 				// no provider for it; rpctl writes uuids only in the
 				// inventory migration.
-				fmt.Fprintf(s.Err, "The compute node of host %s has no uuid yet: rpctl migrate inventory gives it one, unless it skips the row as bad (then fix what it names for that row).\n", host)
+				if s.skip(res, nv, skipped, host, errors.New("not placed in its aggregates: its compute node has no uuid yet; rpctl migrate inventory gives it one")) {
+					continue
+				}
+				fmt.Fprintf(s.Err, "The compute node of host %s has no uuid yet: %s.\n", host, s.noUUIDHint(host))
 				return AggExitRetrieval
 			}
-			seen++
 			m := Membership{Host: host, Provider: rp, Aggregate: a.UUID, Name: a.Name}
 			pa, err := pv.get(ctx, rp)
+			if errors.Is(err, errNoProvider) && s.skip(res, nv, skipped, host, fmt.Errorf("not placed in its aggregates: its compute node's resource provider %s does not exist; rpctl migrate inventory creates it", rp)) {
+				continue
+			}
 			if err != nil {
 				// A missing provider fails the read of its aggregates, which
 				// Nova reports as a retrieval failure and stops (its
@@ -562,17 +584,27 @@ func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementVie
 				pa.Aggregates = append(slices.Clone(pa.Aggregates), a.UUID)
 				continue
 			}
-			at := seen - 1
 			wrote, err := pv.set(ctx, rp, addTo(a.UUID), func() []aggChange {
 				if all == nil {
-					all = memberships(nv)
+					all = memberships(nv, s.SkipHosts)
 				}
-				next := make([]aggChange, 0, len(all)-at)
-				for _, m := range all[at:] {
-					next = append(next, aggChange{m.Provider, addTo(m.Aggregate)})
+				// This membership and the ones after it, in the sync's
+				// order; the hosts skipped so far are left out (their
+				// providers are missing: the batch would stop at each).
+				for cursor < len(all) && (all[cursor].Host != host || all[cursor].Aggregate != a.UUID) {
+					cursor++
+				}
+				next := make([]aggChange, 0, len(all)-cursor)
+				for _, m := range all[min(cursor, len(all)):] {
+					if !skipped[m.Host] {
+						next = append(next, aggChange{m.Provider, addTo(m.Aggregate)})
+					}
 				}
 				return next
 			})
+			if errors.Is(err, errNoProvider) && s.skip(res, nv, skipped, host, fmt.Errorf("not placed in its aggregates: its compute node's resource provider %s does not exist; rpctl migrate inventory creates it", rp)) {
+				continue
+			}
 			if errors.Is(err, errNoProvider) {
 				fmt.Fprintf(s.Err, "Failed to get aggregates for resource provider with UUID %s\n", rp)
 				return AggExitRetrieval
@@ -600,6 +632,41 @@ func (s *AggregateSync) sync(ctx context.Context, nv *novaView, pv *placementVie
 		code = AggExitNoCompute
 	}
 	return code
+}
+
+// skip records host as skipped (SkipHosts), once, and reports whether it
+// was: the reason is the inventory step's skipped row when this run's
+// inventory migration skipped the host's compute node as bad, else why.
+func (s *AggregateSync) skip(res *AggregateResult, nv *novaView, skipped map[string]bool, host string, why error) bool {
+	if !s.SkipHosts {
+		return false
+	}
+	skipped[host] = true
+	if re := s.Skipped.host(host); re != nil {
+		why = skippedBecause(re)
+	}
+	var aggs []string
+	for _, a := range nv.aggs {
+		for _, h := range a.Hosts {
+			if h == host {
+				aggs = append(aggs, a.Name)
+				break
+			}
+		}
+	}
+	res.Skipped = append(res.Skipped, &RowError{Unfit: true, Migration: AggregatesName, Cell: nv.hostCell[hostKey(host)],
+		What: fmt.Sprintf("host %s (aggregates %s)", host, strings.Join(aggs, ", ")), Err: why})
+	return true
+}
+
+// noUUIDHint is what to do about a host whose compute node has no uuid:
+// fix its row when this run's inventory step skipped it as bad, else run
+// that step.
+func (s *AggregateSync) noUUIDHint(host string) string {
+	if re := s.Skipped.host(host); re != nil {
+		return fmt.Sprintf("%s skipped its row as bad (compute node id=%d: %s); fix that row and run again", re.Migration, re.ID, badColumns(re))
+	}
+	return "rpctl migrate inventory gives it one, unless it skips the row as bad (then fix what it names for that row)"
 }
 
 func sortedSet(m map[string]bool) []string {
@@ -820,6 +887,9 @@ func (m *AggregatesMigration) Run(ctx context.Context, _ int) (found, done int, 
 		return 0, 0, nil
 	}
 	m.ran = true
+	// In migrate all, a host whose compute node could not be migrated is
+	// skipped, named, and the others are synced.
+	m.Sync.SkipHosts = true
 	res, err := m.Sync.Run(ctx)
 	if res != nil {
 		found, done = res.Missing+len(res.Removed), len(res.Added)+len(res.Removed)+res.Elsewhere
@@ -830,6 +900,9 @@ func (m *AggregatesMigration) Run(ctx context.Context, _ int) (found, done int, 
 	}
 	if res.Exit != AggExitOK {
 		return found, done, fmt.Errorf("the sync stopped or left hosts out (nova-manage placement sync_aggregates' exit code %d); see the messages above", res.Exit)
+	}
+	if len(res.Skipped) > 0 {
+		return found, done, res.Skipped
 	}
 	return found, done, nil
 }

@@ -29,9 +29,11 @@ type PlannedNode struct {
 	UUID    string           `json:"uuid"`
 	Changes []ProviderChange `json:"providers"`
 	Error   string           `json:"error,omitempty"`
-	// Field and Value name the column that makes the row bad.
-	Field string `json:"field,omitempty"`
-	Value string `json:"value,omitempty"`
+	// Field and Value name the (first) column that makes the row bad;
+	// BadColumns are all of them, in the order Error gives them.
+	Field      string   `json:"field,omitempty"`
+	Value      string   `json:"value,omitempty"`
+	BadColumns []string `json:"bad_columns,omitempty"`
 	// Owner is the virt driver capability trait on the node's root
 	// provider that shows a nova-compute owns it (owned.go); "" when none.
 	Owner string `json:"owned_by_nova_compute,omitempty"`
@@ -42,10 +44,13 @@ type PlannedNode struct {
 	LeftAlone  bool   `json:"left_alone,omitempty"`
 	LeftReason string `json:"left_alone_reason,omitempty"`
 
-	cell  Cell
-	plan  *NodePlan
-	write *NodeWrite
-	err   error
+	cell Cell
+	// computeHost is compute_nodes.host (SkipLog's key: aggregates name
+	// hosts, not hypervisor hostnames).
+	computeHost string
+	plan        *NodePlan
+	write       *NodeWrite
+	err         error
 	// needsUUID: the row's uuid is NULL; one is generated and stored in the
 	// cell database before anything is written to Placement.
 	needsUUID bool
@@ -66,6 +71,11 @@ func (pn *PlannedNode) fail(err error) {
 	var fe *FieldError
 	if errors.As(err, &fe) {
 		pn.Field, pn.Value = fe.Field, fe.Value
+		pn.BadColumns = []string{fe.Field}
+	}
+	var many FieldErrors
+	if errors.As(err, &many) {
+		pn.BadColumns = many.Columns()
 	}
 }
 
@@ -445,6 +455,9 @@ func planOne(cell Cell, r NodeRow, cfg *InventoryConfig, st *PlacementState) *Pl
 	if n.HypervisorHostname != nil {
 		pn.Host = *n.HypervisorHostname
 	}
+	if n.Host != nil {
+		pn.computeHost = *n.Host
+	}
 	p, err := cfg.PlanRow(cell.Name(), r)
 	if err != nil {
 		pn.fail(err)
@@ -531,6 +544,9 @@ type Inventory struct {
 	warned bool
 	// NewUUID generates compute node uuids (tests make it deterministic).
 	NewUUID func() string
+	// Skipped, when set, records every row skipped as bad, for the later
+	// steps of the same run (SkipLog).
+	Skipped *SkipLog
 	// Notice, when set, gets one line per node a nova-compute owns: left
 	// alone (said at the end of the Run that reached it), or, with --force,
 	// what will be overwritten (said before it is written).
@@ -765,7 +781,11 @@ func (m *Inventory) Run(ctx context.Context, count int) (found, done int, err er
 			e = pn.err
 		}
 		if e != nil {
-			rowErrs = append(rowErrs, pn.rowError(e))
+			re := pn.rowError(e)
+			rowErrs = append(rowErrs, re)
+			if pn.err != nil && !re.Unfit {
+				m.Skipped.add(pn.computeHost, re)
+			}
 		}
 	}
 	if fatal != nil {

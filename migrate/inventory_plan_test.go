@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -431,5 +432,58 @@ func TestSharedPlans(t *testing.T) {
 	d := sh[0].Inventories["DISK_GB"]
 	if d.Total != 800 || d.Reserved != 2 || d.MaxUnit != 800 || cfg.Ratio(d, nil) != 2 || sh[0].Traits[0] != TraitShares || sh[0].UUID != SharedProviderUUID("ceph") {
 		t.Errorf("sharing provider %+v %+v", sh[0], d)
+	}
+}
+
+// TestPlanNodeEveryBadColumn (issue 34): a row with several bad columns is
+// reported once, naming every one of them in column order (sample-cloud's
+// bad-0003 has three negative totals; it used to take three runs to learn
+// of them), and a bad column does not hide an independent one; a column
+// whose check needs a bad one (the PCI device providers' names need the
+// hostname) is not reported in its stead.
+func TestPlanNodeEveryBadColumn(t *testing.T) {
+	cfg := baseCfg()
+	for _, tc := range []struct {
+		name string
+		mod  func(*nova.ComputeNode)
+		cols []string
+		want []string
+	}{
+		{"three totals", func(n *nova.ComputeNode) { n.VCPUs, n.MemoryMB, n.LocalGB = -16, -65536, -1 },
+			[]string{"vcpus", "memory_mb", "local_gb"}, []string{"vcpus=-16: ", "; memory_mb=-65536: ", "; local_gb=-1: "}},
+		{"uuid, ratio and every blob", func(n *nova.ComputeNode) {
+			n.UUID, n.DiskAllocationRatio = sp("not-a-uuid"), fp(-2)
+			n.PCIStats, n.NUMATopology, n.ExtraResources = sp(`[{"count"`), sp(`{"sockets": []}`), sp(`{"x": "lots"}`)
+		}, []string{"uuid", "disk_allocation_ratio", "pci_stats", "numa_topology", "extra_resources"}, []string{`uuid="not-a-uuid": not a UUID`, "disk_allocation_ratio=-2: "}},
+		{"no hostname, bad extra", func(n *nova.ComputeNode) { n.HypervisorHostname, n.ExtraResources = nil, sp(`{"VCPU": 4}`) },
+			[]string{"hypervisor_hostname", "extra_resources"}, []string{"hypervisor_hostname=NULL: empty", `"VCPU" names VCPU`}},
+		{"one bad column keeps its old shape", func(n *nova.ComputeNode) { n.VCPUs = -1 }, []string{"vcpus"}, []string{"vcpus=-1: "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := cfg.PlanNode("cell1", node(tc.mod))
+			if err == nil {
+				t.Fatal("planned a bad row")
+			}
+			var cols []string
+			var many FieldErrors
+			var one *FieldError
+			switch {
+			case errors.As(err, &many):
+				cols = many.Columns()
+			case errors.As(err, &one):
+				cols = []string{one.Field}
+			}
+			if !reflect.DeepEqual(cols, tc.cols) {
+				t.Errorf("bad columns %q, want %q: %v", cols, tc.cols, err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%v: no %q", err, w)
+				}
+			}
+			if !errors.As(err, &one) || one.Field != tc.cols[0] {
+				t.Errorf("errors.As finds %v, want the first column %s", one, tc.cols[0])
+			}
+		})
 	}
 }

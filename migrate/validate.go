@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -170,65 +171,151 @@ type validRow struct {
 	pciRPs []*pciProvider
 }
 
+// FieldErrors are every bad column of one compute node row, in the order
+// the columns are checked, one problem per column (the first found in it):
+// the row is reported once with all of them, not one column per run. It
+// unwraps to its FieldErrors (errors.As finds the first).
+type FieldErrors []*FieldError
+
+func (es FieldErrors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unwrap gives errors.Is and errors.As every column's error.
+func (es FieldErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// Columns names the bad columns, in order.
+func (es FieldErrors) Columns() []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Field
+	}
+	return out
+}
+
+// rowProblems collects a row's bad columns, the first problem of each.
+type rowProblems struct{ errs FieldErrors }
+
+// add records err (a *FieldError, or FieldErrors) unless its column is
+// already bad; it reports whether err was nil.
+func (p *rowProblems) add(err error) bool {
+	// checkName returns a *FieldError: a nil one is no problem.
+	if fe, typed := err.(*FieldError); err == nil || typed && fe == nil {
+		return true
+	}
+	var many FieldErrors
+	if errors.As(err, &many) {
+		for _, e := range many {
+			p.add(e)
+		}
+		return false
+	}
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		fe = &FieldError{Field: "row", Value: "", Reason: err.Error()}
+	}
+	if !p.bad(fe.Field) {
+		p.errs = append(p.errs, fe)
+	}
+	return false
+}
+
+func (p *rowProblems) bad(field string) bool {
+	for _, e := range p.errs {
+		if e.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// err is nil for a good row, else FieldErrors (a single *FieldError when
+// one column is bad, the shape callers have always matched).
+func (p *rowProblems) err() error {
+	switch len(p.errs) {
+	case 0:
+		return nil
+	case 1:
+		return p.errs[0]
+	}
+	return p.errs
+}
+
 // validate is the one check of a row before it is planned: every column
-// and blob the plan reads, and every name and total it will write.
+// and blob the plan reads, and every name and total it will write. Every
+// bad column is reported, in one error: a check that needs a column
+// another depends on (the PCI providers' names need the hostname) is
+// skipped when that column is already bad.
 func (c *InventoryConfig) validate(r NodeRow) (*validRow, error) {
 	n := r.Node
-	if err := checkRow(n); err != nil {
-		return nil, err
+	var p rowProblems
+	p.add(checkRow(n))
+	hostOK := !p.bad("hypervisor_hostname")
+	host := ""
+	if hostOK {
+		host = *n.HypervisorHostname
 	}
-	host := *n.HypervisorHostname
 	v := &validRow{row: r}
 	pools, err := novaformats.ParsePCIStats(n.PCIStats)
-	if err != nil {
-		return nil, blobError("pci_stats", n.PCIStats, err)
-	}
-	if v.cells, err = novaformats.ParseNUMATopology(n.NUMATopology); err != nil {
-		return nil, blobError("numa_topology", n.NUMATopology, err)
-	}
-	for _, cl := range v.cells {
-		if cl.MemoryMB > PlacementMaxInt {
-			return nil, badField("numa_topology", quoteValue(n.NUMATopology), "cell %d has %d MB of memory; Placement allows at most %d", cl.ID, cl.MemoryMB, PlacementMaxInt)
+	pciOK := p.add(blobError("pci_stats", n.PCIStats, err))
+	var numaOK bool
+	v.cells, err = novaformats.ParseNUMATopology(n.NUMATopology)
+	if numaOK = p.add(blobError("numa_topology", n.NUMATopology, err)); numaOK {
+		for _, cl := range v.cells {
+			if cl.MemoryMB > PlacementMaxInt {
+				p.add(badField("numa_topology", quoteValue(n.NUMATopology), "cell %d has %d MB of memory; Placement allows at most %d", cl.ID, cl.MemoryMB, PlacementMaxInt))
+			}
 		}
-	}
-	if v.cpu, v.pcpus = cpuSplit(v.cells); v.cpu == cpuBad {
-		return nil, badField("numa_topology", quoteValue(n.NUMATopology), "a cell's pcpuset overlaps its cpuset without being equal to it; Nova's libvirt driver writes either the same set (no cpu_dedicated_set) or disjoint ones")
-	}
-	if err := checkTotal("numa_topology", n.NUMATopology, "PCPU", v.pcpus); err != nil {
-		return nil, err
+		if v.cpu, v.pcpus = cpuSplit(v.cells); v.cpu == cpuBad {
+			p.add(badField("numa_topology", quoteValue(n.NUMATopology), "a cell's pcpuset overlaps its cpuset without being equal to it; Nova's libvirt driver writes either the same set (no cpu_dedicated_set) or disjoint ones"))
+		}
+		p.add(checkTotal("numa_topology", n.NUMATopology, "PCPU", v.pcpus))
 	}
 	extra, err := novaformats.ParseExtraResources(n.ExtraResources)
-	if err != nil {
-		return nil, blobError("extra_resources", n.ExtraResources, err)
-	}
 	v.extra = make(map[string]int64, len(extra))
-	for _, name := range sortedKeys(extra) {
-		rc := NormalizeClass(name)
-		if why := classNameProblem("resource class", rc); why != "" {
-			return nil, badField("extra_resources", quoteValue(n.ExtraResources), "%s: %s", strconv.Quote(shorten(name)), why)
+	if p.add(blobError("extra_resources", n.ExtraResources, err)) {
+		for _, name := range sortedKeys(extra) {
+			if p.bad("extra_resources") {
+				break
+			}
+			rc := NormalizeClass(name)
+			if why := classNameProblem("resource class", rc); why != "" {
+				p.add(badField("extra_resources", quoteValue(n.ExtraResources), "%s: %s", strconv.Quote(shorten(name)), why))
+				continue
+			}
+			if col, own := ownClasses[rc]; own {
+				p.add(badField("extra_resources", quoteValue(n.ExtraResources), "%s names %s, which the row's own %s gives; an extra resource must be a class of its own (a custom one: CUSTOM_...)", strconv.Quote(shorten(name)), rc, col))
+				continue
+			}
+			if _, dup := v.extra[rc]; dup {
+				p.add(badField("extra_resources", quoteValue(n.ExtraResources), "%s names the class %s twice", strconv.Quote(shorten(name)), rc))
+				continue
+			}
+			p.add(checkTotal("extra_resources", n.ExtraResources, rc, extra[name]))
+			v.extra[rc] = extra[name]
 		}
-		if col, own := ownClasses[rc]; own {
-			return nil, badField("extra_resources", quoteValue(n.ExtraResources), "%s names %s, which the row's own %s gives; an extra resource must be a class of its own (a custom one: CUSTOM_...)", strconv.Quote(shorten(name)), rc, col)
-		}
-		if _, dup := v.extra[rc]; dup {
-			return nil, badField("extra_resources", quoteValue(n.ExtraResources), "%s names the class %s twice", strconv.Quote(shorten(name)), rc)
-		}
-		if err := checkTotal("extra_resources", n.ExtraResources, rc, extra[name]); err != nil {
-			return nil, err
-		}
-		v.extra[rc] = extra[name]
 	}
-	for _, pl := range pools {
-		if pl.Count > PlacementMaxInt {
-			return nil, badField("pci_stats", quoteValue(n.PCIStats), "a pool counts %d devices; Placement allows at most %d", pl.Count, PlacementMaxInt)
+	if pciOK {
+		for _, pl := range pools {
+			if pl.Count > PlacementMaxInt {
+				p.add(badField("pci_stats", quoteValue(n.PCIStats), "a pool counts %d devices; Placement allows at most %d", pl.Count, PlacementMaxInt))
+			}
 		}
 	}
 	nested := c.Layout == LayoutNested && len(v.cells) > 0
-	if nested {
+	if nested && hostOK && numaOK {
 		for _, cl := range v.cells {
-			if err := checkName("hypervisor_hostname", n.HypervisorHostname, numaChildName(host, cl.ID)); err != nil {
-				return nil, err
-			}
+			p.add(checkName("hypervisor_hostname", n.HypervisorHostname, numaChildName(host, cl.ID)))
 		}
 	}
 	// PCI pools: by class, and in the nested layout by NUMA cell. Only
@@ -239,39 +326,43 @@ func (c *InventoryConfig) validate(r NodeRow) (*validRow, error) {
 		cellIDs[cl.ID] = true
 	}
 	v.pci = map[pciKey]int64{}
-	for _, pl := range pools {
-		k := pciKey{pciClass(pl), -1}
-		if why := classNameProblem("resource class", k.rc); why != "" {
-			return nil, badField("pci_stats", quoteValue(n.PCIStats), "a pool's resource_class tag: %s", why)
+	if pciOK && !p.bad("pci_stats") {
+		for _, pl := range pools {
+			k := pciKey{pciClass(pl), -1}
+			if why := classNameProblem("resource class", k.rc); why != "" {
+				p.add(badField("pci_stats", quoteValue(n.PCIStats), "a pool's resource_class tag: %s", why))
+				break
+			}
+			if nested && pl.NUMANode != nil && cellIDs[*pl.NUMANode] {
+				k.cell = *pl.NUMANode
+			}
+			if _, seen := v.pci[k]; !seen {
+				v.pciKeys = append(v.pciKeys, k)
+			}
+			v.pci[k] += pl.Count
 		}
-		if nested && pl.NUMANode != nil && cellIDs[*pl.NUMANode] {
-			k.cell = *pl.NUMANode
+		for _, k := range v.pciKeys {
+			p.add(checkTotal("pci_stats", n.PCIStats, k.rc, v.pci[k]))
 		}
-		if _, seen := v.pci[k]; !seen {
-			v.pciKeys = append(v.pciKeys, k)
-		}
-		v.pci[k] += pl.Count
 	}
-	for _, k := range v.pciKeys {
-		if err := checkTotal("pci_stats", n.PCIStats, k.rc, v.pci[k]); err != nil {
-			return nil, err
+	if hostOK {
+		if v.pciRPs, err = c.PCI.pciProviders(host, r.PCIDevices); err != nil {
+			p.add(badField("pci_devices", fmt.Sprintf("(%d devices)", len(r.PCIDevices)), "nova-compute would fail to report them: %v", err))
 		}
-	}
-	if v.pciRPs, err = c.PCI.pciProviders(host, r.PCIDevices); err != nil {
-		return nil, badField("pci_devices", fmt.Sprintf("(%d devices)", len(r.PCIDevices)), "nova-compute would fail to report them: %v", err)
-	}
-	for _, pp := range v.pciRPs {
-		if err := checkName("hypervisor_hostname", n.HypervisorHostname, pp.name); err != nil {
-			return nil, err
-		}
-		if why := classNameProblem("resource class", pp.rc); why != "" {
-			return nil, badField("pci_devices", strconv.Quote(shorten(pp.name)), "[pci] device_spec's resource_class tag: %s", why)
-		}
-		for _, t := range pp.traits {
-			if why := classNameProblemIn(c.PCI.Release, "trait", t); why != "" {
-				return nil, badField("pci_devices", strconv.Quote(shorten(pp.name)), "[pci] device_spec's traits tag: %s", why)
+		for _, pp := range v.pciRPs {
+			p.add(checkName("hypervisor_hostname", n.HypervisorHostname, pp.name))
+			if why := classNameProblem("resource class", pp.rc); why != "" {
+				p.add(badField("pci_devices", strconv.Quote(shorten(pp.name)), "[pci] device_spec's resource_class tag: %s", why))
+			}
+			for _, t := range pp.traits {
+				if why := classNameProblemIn(c.PCI.Release, "trait", t); why != "" {
+					p.add(badField("pci_devices", strconv.Quote(shorten(pp.name)), "[pci] device_spec's traits tag: %s", why))
+				}
 			}
 		}
+	}
+	if err := p.err(); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
@@ -287,25 +378,25 @@ func checkRatio(rc string, r float64) error {
 // checkRow checks the plain columns a provider is made of: the name, the
 // uuid, the totals and the ratios.
 func checkRow(n nova.ComputeNode) error {
+	var p rowProblems
 	h := n.HypervisorHostname
 	if h == nil || strings.TrimSpace(*h) == "" {
-		return badField("hypervisor_hostname", quoteValue(h), "empty; it would be the resource provider's name")
-	}
-	if err := checkName("hypervisor_hostname", h, *h); err != nil {
-		return err
+		p.add(badField("hypervisor_hostname", quoteValue(h), "empty; it would be the resource provider's name"))
+	} else {
+		p.add(checkName("hypervisor_hostname", h, *h))
 	}
 	// NULL is a uuid to generate (Nova's Mitaka rule); an empty string is
 	// not NULL to Nova either, and the generated uuid is only ever stored
 	// where the column is NULL.
 	if n.UUID != nil && !canonicalUUID().MatchString(*n.UUID) {
-		return badField("uuid", quoteValue(n.UUID), "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx); Placement refuses it as a resource provider uuid")
+		p.add(badField("uuid", quoteValue(n.UUID), "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx); Placement refuses it as a resource provider uuid"))
 	}
 	for _, c := range []struct {
 		name string
 		v    int64
 	}{{"vcpus", n.VCPUs}, {"memory_mb", n.MemoryMB}, {"local_gb", n.LocalGB}} {
 		if c.v < 0 || c.v > PlacementMaxInt {
-			return badField(c.name, intValue(c.v), "a total must be 0 (none) to %d for Placement", PlacementMaxInt)
+			p.add(badField(c.name, intValue(c.v), "a total must be 0 (none) to %d for Placement", PlacementMaxInt))
 		}
 	}
 	for _, r := range []struct {
@@ -313,14 +404,17 @@ func checkRow(n nova.ComputeNode) error {
 		v    *float64
 	}{{"cpu_allocation_ratio", n.CPUAllocationRatio}, {"ram_allocation_ratio", n.RAMAllocationRatio}, {"disk_allocation_ratio", n.DiskAllocationRatio}} {
 		if r.v != nil && (*r.v < 0 || math.IsNaN(*r.v) || math.IsInf(*r.v, 0) || *r.v > PlacementMaxFloat) {
-			return badField(r.name, strconv.FormatFloat(*r.v, 'g', -1, 64), "it must be 0.0 (unset) or above 0 and at most %g (Placement's FLOAT column)", PlacementMaxFloat)
+			p.add(badField(r.name, strconv.FormatFloat(*r.v, 'g', -1, 64), "it must be 0.0 (unset) or above 0 and at most %g (Placement's FLOAT column)", PlacementMaxFloat))
 		}
 	}
-	return nil
+	return p.err()
 }
 
 // blobError names the JSON column a parse error comes from; the parsers
 // already start their messages with the column's name.
 func blobError(field string, raw *string, err error) error {
+	if err == nil {
+		return nil
+	}
 	return badField(field, quoteValue(raw), "%s", strings.TrimPrefix(err.Error(), field+": "))
 }

@@ -150,6 +150,7 @@ func buildAggregates(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 	if err != nil {
 		return nil, err
 	}
+	s.Skipped = o.skipLog
 	return []migrate.Migration{&migrate.AggregatesMigration{Sync: s}}, nil
 }
 
@@ -162,9 +163,15 @@ func dryRunAggregates(ctx context.Context, f *cmdutil.Factory, dbs *storage.Data
 	if err != nil {
 		return 0, err
 	}
+	// As the real run of migrate all: a host whose compute node has no
+	// provider yet is named and the other hosts are listed.
+	s.SkipHosts = o.dryRunAll
 	res, err := s.Run(ctx)
 	if err != nil {
 		return 0, err
+	}
+	for _, re := range res.Skipped {
+		fmt.Fprintf(f.IO.ErrOut, "would skip %v (unless the inventory step creates its provider)\n", re)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "%s: %d memberships to add, %d to remove; nothing written (--dry-run)\n", migrate.AggregatesName, len(res.Added), len(res.Removed))
 	if res.Exit != migrate.AggExitOK {

@@ -73,7 +73,8 @@ func dryRunThenRun(t *testing.T, db string, args ...string) (int, int) {
 	}
 	var refused []string
 	for _, l := range strings.Split(errOut, "\n") {
-		if strings.Contains(l, "layout switch refused: node ") {
+		// The runner's "Skipped" lines (the summary lists them again).
+		if strings.HasPrefix(l, "Skipped ") && strings.Contains(l, "layout switch refused: node ") {
 			host, _, _ := strings.Cut(strings.SplitN(l, "layout switch refused: node ", 2)[1], ":")
 			refused = append(refused, host)
 		}

@@ -196,7 +196,7 @@ func buildInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databa
 	if warn != "" {
 		fmt.Fprintln(f.IO.ErrOut, warn)
 	}
-	m := &migrate.Inventory{Cells: cells, Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: o.flags.inventory.parallel}
+	m := &migrate.Inventory{Cells: cells, Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: o.flags.inventory.parallel, Skipped: o.skipLog}
 	p := cmdutil.NewProgress(f.IO.ErrOut, f.IO.IsStderrTTY())
 	m.Progress = p.Update
 	m.AfterRun = p.Clear

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,7 +16,9 @@ import (
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/internal/flagnum"
+	"github.com/rpctl/rpctl/internal/logging"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
 )
@@ -38,6 +41,9 @@ type MigrateOptions struct {
 	Cells     []string // --cell NAME: only these cells
 	// flags are the values of the migrations' own flags (AddFlags).
 	flags migrationFlags
+	// skipLog is where the run's steps tell each other which compute node
+	// rows were skipped as bad (the aggregate sync names them).
+	skipLog *migrate.SkipLog
 }
 
 // migrationFlags hold the values of the migrations' own flags, one set per
@@ -103,8 +109,11 @@ value, and skipped before anything is written: a total, reserved or unit outside
 1..2147483647 (0..2147483647 for reserved), a ratio not above 0 or beyond a FLOAT, a uuid
 that is not one, an empty, non-UTF-8 or over-200-character provider name, a name or uuid
 another row already claims, unreadable JSON in pci_stats, numa_topology or extra_resources.
---dry-run lists them. A signal rolls back the current transaction and prints the summary
-of what was written.`,
+A row is named once with every bad column. --dry-run lists them. In migrate all a host
+whose compute node row was skipped is left out of its aggregates (naming that row and its
+bad columns) and every other host is synced; the run ends with the list of the records
+skipped, each with why, and says whether --log-file kept them. A signal rolls back the
+current transaction and prints the summary of what was written.`,
 	}
 	all := &cobra.Command{
 		Use:   "all",
@@ -189,6 +198,7 @@ func addCommonMigrateFlags(c *cobra.Command, o *MigrateOptions) {
 }
 
 func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpec, o *MigrateOptions) error {
+	o.skipLog = &migrate.SkipLog{}
 	if o.BatchSize < 1 {
 		return fmt.Errorf("--batch-size must be at least 1, got %d", o.BatchSize)
 	}
@@ -272,6 +282,9 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 			bad++
 		case re.Migration == migrate.AllocationsName:
 			unfit++
+		case re.Migration == migrate.AggregatesName:
+			// Counted apart: a host left out because its compute node
+			// row is bad (or not migrated).
 		default:
 			kept++
 		}
@@ -285,6 +298,10 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 	if unfit > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "%d instances were not healed (listed above as \"Skipped\", each with its reason and what to do); do what they say and run again.\n", unfit)
 	}
+	if skippedHosts := len(sum.RowErrors) - bad - unfit - kept; skippedHosts > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%d records were left out because of another record (listed above as \"Skipped\", each naming it); fix that one and run again.\n", skippedHosts)
+	}
+	reportSkipped(f, sum)
 	if sum.Exit != 0 {
 		return cmdutil.Exit(sum.Exit)
 	}
@@ -307,4 +324,48 @@ func phaseTimes(rows []migrate.Row, took map[string]time.Duration) string {
 	}
 	fmt.Fprintf(&b, " (%s in all)", all.Round(100*time.Millisecond))
 	return b.String()
+}
+
+// reportSkipped ends a run that skipped records or had a migration fail
+// with the list of them, each once with its reason (the "Skipped" lines
+// above are interleaved with the progress lines of every batch), and says
+// where they were kept: in --log-file's file too, or on standard error
+// only, naming --log-file (nova-manage's "Check log for details" points to
+// a log that rpctl writes only when asked).
+func reportSkipped(f *cmdutil.Factory, sum migrate.Summary) {
+	if len(sum.RowErrors) == 0 && len(sum.Errors) == 0 {
+		return
+	}
+	out := f.IO.ErrOut
+	if n := len(sum.RowErrors); n > 0 {
+		fmt.Fprintf(out, "Skipped, not migrated (%d):\n", n)
+		for _, re := range sum.RowErrors {
+			fmt.Fprintf(out, "  %s\n", sanitize.String(re.Error()))
+		}
+	}
+	// A migration that fails fails in every batch: once each.
+	var failed []string
+	for _, err := range sum.Errors {
+		if msg := sanitize.String(err.Error()); !slices.Contains(failed, msg) {
+			failed = append(failed, msg)
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(out, "Failed (%d):\n", len(failed))
+		for _, msg := range failed {
+			fmt.Fprintf(out, "  %s\n", msg)
+		}
+	}
+	if f.LogFile == "" {
+		fmt.Fprintln(out, "Nothing was logged: these lines are on standard error only (give --log-file FILE to keep them in a file).")
+		return
+	}
+	log := logging.Logger()
+	for _, re := range sum.RowErrors {
+		log.Warn("skipped", "migration", re.Migration, "record", re.Error())
+	}
+	for _, msg := range failed {
+		log.Error("migration failed", "error", msg)
+	}
+	fmt.Fprintf(out, "These are also in --log-file %s.\n", f.LogFile)
 }
