@@ -8,6 +8,7 @@ import (
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/cmd/internal/shared"
 	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/placementdb"
 )
@@ -38,14 +39,22 @@ and the others go on. See "rpctl claims heal --help" for the rules.`,
 			if err != nil {
 				return nil, err
 			}
-			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}, PCI: pci}}}, nil
+			placement, err := claimsPlacement(ctx, f, dbs)
+			if err != nil {
+				return nil, err
+			}
+			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: placement, PCI: pci}}}, nil
 		},
 		DryRun: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
 			pci, err := computeConfig(f, &o.flags)
 			if err != nil {
 				return 0, err
 			}
-			h := claims.Healer{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: &placementdb.ClaimsPlacement{DB: dbs.Placement}, PCI: pci}
+			placement, err := claimsPlacement(ctx, f, dbs)
+			if err != nil {
+				return 0, err
+			}
+			h := claims.Healer{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: placement, PCI: pci}
 			res, err := h.Heal(ctx, claims.HealOptions{DryRun: true, DryRunOut: f.IO.Out})
 			if err != nil {
 				return 0, err
@@ -75,4 +84,18 @@ and the others go on. See "rpctl claims heal --help" for the rules.`,
 			return exit, nil
 		},
 	}
+}
+
+// claimsPlacement is the Placement the allocations are healed in: its
+// database, or, when the config files or flags name it only by its API,
+// that API at the microversion of Nova's heal_allocations.
+func claimsPlacement(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases) (claims.Placement, error) {
+	if dbs.Placement != nil {
+		return &placementdb.ClaimsPlacement{DB: dbs.Placement}, nil
+	}
+	client, err := f.PlacementClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return placementclient.Claims{C: client, Microversion: &placementclient.NovaHealVersion}, nil
 }

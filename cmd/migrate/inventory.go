@@ -180,7 +180,14 @@ func computeConfig(f *cmdutil.Factory, mf *migrationFlags) (*migrate.InventoryCo
 	return &c, nil
 }
 
+// inventoryNeedsDatabase is why the inventory migration does not run
+// through the Placement API.
+const inventoryNeedsDatabase = "it writes Placement's database (one transaction per compute node: its providers, inventories, traits and aggregates, and the root_provider_id placement-manage would), which the Placement API cannot do in one step; rpctl does not write it through the API: give placement.conf with [placement_database] connection, or --placement-db"
+
 func buildInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+	if dbs.Placement == nil {
+		return []migrate.Migration{placementNeedsDatabase{name: migrate.InventoryName, why: inventoryNeedsDatabase}}, nil
+	}
 	c, err := inventoryConfig(f, &o.flags)
 	if err != nil {
 		return nil, err
@@ -213,6 +220,10 @@ func fmtInv(v *inventory.Inventory) string {
 }
 
 func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
+	if dbs.Placement == nil {
+		fmt.Fprintf(f.IO.ErrOut, "%s: would fail: %s\n", migrate.InventoryName, inventoryNeedsDatabase)
+		return 2, nil
+	}
 	c, err := inventoryConfig(f, &o.flags)
 	if err != nil {
 		return 0, err

@@ -4,6 +4,7 @@ package migrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -113,7 +114,12 @@ A row is named once with every bad column. --dry-run lists them. In migrate all 
 whose compute node row was skipped is left out of its aggregates (naming that row and its
 bad columns) and every other host is synced; the run ends with the list of the records
 skipped, each with why, and says whether --log-file kept them. A signal rolls back the
-current transaction and prints the summary of what was written.`,
+current transaction and prints the summary of what was written.
+
+With a controller's nova.conf alone ([placement] credentials, no [placement_database], no
+--placement-db), the aggregate and allocation steps go through the Placement API it names;
+the inventory step writes Placement's database and fails alone, naming placement.conf, while
+the others run (exit 2).`,
 	}
 	all := &cobra.Command{
 		Use:   "all",
@@ -210,11 +216,26 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 		}
 		o.MaxCount = int(n)
 	}
+	// A controller's nova.conf names Placement by its API only (or
+	// --os-*): the steps that can reach Placement through it do, and the
+	// inventory step, which writes Placement's database, fails alone
+	// (placementNeedsDatabase) while the others run.
+	api := f.UsePlacementAPI()
 	var need storage.Need
 	for _, s := range specs {
-		need |= s.Need
+		n := s.Need
+		if api {
+			n &^= storage.NeedPlacement
+		}
+		need |= n
 	}
-	dbs, err := f.Databases(ctx, need, 0)
+	var want storage.Need
+	if api {
+		// A Placement database given as well still serves the inventory
+		// step.
+		want = storage.NeedPlacement
+	}
+	dbs, err := f.Databases(ctx, need, want)
 	if err != nil {
 		return err
 	}
@@ -368,4 +389,18 @@ func reportSkipped(f *cmdutil.Factory, sum migrate.Summary) {
 		log.Error("migration failed", "error", msg)
 	}
 	fmt.Fprintf(out, "These are also in --log-file %s.\n", f.LogFile)
+}
+
+// placementNeedsDatabase is a migration that cannot run through the
+// Placement API: its Run fails, naming what to give, so that migrate all
+// reports it as a failed migration (exit 2) and runs the others, as
+// nova-manage's runner goes on past a migration that fails.
+type placementNeedsDatabase struct {
+	name, why string
+}
+
+func (m placementNeedsDatabase) Name() string { return m.name }
+
+func (m placementNeedsDatabase) Run(context.Context, int) (int, int, error) {
+	return 0, 0, errors.New(m.why)
 }

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -50,16 +51,48 @@ func (f *Factory) UsePlacementAPI() bool {
 	if f.API.Cloud != "" || f.API.Endpoint != "" || f.API.Keystone.AuthURL != "" {
 		return true
 	}
-	if f.Embedded != "" || f.PlacementDB != "" || len(f.ConfigFiles) > 0 {
+	if f.Embedded != "" || f.PlacementDB != "" {
+		return false
+	}
+	if f.configPlacementAPI() {
+		return true
+	}
+	if len(f.ConfigFiles) > 0 {
 		return false
 	}
 	return os.Getenv("OS_CLOUD") != "" || os.Getenv("OS_AUTH_URL") != "" || os.Getenv("OS_ENDPOINT") != ""
+}
+
+// configPlacementAPI reports whether the config files name Placement only
+// by its API: a controller's nova.conf, with [placement] credentials
+// (auth_type) and no [placement_database] connection in any file read.
+// Commands then work through that API, as nova-compute and nova-status
+// reach Placement.
+func (f *Factory) configPlacementAPI() bool {
+	if f.Embedded != "" || f.PlacementDB != "" {
+		return false
+	}
+	o, err := f.Options()
+	return err == nil && o.PlacementDB.Value == "" && o.Upstream.Placement.AuthType != ""
 }
 
 // PlacementClient connects to the Placement API the flags (or OS_*
 // variables) name, once per run.
 func (f *Factory) PlacementClient(ctx context.Context) (*placementclient.Client, error) {
 	if f.placement != nil || f.placementErr != nil {
+		return f.placement, f.placementErr
+	}
+	if f.API.Cloud == "" && f.API.Endpoint == "" && f.API.Keystone.AuthURL == "" && f.configPlacementAPI() {
+		// nova.conf's [placement], as nova-compute reaches Placement.
+		o, _ := f.Options()
+		co := placementclient.ConfigOptions{}
+		if logging.Debug() {
+			co.Logger = logging.Logger()
+		}
+		f.placement, f.placementErr = placementclient.FromConfig(ctx, o.Upstream.Placement, co)
+		if f.placementErr != nil {
+			f.placementErr = fmt.Errorf("the Placement API [placement] names (%s): %w", o.Upstream.Placement.Source, f.placementErr)
+		}
 		return f.placement, f.placementErr
 	}
 	a := f.API

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/rpctl/rpctl/internal/config"
 	"github.com/rpctl/rpctl/internal/osapi"
@@ -128,36 +127,19 @@ func UpstreamConfig(o config.Options, apiDB bool, rel release.Name) status.Upstr
 }
 
 // ConfigPlacementClient connects to the Placement API nova.conf's
-// [placement] names (keystoneauth: an auth_type and its options,
-// endpoint_override), as nova-status and nova-compute reach it. Its errors
-// are placementclient's (ErrKeystoneRefused, ErrNoEndpoint, an *Error);
-// status.ErrAPINoCredentials and ErrAPIEndpointNotFound when the section
-// cannot name an endpoint.
+// [placement] names (placementclient.FromConfig), for the upgrade checks:
+// each request is sent once, so that a dead API fails the checks at once.
+// A section that cannot name an API is status.ErrAPINoCredentials or
+// ErrAPIEndpointNotFound, as nova-status tells them.
 func ConfigPlacementClient(ctx context.Context, a config.APIAuth) (*placementclient.Client, error) {
-	switch a.AuthType {
-	case "":
+	c, err := placementclient.FromConfig(ctx, a, placementclient.ConfigOptions{NoRetries: true})
+	switch {
+	case errors.Is(err, placementclient.ErrConfigNoAuth):
 		return nil, status.ErrAPINoCredentials
-	case "admin_token", "token_endpoint", "none", "noauth":
-		endpoint := a.EndpointOverride
-		if endpoint == "" {
-			endpoint = a.Endpoint
-		}
-		if endpoint == "" {
-			return nil, status.ErrAPIEndpointNotFound
-		}
-		// No retries: a dead API is the Failure of the checks that need
-		// it, told at once, not after minutes of backoff.
-		return placementclient.New(ctx, placementclient.Config{Endpoint: endpoint, Auth: placementclient.StaticToken(a.Token),
-			Retries: -1, Timeout: 30 * time.Second})
-	default:
-		iface := ""
-		if len(a.ValidInterfaces) > 0 {
-			iface = a.ValidInterfaces[0]
-		}
-		return placementclient.Connect(ctx, placementclient.ConnectOptions{Endpoint: a.EndpointOverride, RegionName: a.RegionName, Interface: iface,
-			Timeout: 30 * time.Second, Keystone: placementclient.KeystoneAuth{AuthURL: a.AuthURL, Username: a.Username, Password: a.Password,
-				ProjectName: a.ProjectName, UserDomainName: a.UserDomainName, ProjectDomainName: a.ProjectDomainName}})
+	case errors.Is(err, placementclient.ErrConfigNoEndpoint):
+		return nil, status.ErrAPIEndpointNotFound
 	}
+	return c, err
 }
 
 // PlacementVersions asks the Placement API nova.conf's [placement] names
