@@ -17,6 +17,12 @@ const AllocationsName = "heal_allocations"
 // reported as a skipped row rather than stopping the run.
 type Allocations struct {
 	Batch *claims.Batch
+	// Skipped is the run's SkipLog: an instance on a host whose compute
+	// node row the inventory step skipped as bad is reported with that
+	// row, not with the refusal Placement gave its allocation (a provider
+	// that does not exist, which "see why with rpctl candidates" cannot
+	// explain).
+	Skipped *SkipLog
 }
 
 // Name is the summary row's key.
@@ -34,7 +40,12 @@ func (a *Allocations) Run(ctx context.Context, count int) (int, int, error) {
 	if len(skipped) > 0 {
 		rows := make(RowErrors, len(skipped))
 		for i, s := range skipped {
-			rows[i] = &RowError{Unfit: true, Migration: AllocationsName, Cell: s.Cell, Host: s.Host, What: fmt.Sprintf("instance %s", s.Instance), Err: s.Err}
+			why := s.Err
+			if re := a.Skipped.host(s.Host); re != nil {
+				why = fmt.Errorf("not healed: %s skipped its compute node (%s), so it has no resource provider (bad: %s); fix that row as its %s line says and run again",
+					re.Migration, nodeWhere(re), badColumns(re), re.Migration)
+			}
+			rows[i] = &RowError{Unfit: true, Migration: AllocationsName, Cell: s.Cell, Host: s.Host, What: fmt.Sprintf("instance %s", s.Instance), Err: why}
 		}
 		return found, done, rows
 	}

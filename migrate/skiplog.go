@@ -59,10 +59,15 @@ func badColumns(re *RowError) string {
 // skippedBecause is the reason a host of an aggregate is skipped when its
 // compute node row was skipped as bad earlier in the run.
 func skippedBecause(re *RowError) error {
+	return fmt.Errorf("not placed in its aggregates: %s skipped its compute node (%s), so it has no resource provider (bad: %s); fix that row as its %s line says and run again",
+		re.Migration, nodeWhere(re), badColumns(re), re.Migration)
+}
+
+// nodeWhere names a skipped compute node row: "cell C: compute node id=N".
+func nodeWhere(re *RowError) string {
 	where := fmt.Sprintf("compute node id=%d", re.ID)
 	if re.Cell != "" {
 		where = fmt.Sprintf("cell %s: %s", re.Cell, where)
 	}
-	return fmt.Errorf("not placed in its aggregates: %s %s, so it has no resource provider (bad: %s); fix that row as its %s line says and run again",
-		re.Migration, "skipped its compute node ("+where+")", badColumns(re), re.Migration)
+	return where
 }

@@ -32,6 +32,12 @@ func TestMigrateAllBadRowsThreeCells(t *testing.T) {
 	if out, errOut, code := cmdtest.Rpctl(t, append(all, "sample-cloud", "--nodes", "12", "--seed", "7", "--bad-rows", "3")...); code != 0 {
 		t.Fatalf("sample-cloud: exit %d\n%s%s", code, out, errOut)
 	}
+	// An instance on the host of the row with three bad columns: it
+	// cannot be healed, and says why (not Placement's "Unable to find
+	// resource provider", which rpctl candidates cannot explain).
+	if _, err := c1.Admin.Exec("UPDATE `" + c1.Name + "`.instances SET host = 'bad-0003', node = 'bad-0003.example.org' WHERE deleted = 0 AND vm_state = 'active' AND task_state IS NULL ORDER BY id LIMIT 1"); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := cmdtest.Rpctl(t, append(all, "migrate", "all")...)
 	t.Logf("migrate all: exit %d\n%s", code, errOut)
 	if code != 2 {
@@ -39,10 +45,10 @@ func TestMigrateAllBadRowsThreeCells(t *testing.T) {
 	}
 	summary := errOut[strings.Index(errOut, "Skipped, not migrated"):]
 	lines := strings.Split(strings.TrimSpace(summary), "\n")
-	if lines[0] != "Skipped, not migrated (6):" {
+	if lines[0] != "Skipped, not migrated (7):" {
 		t.Fatalf("summary header %q", lines[0])
 	}
-	listed := lines[1:7]
+	listed := lines[1:8]
 	wantLines := []*regexp.Regexp{
 		regexp.MustCompile(`^  migrate_compute_node_inventory: cell \w+: compute node id=\d+ \(bad-0001\.example\.org\): pci_stats=.*: unexpected end of JSON input$`),
 		regexp.MustCompile(`^  migrate_compute_node_inventory: cell \w+: compute node id=\d+ \(bad-0002\.example\.org\): numa_topology=.*: unexpected end of JSON input$`),
@@ -50,6 +56,7 @@ func TestMigrateAllBadRowsThreeCells(t *testing.T) {
 		regexp.MustCompile(`^  aggregates: cell \w+: host bad-0003 \(aggregates az1\): not placed in its aggregates: migrate_compute_node_inventory skipped its compute node \(cell \w+: compute node id=\d+\), so it has no resource provider \(bad: vcpus, memory_mb, local_gb\); fix that row`),
 		regexp.MustCompile(`^  aggregates: cell \w+: host bad-0001 \(aggregates [^)]+\): .*\(bad: pci_stats\)`),
 		regexp.MustCompile(`^  aggregates: cell \w+: host bad-0002 \(aggregates [^)]+\): .*\(bad: numa_topology\)`),
+		regexp.MustCompile(`^  heal_allocations: cell \w+: instance [-0-9a-f]{36} \(bad-0003\): not healed: migrate_compute_node_inventory skipped its compute node \(cell \w+: compute node id=\d+\), so it has no resource provider \(bad: vcpus, memory_mb, local_gb\); fix that row`),
 	}
 	for i, re := range wantLines {
 		if i >= len(listed) || !re.MatchString(listed[i]) {
@@ -110,11 +117,11 @@ func TestMigrateAllBadRowsThreeCells(t *testing.T) {
 	// left), and they are in the log.
 	logFile := filepath.Join(t.TempDir(), "migrate.log")
 	_, errOut, code = cmdtest.Rpctl(t, append(all, "--log-file", logFile, "migrate", "all")...)
-	if code != 2 || !strings.Contains(errOut, "Skipped, not migrated (6):") || !strings.Contains(errOut, "These are also in --log-file "+logFile) {
+	if code != 2 || !strings.Contains(errOut, "Skipped, not migrated (7):") || !strings.Contains(errOut, "These are also in --log-file "+logFile) {
 		t.Errorf("second run: exit %d\n%s", code, errOut)
 	}
 	logged, err := os.ReadFile(logFile)
-	if err != nil || strings.Count(string(logged), "msg=skipped") != 6 || !strings.Contains(string(logged), "memory_mb=-65536") {
+	if err != nil || strings.Count(string(logged), "msg=skipped") != 7 || !strings.Contains(string(logged), "memory_mb=-65536") {
 		t.Errorf("the log holds %d skipped records (%v):\n%s", strings.Count(string(logged), "msg=skipped"), err, logged)
 	}
 }
