@@ -73,7 +73,7 @@ func TestMigrateAllBadRowsThreeCells(t *testing.T) {
 	// Cells 2 and 3: nothing left to do, by rpctl's checks of those cells.
 	status := func(args ...string) map[string]string {
 		t.Helper()
-		out, errOut, _ := cmdtest.Rpctl(t, append(args, "status", "--check", "rpctl", "-f", "json")...)
+		out, errOut, _ := cmdtest.Rpctl(t, append(args, "status", "--check", "rpctl", "--json")...)
 		var doc cmdtest.StatusDoc
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("status: %v\n%s%s", err, out, errOut)

@@ -27,6 +27,15 @@ summary rows keep Placement's names. migrate all runs them first, before anythin
 writes to Placement.`,
 		Need: storage.NeedPlacement,
 		Build: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
+			if dbs.Placement == nil {
+				// nova.conf alone: the API shows neither a provider without a
+				// root nor allocations without a consumer row, so these
+				// steps fail alone, as placement-manage needs placement.conf.
+				return []migrate.Migration{
+					placementNeedsDatabase{name: migrate.SetRootProviderIDsName, why: placementOnlineNeedsDatabase},
+					placementNeedsDatabase{name: migrate.CreateIncompleteConsumersName, why: placementOnlineNeedsDatabase},
+				}, nil
+			}
 			opts, err := f.Options()
 			if err != nil {
 				return nil, err
@@ -40,3 +49,7 @@ writes to Placement.`,
 		DryRun: skipDryRun(migrate.SetRootProviderIDsName + ", " + migrate.CreateIncompleteConsumersName),
 	}
 }
+
+// placementOnlineNeedsDatabase is why placement-manage's migrations do not
+// run through the Placement API.
+const placementOnlineNeedsDatabase = "placement-manage's online migrations read and write Placement's database (the API lists neither a provider without root_provider_id nor allocations without a consumer row): give placement.conf with [placement_database] connection, or --placement-db"

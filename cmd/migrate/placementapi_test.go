@@ -47,7 +47,7 @@ func TestMigrateAllThroughPlacementAPI(t *testing.T) {
 	}
 	status := func() map[string]int {
 		t.Helper()
-		out, errOut, _ := cmdtest.Rpctl(t, append(dbs, "status", "--check", "rpctl", "-f", "json")...)
+		out, errOut, _ := cmdtest.Rpctl(t, append(dbs, "status", "--check", "rpctl", "--json")...)
 		var doc cmdtest.StatusDoc
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("status: %v\n%s%s", err, out, errOut)
