@@ -17,6 +17,7 @@ import (
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/cmd/internal/shared"
+	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/metrics"
 )
 
@@ -79,6 +80,9 @@ idle for 90 s is closed. SIGTERM or SIGINT stop it cleanly (exit 0); SIGHUP is i
 config files are read once: restart the exporter to read changed ones).
 
 The databases (or the Placement API, for the audit) are given as for the other commands.
+Bad config files, flags or flavors are refused at start (exit 2, or 255 for a config file
+that cannot be read); a database that cannot be read yet is not: the exporter warns once
+and serves, and each collection counts the error until the database answers.
 The server is the rpctl-exporter program, installed beside rpctl: rpctl runs it, so that
 no other command pays for the Prometheus library's start-up.
 
@@ -137,9 +141,9 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) er
 		}
 	}
 	if ServeMetrics == nil {
-		// What rpctl-exporter would refuse (config, flavors, databases)
-		// is refused here, with the codes of every other command.
-		if _, err := shared.PrepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), false); err != nil {
+		// What rpctl-exporter would refuse (config, flavors) is refused
+		// here, with the codes of every other command.
+		if err := prepare(ctx, f, o); err != nil {
 			return err
 		}
 		return execExporter()
@@ -152,7 +156,7 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) er
 	}
 	// Bad flags or flavors are the operator's to fix before serving, not
 	// a collection error to find in the metrics later.
-	if _, err := shared.PrepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), false); err != nil {
+	if err := prepare(ctx, f, o); err != nil {
 		ln.Close()
 		return err
 	}
@@ -163,6 +167,25 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) er
 	fmt.Fprintf(f.IO.ErrOut, "rpctl exporter: serving http://%s/metrics every %s\n", ln.Addr(), o.Interval)
 	return ServeMetrics(ctx, metrics.ServeOptions{Listener: ln, Interval: o.Interval, Log: f.IO.ErrOut,
 		Collect: func(ctx context.Context) metrics.Run { return collectMetrics(ctx, f, o) }})
+}
+
+// prepare checks the config files, flags and flavors before serving: what
+// is wrong there is refused (the operator's to fix). A database that cannot
+// be read yet (down, unreachable, refusing the password) is not: refusing
+// to start would only make systemd restart the exporter in a loop and
+// leave Prometheus with up=0; it serves, warns once, and every collection
+// reports the error (rpctl_exporter_collect_errors) until the database
+// answers.
+func prepare(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) error {
+	if _, err := f.Options(); err != nil {
+		return err
+	}
+	_, err := shared.PrepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), false)
+	if err == nil || cmdutil.ExitCode(err) != cmdutil.ExitUnexpected || ctx.Err() != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "rpctl exporter: warning: %s; serving anyway: each collection reports it until it succeeds\n", sanitize.String(err.Error()))
+	return nil
 }
 
 // checkListen refuses a --listen that is not host:port with a port: an

@@ -195,3 +195,27 @@ func TestExporterIgnoresSIGHUP(t *testing.T) {
 		t.Errorf("after SIGHUP and SIGTERM: %v (exit %d), want exit 0\n%s", err, ex.ProcessState.ExitCode(), stderr.String())
 	}
 }
+
+// TestExporterStartsWithoutDatabase (issue 39): a database that cannot be
+// read at start (here a file that is no database) does not stop the
+// exporter from serving: it warns once, and each collection counts the
+// error under its parts until the database answers; bad flags and flavors
+// are still refused (TestExporterRefusals).
+func TestExporterStartsWithoutDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cloud.db")
+	if err := os.WriteFile(db, bytes.Repeat([]byte("not a database "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := collectOnce(t, nil, "--db", db)
+	if len(got) != 1 {
+		t.Fatalf("%d collections", len(got))
+	}
+	for _, part := range []string{"capacity", "status", "audit"} {
+		if len(got[0].errors[part]) == 0 {
+			t.Errorf("no %s error counted: %q", part, got[0].errors)
+		}
+	}
+	if strings.Contains(got[0].page, "rpctl_capacity_free_slots") {
+		t.Errorf("capacity published though its database cannot be read:\n%s", got[0].page)
+	}
+}
