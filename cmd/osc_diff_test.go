@@ -639,9 +639,12 @@ type oscSilent struct {
 }
 
 // TestDifferentialOSCSilentWrites (issue 39): osc's writes that print
-// nothing — resource provider trait delete, resource class set, resource
-// provider allocation delete — and rpctl's spellings, each run from the same
-// state against the same real placement-api: both print nothing, exit 0,
+// nothing — resource provider trait delete, resource class set, create and
+// delete, trait create and delete, resource provider inventory delete,
+// resource provider delete, resource provider allocation delete — and
+// rpctl's spellings, each run from the same state against the same real
+// placement-api, rpctl on the database and through the API: both print
+// nothing, exit 0,
 // and leave the same state (what rpctl's reads show of it, and the same
 // change of the provider's generation).
 func TestDifferentialOSCSilentWrites(t *testing.T) {
@@ -723,6 +726,15 @@ func testSilentWrites(t *testing.T, backend string) {
 		{name: "inventory delete, all", osc: res("inventory", "delete", oscCN1), rpctl: []string{"inventory", "delete", oscCN1}, version: "1.5",
 			reset: [][]string{{"inventory", "set", oscCN1, "VCPU=8", "MEMORY_MB=4096", "--yes"}},
 			state: [][]string{{"inventory", "list", oscCN1, "-f", "value"}}, genOf: oscCN1},
+		{name: "trait delete", osc: []string{"trait", "delete", "CUSTOM_NEW"}, rpctl: []string{"trait", "delete", "CUSTOM_NEW"}, version: "1.6",
+			reset: [][]string{{"trait", "create", "CUSTOM_NEW"}},
+			state: [][]string{{"trait", "list", "--name", "startswith:CUSTOM_", "-f", "value"}}},
+		{name: "resource class delete", osc: []string{"resource", "class", "delete", "CUSTOM_NEW"}, rpctl: []string{"resource-class", "delete", "CUSTOM_NEW"}, version: "1.39",
+			reset: [][]string{{"resource-class", "create", "CUSTOM_NEW"}},
+			state: [][]string{{"resource-class", "list", "-f", "value"}}},
+		{name: "provider delete", osc: res("delete", oscSS), rpctl: []string{"provider", "delete", oscSS}, version: "1.39",
+			reset: [][]string{{"provider", "create", "cmp-gone", "--uuid", oscSS}},
+			state: [][]string{{"provider", "list", "-f", "value", "-c", "uuid"}}},
 		{name: "allocation delete", osc: res("allocation", "delete", oscInst), rpctl: []string{"allocation", "delete", oscInst}, version: "1.39",
 			reset: [][]string{{"inventory", "set", oscCN1, "VCPU=8", "MEMORY_MB=4096", "--yes"}, setInst}, state: append([][]string{{"allocation", "show", oscInst, "-f", "value"}}, usages...), genOf: oscCN1},
 	} {
