@@ -72,7 +72,9 @@ in the order osc sends them (with --amend the classes read, in Placement's order
 ones as named; without, as named). --changes prints rpctl's change log instead: one row per
 changed class (outcome, before, after, used, generation). Where rpctl deliberately differs
 from osc: an edit that changes nothing writes nothing (the generation stays; osc writes),
-and --dry-run prints the change log (osc prints its request body).
+--dry-run prints the change log (osc prints its request body), and with --aggregate the
+providers written are printed even when others failed (osc prints nothing then; both exit
+non-zero).
 
 --dry-run prints each change (class, before -> after) and writes nothing.
 
