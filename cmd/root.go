@@ -98,6 +98,7 @@ Commands that read or edit Placement can use its REST API instead:
 		b.Version = version
 	}
 	root.SetVersionTemplate(cmdutil.VersionString(b))
+	cmdutil.AddOptionsTopic(root)
 	cmdutil.FinishCommandTree(root)
 	cmdutil.RegisterCompletions(root, f)
 	return root
