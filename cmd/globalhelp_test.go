@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpctl/rpctl/cmd"
+	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 )
 
 // TestHelpShowsGlobalFlagsOnce (issue 39): no subcommand's help repeats
@@ -62,5 +63,48 @@ func TestHelpShowsGlobalFlagsOnce(t *testing.T) {
 				t.Errorf("%s does not list --%s", name, g.Name)
 			}
 		}
+	}
+}
+
+// TestEveryCommandHasExamples (issue 39): every command an operator runs
+// has an Examples section, and every example is that command with flags it
+// takes (parsed as the command line would be).
+func TestEveryCommandHasExamples(t *testing.T) {
+	root := cmd.NewCmdRoot(commandTree(), "test")
+	n := 0
+	for _, c := range cmdutil.RunnableCommands(root) {
+		if c.Name() == "help" || strings.HasPrefix(c.CommandPath(), "rpctl completion") {
+			continue
+		}
+		var b strings.Builder
+		c.SetOut(&b)
+		c.HelpFunc()(c, nil)
+		if !strings.Contains(b.String(), "\nExamples:\n") {
+			t.Errorf("%s --help has no examples", c.CommandPath())
+			continue
+		}
+		for _, line := range strings.Split(c.Example, "\n") {
+			line = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line), "\\"))
+			if line == "" || !strings.HasPrefix(line, "rpctl ") {
+				continue
+			}
+			if strings.ContainsAny(line, `'"`) {
+				continue // quoted arguments: not split here
+			}
+			n++
+			args := strings.Fields(line)[1:]
+			fresh := cmd.NewCmdRoot(commandTree(), "test")
+			found, rest, err := fresh.Find(args)
+			if err != nil || found.CommandPath() != c.CommandPath() {
+				t.Errorf("%s: example %q runs %v (%v)", c.CommandPath(), line, found.CommandPath(), err)
+				continue
+			}
+			if err := found.ParseFlags(rest); err != nil {
+				t.Errorf("%s: example %q: %v", c.CommandPath(), line, err)
+			}
+		}
+	}
+	if n < 60 {
+		t.Errorf("only %d examples checked", n)
 	}
 }

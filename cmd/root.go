@@ -99,6 +99,7 @@ Commands that read or edit Placement can use its REST API instead:
 	}
 	root.SetVersionTemplate(cmdutil.VersionString(b))
 	cmdutil.AddOptionsTopic(root)
+	cmdutil.SetExamples(commandExample)
 	cmdutil.FinishCommandTree(root)
 	cmdutil.RegisterCompletions(root, f)
 	return root

@@ -202,6 +202,7 @@ func FinishCommandTree(root *cobra.Command) {
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		addExitCodes(c)
+		addExample(c)
 		fillOptionsTopic(c)
 		help(c, args)
 	})
@@ -226,6 +227,7 @@ func addExitCodes(c *cobra.Command) {
 func FinishHelp(root *cobra.Command) {
 	for _, c := range runnableCommands(root) {
 		addExitCodes(c)
+		addExample(c)
 	}
 	for _, c := range root.Commands() {
 		fillOptionsTopic(c)

@@ -61,3 +61,18 @@ help names only its own flags.
 
 ` + strings.TrimRight(c.Root().PersistentFlags().FlagUsages(), " \n")
 }
+
+// examples gives a command without an Example its Examples section (see
+// SetExamples); nil: none.
+var examples func(path string) string
+
+// SetExamples names the function that gives a command's Examples section
+// by command path; the section joins the help when it is shown.
+func SetExamples(fn func(path string) string) { examples = fn }
+
+// addExample fills c's Example from the examples function, once.
+func addExample(c *cobra.Command) {
+	if c.Example == "" && examples != nil {
+		c.Example = examples(c.CommandPath())
+	}
+}
