@@ -27,6 +27,12 @@ var offlineCommands = map[string]bool{
 	"rpctl provider apply": true,
 }
 
+// servesWithoutDatabase are the daemons a database that cannot be read
+// does not stop at start (issue 39: the exporter warns and serves, and
+// each collection counts the error; TestExporterStartsWithoutDatabase), so
+// the "database down" row does not apply to them.
+var servesWithoutDatabase = map[string]bool{"rpctl exporter": true}
+
 // TestExitCodeTable is the issue's proof: every command × {success, more may
 // remain / warning, failure, usage error, config error, database down} →
 // its documented exit code, against a real MariaDB, and for "database down"
@@ -144,7 +150,7 @@ func TestExitCodeTable(t *testing.T) {
 		// ... until the server went down.
 		srv.Stop(t)
 		for _, c := range commands {
-			if path := c.CommandPath(); !offlineCommands[path] {
+			if path := c.CommandPath(); !offlineCommands[path] && !servesWithoutDatabase[path] {
 				check(t, row{path, append(append([]string(nil), dbs...), argsOf(path)...), 255, "database down"})
 			}
 		}
