@@ -331,19 +331,31 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 
 // phaseTimes is the summary's line of each migration's time, in the
 // table's order, and their sum (issue 35): which phase a long run spent
-// its time in.
+// its time in. A migration that took less than a tenth of a second is
+// left out of the list (a run has fifteen, most of them instant), not out
+// of the sum.
 func phaseTimes(rows []migrate.Row, took map[string]time.Duration) string {
+	const shown = 100 * time.Millisecond
 	var b strings.Builder
 	var all time.Duration
 	b.WriteString("time:")
-	for i, r := range rows {
-		if i > 0 {
+	n := 0
+	for _, r := range rows {
+		all += took[r.Migration]
+		if took[r.Migration] < shown {
+			continue
+		}
+		if n > 0 {
 			b.WriteString(",")
 		}
-		fmt.Fprintf(&b, " %s %s", r.Migration, took[r.Migration].Round(100*time.Millisecond))
-		all += took[r.Migration]
+		n++
+		fmt.Fprintf(&b, " %s %s", r.Migration, took[r.Migration].Round(shown))
 	}
-	fmt.Fprintf(&b, " (%s in all)", all.Round(100*time.Millisecond))
+	if n == 0 {
+		fmt.Fprintf(&b, " %s in all (each under %s)", all.Round(time.Millisecond), shown)
+		return b.String()
+	}
+	fmt.Fprintf(&b, " (%s in all)", all.Round(shown))
 	return b.String()
 }
 
