@@ -2,11 +2,9 @@ package placementdb
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/rpctl/rpctl/candidates"
@@ -110,18 +108,12 @@ func (s *Store) WriteAggregates(ctx context.Context, ws []migrate.AggregateWrite
 		if err == nil {
 			continue
 		}
-		var me *mysql.MySQLError
-		if errors.As(err, &me) && me.Number == aggregateCASFailed {
+		if casFailed(err) {
 			err = concurrentUpdate("Update conflict: ")
 		} else {
 			err = s.db.Errorf("write provider aggregates %s: %w", ws[done].Provider, storage.CleanError(err))
 		}
-		// The failed transaction may still be open; a connection whose
-		// ROLLBACK fails goes, and the server rolls it back.
-		if storage.InDoubt(err) || rollback(ctx, c.conn) != nil {
-			c.release(true)
-		}
-		return done, err
+		return done, c.scriptFailed(ctx, err)
 	}
 	return done, nil
 }

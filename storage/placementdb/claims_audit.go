@@ -136,11 +136,7 @@ func (l ClaimsLedger) RemoveConsumersFromProviders(ctx context.Context, rs []cla
 		if err == nil {
 			continue
 		}
-		err = db.Errorf("remove consumer %s: %w", rs[done].Consumer, storage.CleanError(err))
-		if storage.InDoubt(err) || rollback(ctx, c.conn) != nil {
-			c.release(true)
-		}
-		return done, err
+		return done, c.scriptFailed(ctx, db.Errorf("remove consumer %s: %w", rs[done].Consumer, storage.CleanError(err)))
 	}
 	return done, nil
 }

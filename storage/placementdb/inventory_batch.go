@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/rpctl/rpctl/inventory"
@@ -132,16 +131,12 @@ func (s *Store) ReplaceInventoriesBatch(ctx context.Context, ws []inventory.Inve
 		if err == nil {
 			continue
 		}
-		var me *mysql.MySQLError
-		if errors.As(err, &me) && me.Number == aggregateCASFailed {
+		if casFailed(err) {
 			err = concurrentUpdate("update conflict: ")
 		} else {
 			err = s.db.Errorf("write inventories %s: %w", ws[done].UUID, storage.CleanError(err))
 		}
-		if storage.InDoubt(err) || rollback(ctx, c.conn) != nil {
-			c.release(true)
-		}
-		return done, err
+		return done, c.scriptFailed(ctx, err)
 	}
 	return done, nil
 }

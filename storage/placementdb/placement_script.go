@@ -4,10 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
@@ -268,4 +271,22 @@ func runScript(ctx context.Context, conn *sql.Conn, script string, first int) (i
 func rollback(ctx context.Context, conn *sql.Conn) error {
 	_, err := conn.ExecContext(ctx, "ROLLBACK")
 	return err
+}
+
+// scriptFailed ends a batch whose script failed with err (its item's
+// error, already worded): the failed transaction may still be open, so it
+// is rolled back, and a connection whose ROLLBACK fails, or whose outcome
+// is in doubt, goes (the server rolls it back).
+func (c *scriptConn) scriptFailed(ctx context.Context, err error) error {
+	if storage.InDoubt(err) || rollback(ctx, c.conn) != nil {
+		c.release(true)
+	}
+	return err
+}
+
+// casFailed reports whether err is a script's failed generation check
+// (aggregateCASFailed), which the caller words as Placement's conflict.
+func casFailed(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == aggregateCASFailed
 }
