@@ -37,7 +37,11 @@ func commandExample(path string) string {
 	case "rpctl migrate aggregates":
 		return `  rpctl --config-file /etc/nova/nova.conf migrate aggregates --dry-run
   rpctl --config-file /etc/nova/nova.conf migrate aggregates --prune`
-	case "rpctl migrate uuids", "rpctl migrate availability-zones", "rpctl migrate dev-uuids", "rpctl migrate queued-for-delete", "rpctl migrate user-id":
+	case "rpctl migrate placement":
+		return `  rpctl --config-file /etc/placement/placement.conf migrate placement
+  rpctl --db cloud.db migrate placement --max-count 500`
+	case "rpctl migrate uuids", "rpctl migrate availability-zones", "rpctl migrate dev-uuids", "rpctl migrate queued-for-delete", "rpctl migrate user-id",
+		"rpctl migrate quotas", "rpctl migrate vif-list":
 		return "  rpctl --config-file /etc/nova/nova.conf " + path[len("rpctl "):] + " --dry-run\n  rpctl --db cloud.db " + path[len("rpctl "):] + " --cell cell1 --max-count 500"
 	case "rpctl provider list":
 		return `  rpctl ` + db + ` provider list --resources VCPU:4,MEMORY_MB:8192
