@@ -107,7 +107,7 @@ func (f *Factory) loadOptions() (config.Options, error) {
 	if err != nil {
 		return config.Options{}, err
 	}
-	if f.IO.Verbose {
+	if f.IO != nil && f.IO.Verbose {
 		if len(files) == 0 {
 			fmt.Fprintln(f.IO.ErrOut, "config: no config file read")
 		} else {
