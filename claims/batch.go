@@ -27,10 +27,14 @@ type Batch struct {
 	PCI PCIProviders
 	// Page bounds the instances read at once (default DefaultPage).
 	Page int
+	// Progress, when set, is told after every instance how many the
+	// batches have looked at, of how many (counted at the first Run).
+	Progress func(done, total int)
 
-	cell  int
-	after *Page
-	run   *healRun
+	cell          int
+	after         *Page
+	run           *healRun
+	looked, total int
 	// elsewhere counts the instances found healed by another writer
 	// between this batch's read and its write.
 	elsewhere int
@@ -51,6 +55,12 @@ const conflictRereads = 3
 func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []Skipped, err error) {
 	if b.run == nil {
 		b.run = &healRun{Healer: &Healer{Cells: b.Cells, Placement: b.Placement, PCI: b.PCI}, log: io.Discard, nodeCache: map[string]string{}}
+		if b.Progress != nil {
+			if b.total, err = countInstances(ctx, b.Cells); err != nil {
+				return 0, 0, nil, err
+			}
+			b.Progress(0, b.total)
+		}
 	}
 	page := b.Page
 	if page <= 0 {
@@ -86,6 +96,10 @@ func (b *Batch) Run(ctx context.Context, count int) (found, done int, skipped []
 		for i := range rows {
 			in := &rows[i]
 			b.after = pageAfter(in)
+			if b.Progress != nil {
+				b.looked++
+				b.Progress(b.looked, b.total)
+			}
 			w, kind, err := b.run.decide(ctx, cell, in, current[in.UUID], cr)
 			if err != nil {
 				var s *stop

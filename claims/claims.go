@@ -62,6 +62,31 @@ type NodeBatcher interface {
 	ComputeNodeUUIDs(ctx context.Context, keys []HostNode) (map[HostNode]string, error)
 }
 
+// InstanceCounter is a Cell that counts the instances Instances walks
+// (with no uuid): the total of a heal's progress report (issue 35: heal
+// printed "1000 rows matched" lines for minutes with no ETA).
+type InstanceCounter interface {
+	CountInstances(ctx context.Context) (int, error)
+}
+
+// countInstances is the instances a walk of every cell reads, or -1 when a
+// cell cannot count them (the report then has no total).
+func countInstances(ctx context.Context, cells []Cell) (int, error) {
+	total := 0
+	for _, c := range cells {
+		ic, ok := c.(InstanceCounter)
+		if !ok {
+			return -1, nil
+		}
+		n, err := ic.CountInstances(ctx)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
 // ErrComputeHostNotFound is Nova's ComputeHostNotFound.
 var ErrComputeHostNotFound = errors.New("compute host not found")
 

@@ -50,6 +50,10 @@ type HealOptions struct {
 	Log io.Writer
 	// DryRunOut receives the "[dry-run] ..." lines.
 	DryRunOut io.Writer
+	// Progress, when set, is told after every page how many instances
+	// the heal has looked at, of how many (-1: not known; only a run
+	// without --max-count or --instance counts them first).
+	Progress func(done, total int)
 }
 
 // HealResult is what a heal did.
@@ -114,6 +118,8 @@ type healRun struct {
 	// allocate on yet, and their hosts in order.
 	noProvider      int
 	noProviderHosts []string
+	// looked and total are the progress report's instances (Progress).
+	looked, total int
 }
 
 // stop ends a heal with a code and nova-manage's message.
@@ -154,6 +160,15 @@ func (h *Healer) Heal(ctx context.Context, o HealOptions) (HealResult, error) {
 	if len(h.Cells) == 0 {
 		fmt.Fprintln(r.log, "No cells to process.")
 		return HealResult{Code: ExitNothingToDo}, nil
+	}
+	r.total = -1
+	if o.Progress != nil && unlimited {
+		n, err := countInstances(ctx, h.Cells)
+		if err != nil {
+			return res, err
+		}
+		r.total = n
+		o.Progress(0, r.total)
 	}
 	for _, cell := range h.Cells {
 		fmt.Fprintf(r.log, "Looking for instances in cell: %s\n", cell.Name())
@@ -237,6 +252,10 @@ func (r *healRun) healCell(ctx context.Context, cell Cell, limit int, unlimited 
 		cr.Candidates += len(insts)
 		n, err := r.healPage(ctx, cell, insts, cr)
 		processed += n
+		if r.o.Progress != nil {
+			r.looked += len(insts)
+			r.o.Progress(r.looked, r.total)
+		}
 		if err != nil {
 			return processed, err
 		}

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"context"
+	"slices"
 	"fmt"
 	"strings"
 	"testing"
@@ -274,5 +275,46 @@ func TestHealRereadsConsumersHealedConcurrently(t *testing.T) {
 				t.Errorf("found %d done %d elsewhere %d, want %d, %d and %d", found, done, b.DoneElsewhere(), len(tc.missing), len(tc.missing), len(tc.race))
 			}
 		})
+	}
+}
+
+// countingCell is a fakeCell that counts its instances (InstanceCounter).
+type countingCell struct{ *fakeCell }
+
+func (c countingCell) CountInstances(context.Context) (int, error) { return len(c.insts), nil }
+
+// TestHealProgress (issue 35): an unlimited heal counts the instances
+// first and reports them page by page up to the total; a cell that cannot
+// count leaves the total unknown (-1); the batches of migrate allocations
+// report every instance once across their runs.
+func TestHealProgress(t *testing.T) {
+	ctx := context.Background()
+	c, p := cloud([]bool{true, false, true, true, false})
+	var got [][2]int
+	rec := func(d, n int) { got = append(got, [2]int{d, n}) }
+	if _, err := (&Healer{Cells: []Cell{countingCell{c}}, Placement: p}).Heal(ctx, HealOptions{Page: 2, Progress: rec}); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][2]int{{0, 5}, {2, 5}, {4, 5}, {5, 5}}; !slices.Equal(got, want) {
+		t.Errorf("heal progress %v, want %v", got, want)
+	}
+	got = nil
+	c2, p2 := cloud([]bool{true, true})
+	if _, err := (&Healer{Cells: []Cell{c2}, Placement: p2}).Heal(ctx, HealOptions{Progress: rec}); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][2]int{{0, -1}, {2, -1}}; !slices.Equal(got, want) {
+		t.Errorf("heal progress without a count %v, want %v", got, want)
+	}
+	got = nil
+	c3, p3 := cloud([]bool{true, true, true})
+	b := &Batch{Cells: []Cell{countingCell{c3}}, Placement: p3, Progress: rec}
+	for range 3 {
+		if _, _, _, err := b.Run(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := [][2]int{{0, 3}, {1, 3}, {2, 3}, {3, 3}}; !slices.Equal(got, want) {
+		t.Errorf("batch progress %v, want %v", got, want)
 	}
 }

@@ -162,8 +162,12 @@ func runClaimsHeal(ctx context.Context, f *cmdutil.Factory, o *ClaimsHealOptions
 		}
 		hopts.MaxCount = n
 	}
+	// A bar with rate and ETA on a terminal, a line every few seconds
+	// otherwise (issue 35); the verbose lines clear it first.
+	prog := cmdutil.NewProgressOf(f.IO.ErrOut, f.IO.IsStderrTTY(), "heal", "instances")
+	hopts.Progress = prog.UpdateDone
 	if f.IO.Verbose {
-		hopts.Log = f.IO.ErrOut
+		hopts.Log = prog.Before(f.IO.ErrOut)
 	}
 	api := f.UsePlacementAPI()
 	need := storage.NeedCells | storage.NeedPlacement

@@ -72,10 +72,11 @@ func addAggregateFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 
 // aggregateSync wires Nova's databases and the selected Placement (API or
 // database) to the sync.
-func aggregateSync(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, dryRun bool, aggregateFlags aggregateFlags) (*migrate.AggregateSync, error) {
+func aggregateSync(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions, dryRun bool) (*migrate.AggregateSync, error) {
+	aggregateFlags := o.flags.aggregates
 	// A bar with rate and ETA on a terminal, a line every few seconds
 	// otherwise (issue 35); Nova's messages clear it first.
-	p := cmdutil.NewProgressOf(f.IO.ErrOut, f.IO.IsStderrTTY(), migrate.AggregatesName, "memberships")
+	p := o.bar(f, migrate.AggregatesName, "memberships")
 	s := &migrate.AggregateSync{API: stores.AggregateAPI(dbs.API), Cells: stores.AggregateCells(dbs.Cells),
 		Out: p.Before(cmdutil.LineSanitizer(f.NoticeOut())), Err: p.Before(cmdutil.LineSanitizer(f.IO.ErrOut)), Verbose: aggregateFlags.verbose, Prune: aggregateFlags.prune, DryRun: dryRun,
 		Progress: p.UpdateDone}
@@ -111,7 +112,7 @@ func runAggregates(ctx context.Context, f *cmdutil.Factory, o *MigrateOptions) e
 		return &cmdutil.ExitError{Code: cmdutil.ExitStoreUnexpected, Err: err}
 	}
 	defer dbs.Close()
-	s, err := aggregateSync(ctx, f, dbs, o.DryRun, o.flags.aggregates)
+	s, err := aggregateSync(ctx, f, dbs, o, o.DryRun)
 	if err != nil {
 		return &cmdutil.ExitError{Code: cmdutil.ExitStoreUnexpected, Err: err}
 	}
@@ -146,7 +147,7 @@ func buildAggregates(ctx context.Context, f *cmdutil.Factory, dbs *storage.Datab
 		fmt.Fprintf(f.IO.ErrOut, "%s: skipped: no Nova API database configured (host aggregates live there)\n", migrate.AggregatesName)
 		return nil, nil
 	}
-	s, err := aggregateSync(ctx, f, dbs, false, o.flags.aggregates)
+	s, err := aggregateSync(ctx, f, dbs, o, false)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ func dryRunAggregates(ctx context.Context, f *cmdutil.Factory, dbs *storage.Data
 		fmt.Fprintf(f.IO.ErrOut, "%s: skipped: no Nova API database configured (host aggregates live there)\n", migrate.AggregatesName)
 		return 0, nil
 	}
-	s, err := aggregateSync(ctx, f, dbs, true, o.flags.aggregates)
+	s, err := aggregateSync(ctx, f, dbs, o, true)
 	if err != nil {
 		return 0, err
 	}

@@ -43,7 +43,10 @@ and the others go on. See "rpctl claims heal --help" for the rules.`,
 			if err != nil {
 				return nil, err
 			}
-			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: placement, PCI: pci}, Skipped: o.skipLog}}, nil
+			// The bar of the instances looked at, across the runner's
+			// batches (issue 35).
+			prog := o.bar(f, migrate.AllocationsName, "instances")
+			return []migrate.Migration{&migrate.Allocations{Batch: &claims.Batch{Cells: shared.ClaimsCells[claims.Cell](dbs.Cells), Placement: placement, PCI: pci, Progress: prog.UpdateDone}, Skipped: o.skipLog}}, nil
 		},
 		DryRun: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
 			pci, err := computeConfig(f, &o.flags)

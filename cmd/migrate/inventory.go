@@ -204,7 +204,7 @@ func buildInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databa
 		fmt.Fprintln(f.IO.ErrOut, warn)
 	}
 	m := &migrate.Inventory{Cells: cells, Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: o.flags.inventory.parallel, Skipped: o.skipLog}
-	p := cmdutil.NewProgress(f.IO.ErrOut, f.IO.IsStderrTTY())
+	p := o.bar(f, "inventory", "nodes")
 	m.Progress = p.Update
 	m.AfterRun = p.Clear
 	m.Warn = func(msg string) { p.Clear(); fmt.Fprintln(f.IO.ErrOut, msg) }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"sort"
@@ -45,6 +46,30 @@ type MigrateOptions struct {
 	// skipLog is where the run's steps tell each other which compute node
 	// rows were skipped as bad (the aggregate sync names them).
 	skipLog *migrate.SkipLog
+	// bars are the steps' progress reports, cleared before each of the
+	// runner's lines (bar).
+	bars []*cmdutil.Progress
+}
+
+// bar is a step's progress report of what in units, on standard error:
+// a bar on a terminal, a line every few seconds otherwise (issue 35).
+func (o *MigrateOptions) bar(f *cmdutil.Factory, what, units string) *cmdutil.Progress {
+	p := cmdutil.NewProgressOf(f.IO.ErrOut, f.IO.IsStderrTTY(), what, units)
+	o.bars = append(o.bars, p)
+	return p
+}
+
+// clearBars is a writer that clears every step's bar before each line.
+type clearBars struct {
+	bars []*cmdutil.Progress
+	w    io.Writer
+}
+
+func (c clearBars) Write(b []byte) (int, error) {
+	for _, p := range c.bars {
+		p.Clear()
+	}
+	return c.w.Write(b)
 }
 
 // migrationFlags hold the values of the migrations' own flags, one set per
@@ -269,7 +294,7 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 		}
 		ms = append(ms, built...)
 	}
-	r := &migrate.Runner{Migrations: ms, Log: f.IO.ErrOut, Batch: o.BatchSize}
+	r := &migrate.Runner{Migrations: ms, Log: clearBars{o.bars, f.IO.ErrOut}, Batch: o.BatchSize}
 	// A bad --max-count was refused above, before any database was opened.
 	sum, runErr := r.Run(ctx, o.MaxCount, !o.MaxCountSet)
 	if runErr != nil && sum.Rows == nil {

@@ -45,7 +45,7 @@ func (c *Cell) Instances(ctx context.Context, after *claims.Page, limit int, uui
 	db := c.DB
 	var where []string
 	var args []any
-	where = append(where, "i.deleted = 0", "(i.vm_state IS NULL OR i.vm_state <> 'soft-delete')")
+	where = append(where, healInstanceFilter)
 	if uuid != "" {
 		where = append(where, "i.uuid = ?")
 		args = append(args, uuid)
@@ -126,6 +126,20 @@ WHERE deleted = 0 AND boot_index = 0 AND instance_uuid IN (`+sqlutil.InList(len(
 	return out, rows.Err()
 }
 
+// CountInstances implements claims.InstanceCounter: the rows Instances
+// walks, counted as it filters them.
+func (c *Cell) CountInstances(ctx context.Context) (int, error) {
+	var n int
+	if err := c.DB.GetContext(ctx, &n, `SELECT COUNT(*) FROM instances i WHERE `+healInstanceFilter); err != nil {
+		return 0, c.DB.Errorf("count instances: %w", storage.CleanError(err))
+	}
+	return n, nil
+}
+
+// healInstanceFilter is what Instances and CountInstances read: live rows
+// that are not soft-deleted.
+const healInstanceFilter = "i.deleted = 0 AND (i.vm_state IS NULL OR i.vm_state <> 'soft-delete')"
+
 // ComputeNodeUUID is ComputeNode.get_by_host_and_nodename(host, node).uuid.
 func (c *Cell) ComputeNodeUUID(ctx context.Context, host, node string) (string, error) {
 	db := c.DB
@@ -140,7 +154,10 @@ func (c *Cell) ComputeNodeUUID(ctx context.Context, host, node string) (string, 
 	return sqlutil.FoldUUID(u.String), nil
 }
 
-var _ claims.NodeBatcher = (*Cell)(nil)
+var (
+	_ claims.NodeBatcher     = (*Cell)(nil)
+	_ claims.InstanceCounter = (*Cell)(nil)
+)
 
 // nodesPerRead bounds the lookups of one ComputeNodeUUIDs statement (SQLite
 // takes at most 500 SELECTs in one compound statement).

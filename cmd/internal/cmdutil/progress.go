@@ -21,13 +21,9 @@ type Progress struct {
 	what, unit string
 }
 
-// NewProgress starts the clock when the migration is built, so the rate
-// covers planning too and is defined even when one group finishes the run.
-func NewProgress(w io.Writer, tty bool) *Progress {
-	return NewProgressOf(w, tty, "inventory", "nodes")
-}
-
-// NewProgressOf is a progress report of other things than nodes.
+// NewProgressOf is a progress report of what, counted in units. It starts
+// the clock when the step is built, so the rate covers planning too and is
+// defined even when one group finishes the run.
 func NewProgressOf(w io.Writer, tty bool, what, unit string) *Progress {
 	now := time.Now()
 	return &Progress{w: w, tty: tty, start: now, last: now, what: what, unit: unit}
