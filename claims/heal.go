@@ -252,12 +252,12 @@ func (r *healRun) healCell(ctx context.Context, cell Cell, limit int, unlimited 
 		cr.Candidates += len(insts)
 		n, err := r.healPage(ctx, cell, insts, cr)
 		processed += n
+		if err != nil {
+			return processed, err
+		}
 		if r.o.Progress != nil {
 			r.looked += len(insts)
 			r.o.Progress(r.looked, r.total)
-		}
-		if err != nil {
-			return processed, err
 		}
 		if (!unlimited && processed == limit) || r.o.Instance != "" {
 			return processed, nil

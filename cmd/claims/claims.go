@@ -194,6 +194,7 @@ func runClaimsHeal(ctx context.Context, f *cmdutil.Factory, o *ClaimsHealOptions
 		h.Placement = placementclient.Claims{C: client, Microversion: &placementclient.NovaHealVersion}
 	}
 	res, err := h.Heal(ctx, hopts)
+	prog.Clear() // what follows (an error, the table) starts on a clean line
 	if werr := writeHealResult(f, res); werr != nil && err == nil {
 		err = werr
 	}
