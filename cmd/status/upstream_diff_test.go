@@ -470,7 +470,7 @@ func runUpstreamDiff(t *testing.T, c *upstreamCloud) {
 			// rpctl's own checks included (issue 34). The API database
 			// has no flavor for the exporter's capacity part: it is given
 			// one in a file.
-			cmdtest.ExporterEqualsStatus(t, args[:len(args)-1], nil, "--flavor", flavor)
+			cmdtest.ExporterEqualsStatus(t, []string{"--config-file", novaConf, "--config-file", placeConf}, []string{"--release", c.release}, "--flavor", flavor)
 		})
 	}
 }
