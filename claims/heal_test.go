@@ -2,8 +2,8 @@ package claims
 
 import (
 	"context"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
