@@ -38,12 +38,7 @@ func (c *Cell) QuotaLimits(ctx context.Context, perUser bool, limit int) ([]migr
 		if err := rows.Scan(&project, &l.UserID, &l.Resource, &hard); err != nil {
 			return nil, c.DB.Errorf("read %s: %w", table, storage.CleanError(err))
 		}
-		if project.Valid {
-			l.ProjectID = &project.String
-		}
-		if hard.Valid {
-			l.HardLimit = &hard.Int64
-		}
+		l.ProjectID, l.HardLimit = sqlutil.StrPtr(project), sqlutil.IntPtr(hard)
 		out = append(out, l)
 	}
 	if err := rows.Err(); err != nil {
@@ -95,15 +90,7 @@ func (c *Cell) QuotaClasses(ctx context.Context, limit int) ([]migrate.QuotaClas
 		if err := rows.Scan(&qc.ID, &name, &resource, &hard); err != nil {
 			return nil, c.DB.Errorf("read quota_classes: %w", storage.CleanError(err))
 		}
-		if name.Valid {
-			qc.ClassName = &name.String
-		}
-		if resource.Valid {
-			qc.Resource = &resource.String
-		}
-		if hard.Valid {
-			qc.HardLimit = &hard.Int64
-		}
+		qc.ClassName, qc.Resource, qc.HardLimit = sqlutil.StrPtr(name), sqlutil.StrPtr(resource), sqlutil.IntPtr(hard)
 		out = append(out, qc)
 	}
 	if err := rows.Err(); err != nil {

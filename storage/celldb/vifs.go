@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
 
 var _ migrate.VIFCell = (*Cell)(nil)
@@ -88,9 +89,7 @@ func (c *Cell) VIFInstances(ctx context.Context, marker *string, limit int) ([]m
 		if err := rows.Scan(&in.UUID, &nw); err != nil {
 			return nil, c.DB.Errorf("read instances: %w", storage.CleanError(err))
 		}
-		if nw.Valid {
-			in.NetworkInfo = &nw.String
-		}
+		in.NetworkInfo = sqlutil.StrPtr(nw)
 		out = append(out, in)
 	}
 	if err := rows.Err(); err != nil {
@@ -115,9 +114,7 @@ func (c *Cell) InstanceVIFs(ctx context.Context, instanceUUID string) ([]migrate
 			return nil, c.DB.Errorf("read virtual_interfaces: %w", storage.CleanError(err))
 		}
 		v.UUID = u.String
-		if tag.Valid {
-			v.Tag = &tag.String
-		}
+		v.Tag = sqlutil.StrPtr(tag)
 		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
