@@ -294,15 +294,7 @@ func printChanges(f *cmdutil.Factory, o *InventorySetOptions, results []inventor
 	var errs []error
 	var requests []string
 	for _, r := range results {
-		counts[r.Outcome]++
-		for _, w := range r.Warnings {
-			fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
-		}
-		if r.Err != nil {
-			errs = append(errs, r.Err)
-			if o.Aggregate {
-				fmt.Fprintf(f.IO.ErrOut, "%s: %s: %v\n", r.Outcome, inventory.Label(r.Provider), r.Err)
-			}
+		if !tally(f, o, r, counts, &errs) {
 			continue
 		}
 		outcome := r.Outcome
@@ -335,11 +327,35 @@ func printChanges(f *cmdutil.Factory, o *InventorySetOptions, results []inventor
 			fmt.Fprintln(f.IO.ErrOut, "would send: "+r)
 		}
 	}
+	changed := "changed"
+	if o.DryRun {
+		changed = "would change"
+	}
+	return finish(f, o, counts, errs, nProviders, changed)
+}
+
+// tally counts r's outcome and prints its warnings and, with --aggregate,
+// its error (the provider goes on the summary's count); false when r has
+// no rows to print.
+func tally(f *cmdutil.Factory, o *InventorySetOptions, r inventory.Result, counts map[inventory.Outcome]int, errs *[]error) bool {
+	counts[r.Outcome]++
+	for _, w := range r.Warnings {
+		fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
+	}
+	if r.Err == nil {
+		return true
+	}
+	*errs = append(*errs, r.Err)
 	if o.Aggregate {
-		changed := "changed"
-		if o.DryRun {
-			changed = "would change"
-		}
+		fmt.Fprintf(f.IO.ErrOut, "%s: %s: %v\n", r.Outcome, inventory.Label(r.Provider), r.Err)
+	}
+	return false
+}
+
+// finish is both printers' end: --aggregate's summary line (changed words
+// the changed count) and its exit code, else the first error.
+func finish(f *cmdutil.Factory, o *InventorySetOptions, counts map[inventory.Outcome]int, errs []error, nProviders int, changed string) error {
+	if o.Aggregate {
 		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d %s, %d unchanged, %d conflicts, %d failed\n", nProviders,
 			counts[inventory.Changed], changed, counts[inventory.Unchanged], counts[inventory.Conflict], counts[inventory.Failed])
 		if len(errs) > 0 {
@@ -372,15 +388,7 @@ func printOSC(f *cmdutil.Factory, o *InventorySetOptions, results []inventory.Re
 	counts := map[inventory.Outcome]int{}
 	var errs []error
 	for _, r := range results {
-		counts[r.Outcome]++
-		for _, w := range r.Warnings {
-			fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
-		}
-		if r.Err != nil {
-			errs = append(errs, r.Err)
-			if o.Aggregate {
-				fmt.Fprintf(f.IO.ErrOut, "%s: %s: %v\n", r.Outcome, inventory.Label(r.Provider), r.Err)
-			}
+		if !tally(f, o, r, counts, &errs) {
 			continue
 		}
 		var classes []string
@@ -408,18 +416,7 @@ func printOSC(f *cmdutil.Factory, o *InventorySetOptions, results []inventory.Re
 			return err
 		}
 	}
-	if o.Aggregate {
-		fmt.Fprintf(f.IO.ErrOut, "%d providers: %d changed, %d unchanged, %d conflicts, %d failed\n", nProviders,
-			counts[inventory.Changed], counts[inventory.Unchanged], counts[inventory.Conflict], counts[inventory.Failed])
-		if len(errs) > 0 {
-			return cmdutil.Exit(cmdutil.ExitStoreIncomplete)
-		}
-		return nil
-	}
-	if len(errs) > 0 {
-		return errs[0]
-	}
-	return nil
+	return finish(f, o, counts, errs, nProviders, "changed")
 }
 
 // editAll runs one(i) for every provider, parallel at a time, with a
