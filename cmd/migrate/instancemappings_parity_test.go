@@ -330,26 +330,8 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 	for _, maxCount := range []string{"", "7", "40"} {
 		t.Run("max-count "+maxCount, func(t *testing.T) {
 			seed()
-			novaArgs := []string{"--config-file", novaConf, "db", "online_data_migrations"}
-			rpctlArgs := []string{"--config-file", rpctlConf, "--placement-db", placement.URL, "migrate", "all"}
-			if maxCount != "" {
-				novaArgs = append(novaArgs, "--max-count", maxCount)
-				rpctlArgs = append(rpctlArgs, "--max-count", maxCount)
-			} else {
-				// Unmigratable mappings are found again at every batch:
-				// the totals are nova-manage's only with its batch size.
-				rpctlArgs = append(rpctlArgs, "--batch-size", "50")
-			}
-			novaOut, novaCode := runNovaManage(t, novaArgs...)
-			rpctlOut, rpctlErr, rpctlCode := cmdtest.Rpctl(t, rpctlArgs...)
-			if novaCode != rpctlCode {
-				t.Errorf("exit code: nova-manage %d, rpctl %d", novaCode, rpctlCode)
-			}
-			for _, name := range names {
-				if n, r := onlineSummary(novaOut, name), onlineSummary(rpctlOut, name); n != r {
-					t.Errorf("%s Total Needed/Completed: nova-manage %s, rpctl %s", name, n, r)
-				}
-			}
+			run := sameOnlineRun(t, "nova-manage", runNovaManage, []string{"--config-file", novaConf, "db", "online_data_migrations"},
+				[]string{"--config-file", rpctlConf, "--placement-db", placement.URL, "migrate", "all"}, maxCount, names...)
 			want, got := mappingsDump(t, novaAPI.DSN), mappingsDump(t, rpctlAPI.DSN)
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Errorf("instance_mappings differ:\n nova-manage:\n  %s\n rpctl:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
@@ -365,7 +347,7 @@ func TestInstanceMappingMigrationsParityWithNova(t *testing.T) {
 				t.Errorf("instances' zones differ:\n nova-manage:\n  %s\n rpctl:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
 			}
 			if t.Failed() {
-				t.Fatalf("nova-manage (exit %d):\n%s\nrpctl (exit %d):\n%s%s", novaCode, novaOut, rpctlCode, rpctlOut, rpctlErr)
+				t.Fatal(run)
 			}
 			if maxCount != "" {
 				return

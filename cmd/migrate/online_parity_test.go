@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,28 +135,52 @@ func (c *novaCopies) copyToRpctl(t *testing.T) {
 // outputs.
 func (c *novaCopies) run(t *testing.T, maxCount string, names ...string) (novaOut, rpctlOut string) {
 	t.Helper()
-	novaArgs := []string{"--config-file", c.novaConf, "db", "online_data_migrations"}
-	rpctlArgs := []string{"--config-file", c.rpctlConf, "--placement-db", c.placement.URL, "migrate", "all"}
-	if maxCount != "" {
-		novaArgs = append(novaArgs, "--max-count", maxCount)
-		rpctlArgs = append(rpctlArgs, "--max-count", maxCount)
-	} else {
-		rpctlArgs = append(rpctlArgs, "--batch-size", "50")
+	r := sameOnlineRun(t, "nova-manage", runNovaManage, []string{"--config-file", c.novaConf, "db", "online_data_migrations"},
+		[]string{"--config-file", c.rpctlConf, "--placement-db", c.placement.URL, "migrate", "all"}, maxCount, names...)
+	if t.Failed() {
+		t.Log(r)
 	}
-	novaOut, novaCode := runNovaManage(t, novaArgs...)
-	rpctlOut, rpctlErr, rpctlCode := cmdtest.Rpctl(t, rpctlArgs...)
-	if novaCode != rpctlCode {
-		t.Errorf("exit code: nova-manage %d, rpctl %d", novaCode, rpctlCode)
+	return r.toolOut, r.rpctlOut + r.rpctlErr
+}
+
+// onlineRun is one side-by-side run of an upstream tool's
+// online_data_migrations and rpctl migrate all.
+type onlineRun struct {
+	tool                        string
+	toolOut, rpctlOut, rpctlErr string
+	toolCode, rpctlCode         int
+}
+
+// String is both runs' output, for a failed test's log.
+func (r onlineRun) String() string {
+	return fmt.Sprintf("%s (exit %d):\n%s\nrpctl (exit %d):\n%s%s", r.tool, r.toolCode, r.toolOut, r.rpctlCode, r.rpctlOut, r.rpctlErr)
+}
+
+// sameOnlineRun runs the upstream tool (run, named tool) with toolArgs and
+// rpctl with rpctlArgs, both with --max-count maxCount ("" for the tool's
+// batches of 50, which rpctl gets as --batch-size 50: rows found again at
+// every batch make the totals the tool's only with its batch size), and
+// requires the same exit codes and summary rows of names.
+func sameOnlineRun(t *testing.T, tool string, run func(*testing.T, ...string) (string, int), toolArgs, rpctlArgs []string, maxCount string, names ...string) onlineRun {
+	t.Helper()
+	if maxCount != "" {
+		toolArgs = append(slices.Clone(toolArgs), "--max-count", maxCount)
+		rpctlArgs = append(slices.Clone(rpctlArgs), "--max-count", maxCount)
+	} else {
+		rpctlArgs = append(slices.Clone(rpctlArgs), "--batch-size", "50")
+	}
+	r := onlineRun{tool: tool}
+	r.toolOut, r.toolCode = run(t, toolArgs...)
+	r.rpctlOut, r.rpctlErr, r.rpctlCode = cmdtest.Rpctl(t, rpctlArgs...)
+	if r.toolCode != r.rpctlCode {
+		t.Errorf("exit code: %s %d, rpctl %d", tool, r.toolCode, r.rpctlCode)
 	}
 	for _, name := range names {
-		if n, r := onlineSummary(novaOut, name), onlineSummary(rpctlOut, name); n != r {
-			t.Errorf("%s Total Needed/Completed: nova-manage %s, rpctl %s", name, n, r)
+		if u, got := onlineSummary(r.toolOut, name), onlineSummary(r.rpctlOut, name); u != got {
+			t.Errorf("%s totals: %s %s, rpctl %s", name, tool, u, got)
 		}
 	}
-	if t.Failed() {
-		t.Logf("nova-manage (exit %d):\n%s\nrpctl (exit %d):\n%s%s", novaCode, novaOut, rpctlCode, rpctlOut, rpctlErr)
-	}
-	return novaOut, rpctlOut + rpctlErr
+	return r
 }
 
 // leftAfter runs nova-manage again on both pairs and requires it to find
@@ -420,24 +445,9 @@ func TestPlacementOnlineMigrationsParityWithPlacement(t *testing.T) {
 	for _, maxCount := range []string{"", "3"} {
 		t.Run("max-count "+maxCount, func(t *testing.T) {
 			seed()
-			pmArgs := []string{"--config-file", pconf, "db", "online_data_migrations"}
-			rpctlArgs := []string{"--config-file", c.rpctlConf, "--placement-db", rpctlPlacement.URL, "migrate", "all"}
-			if maxCount != "" {
-				pmArgs = append(pmArgs, "--max-count", maxCount)
-				rpctlArgs = append(rpctlArgs, "--max-count", maxCount)
-			} else {
-				rpctlArgs = append(rpctlArgs, "--batch-size", "50")
-			}
-			pmOut, pmCode := runPlacementManage(t, pmArgs...)
-			rpctlOut, rpctlErr, rpctlCode := cmdtest.Rpctl(t, rpctlArgs...)
-			if pmCode != rpctlCode {
-				t.Errorf("exit code: placement-manage %d, rpctl %d", pmCode, rpctlCode)
-			}
-			for _, name := range names {
-				if p, r := onlineSummary(pmOut, name), onlineSummary(rpctlOut, name); p != r {
-					t.Errorf("%s Total Found/Completed: placement-manage %s, rpctl %s", name, p, r)
-				}
-			}
+			run := sameOnlineRun(t, "placement-manage", runPlacementManage, []string{"--config-file", pconf, "db", "online_data_migrations"},
+				[]string{"--config-file", c.rpctlConf, "--placement-db", rpctlPlacement.URL, "migrate", "all"}, maxCount, names...)
+			pmOut := run.toolOut
 			for _, q := range []string{"SELECT * FROM resource_providers ORDER BY id", "SELECT * FROM consumers ORDER BY id",
 				"SELECT * FROM projects ORDER BY id", "SELECT * FROM users ORDER BY id"} {
 				compareDumps(t, q, tableDump(t, c.placement.DSN, q), tableDump(t, rpctlPlacement.DSN, q))
@@ -450,7 +460,7 @@ func TestPlacementOnlineMigrationsParityWithPlacement(t *testing.T) {
 				}
 			}
 			if t.Failed() {
-				t.Fatalf("placement-manage (exit %d):\n%s\nrpctl (exit %d):\n%s%s", pmCode, pmOut, rpctlCode, rpctlOut, rpctlErr)
+				t.Fatal(run)
 			}
 			if maxCount != "" {
 				return
