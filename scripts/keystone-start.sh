@@ -6,7 +6,9 @@
 #   scripts/keystone-start.sh DIR PORT ADMIN_PASSWORD PLACEMENT_URL
 #
 # Prints KEYSTONE_URL=... (the v3 auth URL) and KEYSTONE_PID=...
+# Exit 3: PORT is held by another server (the caller picks another port).
 set -euo pipefail
+. "$(dirname "$0")/port-owner.sh"
 dir=$1 port=$2 pw=$3 placement_url=$4
 py=/usr/bin/python3
 command -v keystone-manage >/dev/null || { echo "keystone-start: keystone-manage not found; apt-get install keystone" >&2; exit 1; }
@@ -74,5 +76,11 @@ for _ in $(seq 1 480); do
   sleep 0.25
 done
 curl -fsS -o /dev/null "$url/v3" || { echo "keystone-start: no answer on port $port after 120s" >&2; kill "$pid"; exit 1; }
+if ! port_owned_by "$pid" "$port"; then
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  echo "keystone-start: port $port is held by another server, not by keystone $pid" >&2
+  exit 3
+fi
 echo "KEYSTONE_URL='$url/v3'"
 echo "KEYSTONE_PID='$pid'"

@@ -9,12 +9,14 @@
 # Writes DIR/placement.conf, starts placement-api in the background, waits
 # until GET / answers, and prints PLACEMENT_URL=... and PLACEMENT_PID=...
 # Requests need "X-Auth-Token: admin" and "OpenStack-API-Version: placement 1.39".
+# Exit 3: PORT is held by another server (the caller picks another port).
 #
 # PLACEMENT_UWSGI_PROCESSES=N serves it under uWSGI with N worker processes
 # and HTTP/1.1 keep-alive, as operators deploy it (apt-get install uwsgi
 # uwsgi-plugin-python3), instead of placement-api's single-threaded
 # wsgiref test server.
 set -euo pipefail
+. "$(dirname "$0")/port-owner.sh"
 dir=$1 port=$2 url=$3 extra=${4:-}
 mkdir -p "$dir"
 auth=noauth2
@@ -42,6 +44,14 @@ fi
 pid=$!
 for _ in $(seq 1 480); do
   if curl -fsS -o /dev/null -H 'X-Auth-Token: admin' "http://127.0.0.1:$port/" 2>/dev/null; then
+    if ! port_owned_by "$pid" "$port"; then
+      # Another server answered: ours cannot bind (or has not yet, and
+      # then it will fail to). Stop ours; the caller picks another port.
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+      echo "placement-api-start: port $port is held by another server, not by placement-api $pid" >&2
+      exit 3
+    fi
     echo "PLACEMENT_URL='http://127.0.0.1:$port'"
     echo "PLACEMENT_PID='$pid'"
     exit 0

@@ -200,6 +200,11 @@ func (c *Chroot) PlacementAPI(t testing.TB, sqlalchemyURL, extraConf string) str
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
+				if !ListeningIn(cmd.Process.Pid, port) {
+					// Another test's server took the port first: ours
+					// cannot bind it, and its answers are a stranger's.
+					t.Fatalf("placement-api (%s): port %d is held by another server", c.Release, port)
+				}
 				return base
 			}
 		}

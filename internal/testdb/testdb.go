@@ -11,9 +11,9 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -202,23 +202,12 @@ func lastLine(b []byte) string {
 	return lines[len(lines)-1]
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that is free right now.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // PlacementAPI starts the real placement-api on 127.0.0.1 against the
 // database at sqlalchemyURL and returns its base URL; it is stopped when the
 // test ends.
 func PlacementAPI(t testing.TB, sqlalchemyURL string) string {
 	t.Helper()
-	return PlacementAPIConf(t, sqlalchemyURL, FreePort(t), "")
+	return startPlacement(t, sqlalchemyURL, 0, "", 0)
 }
 
 // PlacementAPIConf is PlacementAPI on a given port with extra placement.conf
@@ -237,20 +226,40 @@ func PlacementAPIUWSGI(t testing.TB, sqlalchemyURL string, processes int) string
 	if _, err := exec.LookPath("uwsgi"); err != nil {
 		unavailable(t, "uwsgi not installed (apt-get install uwsgi uwsgi-plugin-python3)")
 	}
-	return startPlacement(t, sqlalchemyURL, FreePort(t), "", processes)
+	return startPlacement(t, sqlalchemyURL, 0, "", processes)
 }
 
+// startPlacement starts placement-api on port, or, with port 0, on a free
+// port, picking another while the one picked turns out to be another
+// server's (the script's exit 3).
 func startPlacement(t testing.TB, sqlalchemyURL string, port int, extraConf string, uwsgiProcesses int) string {
 	t.Helper()
 	if _, err := exec.LookPath("placement-api"); err != nil {
 		unavailable(t, "placement-api not installed (apt-get install python3-placement)")
 	}
+	for attempt := 1; ; attempt++ {
+		p := port
+		if p == 0 {
+			p = FreePort(t)
+		}
+		base, err := tryStartPlacement(t, sqlalchemyURL, p, extraConf, uwsgiProcesses)
+		if err == nil {
+			return base
+		}
+		if !errors.Is(err, errPortTaken) || port != 0 || attempt == 5 {
+			t.Fatalf("start placement-api: %v", err)
+		}
+		t.Logf("placement-api: %v; picking another port", err)
+	}
+}
+
+func tryStartPlacement(t testing.TB, sqlalchemyURL string, port int, extraConf string, uwsgiProcesses int) (string, error) {
 	dir := t.TempDir()
 	args := []string{dir, fmt.Sprint(port), sqlalchemyURL}
 	if extraConf != "" {
 		extra := filepath.Join(dir, "extra.conf")
 		if err := os.WriteFile(extra, []byte(extraConf), 0o600); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		args = append(args, extra)
 	}
@@ -260,14 +269,23 @@ func startPlacement(t testing.TB, sqlalchemyURL string, port int, extraConf stri
 	}
 	out, err := start.CombinedOutput()
 	if err != nil {
-		t.Fatalf("start placement-api: %v\n%s", err, out)
+		return "", startError(port, err, out)
 	}
 	vars := parseAssignments(string(out))
 	placementLogs.Store(vars["PLACEMENT_URL"], filepath.Join(dir, "api.log"))
 	var pid int
 	fmt.Sscan(vars["PLACEMENT_PID"], &pid)
 	t.Cleanup(func() { stop(pid) })
-	return vars["PLACEMENT_URL"]
+	return vars["PLACEMENT_URL"], nil
+}
+
+// startError is a start script's failure, errPortTaken for its exit 3.
+func startError(port int, err error, out []byte) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == startExit3 {
+		return fmt.Errorf("port %d: %w", port, errPortTaken)
+	}
+	return fmt.Errorf("%v\n%s", err, out)
 }
 
 func stop(pid int) {
@@ -289,16 +307,24 @@ func Keystone(t testing.TB, adminPassword, placementURL string) string {
 	if _, err := exec.LookPath("keystone-manage"); err != nil {
 		unavailable(t, "keystone-manage not installed (apt-get install keystone)")
 	}
-	dir := t.TempDir()
-	out, err := exec.Command(filepath.Join(RepoRoot(), "scripts", "keystone-start.sh"), dir, fmt.Sprint(FreePort(t)), adminPassword, placementURL).CombinedOutput()
-	if err != nil {
-		t.Fatalf("start keystone: %v\n%s", err, out)
+	for attempt := 1; ; attempt++ {
+		dir := t.TempDir()
+		port := FreePort(t)
+		out, err := exec.Command(filepath.Join(RepoRoot(), "scripts", "keystone-start.sh"), dir, fmt.Sprint(port), adminPassword, placementURL).CombinedOutput()
+		if err != nil {
+			err = startError(port, err, out)
+			if errors.Is(err, errPortTaken) && attempt < 5 {
+				t.Logf("keystone: %v; picking another port", err)
+				continue
+			}
+			t.Fatalf("start keystone: %v", err)
+		}
+		vars := parseAssignments(string(out))
+		var pid int
+		fmt.Sscan(vars["KEYSTONE_PID"], &pid)
+		t.Cleanup(func() { stop(pid) })
+		return vars["KEYSTONE_URL"]
 	}
-	vars := parseAssignments(string(out))
-	var pid int
-	fmt.Sscan(vars["KEYSTONE_PID"], &pid)
-	t.Cleanup(func() { stop(pid) })
-	return vars["KEYSTONE_URL"]
 }
 
 var placementLogs sync.Map // PLACEMENT_URL -> its api.log
