@@ -24,16 +24,43 @@ const (
 	// standard library's and third-party modules' alike. yaml.v3 is the
 	// largest left (~25 KiB of tag and resolver tables) and go-humanize,
 	// unicode, the MySQL driver and net/http follow under 12 KiB each; a
-	// dependency that loads fonts (gonum/plot: 184 KB) or builds a width
-	// cache (tablewriter's twwidth: 663 KB) at init is many times over.
-	// Such a library belongs in a helper program exec'd by the one command
-	// that needs it (rpctl-chart, rpctl-exporter), or behind a function
-	// that runs at first use.
+	// dependency that loads fonts (gonum/plot: 184 KB) at init is many
+	// times over. Such a library belongs in a helper program exec'd by the
+	// one command that needs it (rpctl-chart, rpctl-exporter), or behind a
+	// function that runs at first use. tablewriter is the one exception
+	// (initException).
 	otherInitBudget = 32 << 10
-	// totalInitBudget bounds the sum over every package (~126 KiB when
-	// this was written), so that many small inits cannot creep in unseen.
+	// totalInitBudget bounds the sum over every package but the exception
+	// (~126 KiB when this was written, 119 KiB with tablewriter back), so
+	// that many small inits cannot creep in unseen.
 	totalInitBudget = 192 << 10
 )
+
+// initException is the budget of the one library allowed over
+// otherInitBudget, at its measured figure, outside totalInitBudget:
+// github.com/olekukonko/tablewriter v1.1.5, the design card's table library
+// (issue 39). Its twwidth package builds an 8192-entry width cache at init
+// (663408 bytes, 93 allocations; 0.27 to 0.99 ms of clock on the shared
+// 2-core machine, 2026-11-27, GODEBUG=inittrace=1 as this test reads it),
+// and the errors package it brings in through olekukonko/ll registers its
+// error pools (65960 bytes, 332 allocations). Measured by this test's own
+// method on the rpctl test binary; 729 KB in all, about 0.3 ms, judged worth
+// keeping the card's library for rather than rpctl's own renderer (which
+// drew the same bytes, TestTablewriterMatchesOwn in internal/output). A
+// new version that allocates more fails here, to be measured and judged
+// again. The budget is the figure plus initSlack: twwidth's count varies by
+// a few bytes with the locale variables it reads (663424 under go test).
+func initException(pkg string) (budget int64, ok bool) {
+	switch pkg {
+	case "github.com/olekukonko/tablewriter/pkg/twwidth":
+		return 663408 + initSlack, true
+	case "github.com/olekukonko/errors":
+		return 65960 + initSlack, true
+	}
+	return 0, false
+}
+
+const initSlack = 1 << 10
 
 // TestInitAllocations fails when the init of any package linked into rpctl
 // allocates more than its budget (ownInitBudget for rpctl's packages,
@@ -78,10 +105,14 @@ func overBudget(inits []initCost) []string {
 	var problems []string
 	var total int64
 	for _, in := range inits {
-		total += in.bytes
 		budget, hint := int64(otherInitBudget), "run it from the one command that needs it (a helper program, as rpctl-chart) or at first use"
 		if strings.HasPrefix(in.pkg, "github.com/rpctl/rpctl/") {
 			budget, hint = ownInitBudget, "move the work to first use (lazyre, sync.Once, a switch instead of a map)"
+		}
+		if b, ok := initException(in.pkg); ok {
+			budget, hint = b, "tablewriter's allowance is its measured figure (initException): measure the new version and judge it again"
+		} else {
+			total += in.bytes
 		}
 		if in.bytes > budget {
 			problems = append(problems, fmt.Sprintf("init of %s allocates %d bytes in %d allocations, budget %d: %s",
@@ -155,7 +186,10 @@ func TestOverBudget(t *testing.T) {
 	}{
 		{"within", []initCost{{"github.com/rpctl/rpctl/cmd", 1744, 19}, {"gopkg.in/yaml%2ev3", 25720, 276}, {"unicode", 11400, 16}}, nil},
 		{"own package over", []initCost{{"github.com/rpctl/rpctl/flavors", 25000, 300}}, []string{"init of github.com/rpctl/rpctl/flavors allocates 25000"}},
-		{"third party over", []initCost{{"github.com/olekukonko/tablewriter/pkg/twwidth", 663408, 93}}, []string{"init of github.com/olekukonko/tablewriter/pkg/twwidth allocates 663408", "package init allocates 663408 bytes in all"}},
+		{"third party over", []initCost{{"gonum.org/v1/plot/font", 200000, 93}}, []string{"init of gonum.org/v1/plot/font allocates 200000", "package init allocates 200000 bytes in all"}},
+		{"tablewriter at its figure", []initCost{{"github.com/olekukonko/tablewriter/pkg/twwidth", 663408, 93}, {"github.com/olekukonko/errors", 65960, 332}, {"a", 30000, 1}}, nil},
+		{"tablewriter over its figure", []initCost{{"github.com/olekukonko/tablewriter/pkg/twwidth", 700000, 93}}, []string{"init of github.com/olekukonko/tablewriter/pkg/twwidth allocates 700000"}},
+		{"tablewriter outside the total", []initCost{{"github.com/olekukonko/tablewriter/pkg/twwidth", 663408, 93}, {"a", 30000, 1}, {"b", 30000, 1}, {"c", 30000, 1}, {"d", 30000, 1}, {"e", 30000, 1}, {"f", 30000, 1}, {"g", 30000, 1}}, []string{"package init allocates 210000 bytes in all"}},
 		{"total over", []initCost{{"a", 30000, 1}, {"b", 30000, 1}, {"c", 30000, 1}, {"d", 30000, 1}, {"e", 30000, 1}, {"f", 30000, 1}, {"g", 30000, 1}}, []string{"package init allocates 210000 bytes in all"}},
 	}
 	for _, tt := range tests {

@@ -2,105 +2,81 @@ package output
 
 import (
 	"io"
-	"strings"
+	"sync"
 
-	"github.com/clipperhouse/displaywidth"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 )
 
-// displayWidth is the columns s takes on a terminal: wide (East Asian)
-// characters count 2, combining marks 0, each rune on its own as
-// prettytable's wcwidth does. Cells reach here sanitized (no tabs or
-// escapes), so nothing needs stripping; ambiguous-width characters count 1
-// whatever the locale, so a table's bytes do not depend on LANG.
-func displayWidth(s string) int {
-	w := 0
-	for _, r := range s {
-		if r >= 0x20 && r < 0x7f {
-			w++
-			continue
-		}
-		w += narrow.Rune(r)
+// narrowWidths makes twwidth measure as displayWidth does: its init
+// guesses East Asian widths from LANG/LC_ALL/RUNEWIDTH_EASTASIAN, under
+// which ambiguous characters (ü, ±, §...) count 2; prettytable counts them
+// 1, and a table's bytes must not depend on the operator's locale. Set at
+// first use, not at init (TestInitAllocations).
+var narrowWidths = sync.OnceFunc(func() { twwidth.SetOptions(twwidth.Options{}) })
+
+// writeASCII draws the prettytable-style box with tablewriter (the design
+// card's table library, issue 39): a border, the header, a border, the
+// rows (a cell's lines stacked, short cells padded with blank lines), a
+// closing border; a table without rows stops after the header's border.
+// align[i] applies to column i's data cells, headerAlign[i] to its header.
+//
+// Its bytes are ownASCII's on every shape rpctl prints
+// (TestTablewriterMatchesOwn): tablewriter's own formatting is turned off
+// (no header upper-casing, no wrapping, no trimming: cells arrive wrapped
+// by fitWidth and centred by centre as prettytable does them).
+//
+// The one shape it does not draw is a table without a header row: no
+// command prints one (every Rows has headers, and Write refuses -c that
+// leaves none), but RenderTable accepts it, and there tablewriter leaves
+// the header's lines out where rpctl has always drawn an empty header (and
+// draws "++" where rpctl draws "+" for no column at all), so ownASCII
+// keeps drawing it.
+func writeASCII(w io.Writer, headers []string, rows [][]string, headerAlign, align []Align) error {
+	if len(headers) == 0 {
+		return ownASCII(w, headers, rows, headerAlign, align)
 	}
-	return w
+	narrowWidths()
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithTrimLine(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{Global: tw.AlignLeft, PerColumn: twAligns(headerAlign)}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignLeft, PerColumn: twAligns(align)}),
+	)
+	t.Header(anys(headers)...)
+	for _, row := range rows {
+		if err := t.Append(anys(row)...); err != nil {
+			return err
+		}
+	}
+	return t.Render()
 }
 
-var narrow = displaywidth.Options{}
+func twAligns(al []Align) []tw.Align {
+	out := make([]tw.Align, len(al))
+	for i, a := range al {
+		switch a {
+		case AlignCenter:
+			out[i] = tw.AlignCenter
+		case AlignRight:
+			out[i] = tw.AlignRight
+		default:
+			out[i] = tw.AlignLeft
+		}
+	}
+	return out
+}
 
-// writeASCII draws the prettytable-style box: a border, the header, a
-// border, the rows (a cell's lines stacked, short cells padded with blank
-// lines), a closing border; a table without rows stops after the header's
-// border. align[i] applies to column i's data cells, headerAlign[i] to its
-// header.
-func writeASCII(w io.Writer, headers []string, rows [][]string, headerAlign, align []Align) error {
-	n := len(headers)
-	for _, row := range rows {
-		n = max(n, len(row))
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
 	}
-	widths := make([]int, n)
-	measure := func(row []string) {
-		for i, c := range row {
-			for _, l := range strings.Split(c, "\n") {
-				widths[i] = max(widths[i], displayWidth(l))
-			}
-		}
-	}
-	measure(headers)
-	for _, row := range rows {
-		measure(row)
-	}
-	var b strings.Builder
-	border := func() {
-		b.WriteByte('+')
-		for _, cw := range widths {
-			b.WriteString(strings.Repeat("-", cw+2))
-			b.WriteByte('+')
-		}
-		b.WriteByte('\n')
-	}
-	line := func(row []string, al []Align) {
-		cells := make([][]string, n)
-		height := 1
-		for i := range cells {
-			cells[i] = strings.Split(cell(row, i), "\n")
-			height = max(height, len(cells[i]))
-		}
-		for k := range height {
-			b.WriteByte('|')
-			for i, lines := range cells {
-				s := ""
-				if k < len(lines) {
-					s = lines[k]
-				}
-				excess := widths[i] - displayWidth(s)
-				left := 0
-				switch al[i] {
-				case AlignRight:
-					left = excess
-				case AlignCenter:
-					left = excess / 2
-				}
-				b.WriteByte(' ')
-				b.WriteString(strings.Repeat(" ", left))
-				b.WriteString(s)
-				b.WriteString(strings.Repeat(" ", excess-left))
-				b.WriteString(" |")
-			}
-			b.WriteByte('\n')
-		}
-	}
-	border()
-	if n > 0 {
-		line(headers, headerAlign)
-		border()
-	}
-	for _, row := range rows {
-		if len(row) > 0 {
-			line(row, align)
-		}
-	}
-	if len(rows) > 0 {
-		border()
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return out
 }
