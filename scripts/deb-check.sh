@@ -51,6 +51,17 @@ awk '/^Files: \*$/ {f=1} f && /^License:/ {print; exit}' "$cr" | grep -qx "Licen
 	fail "$cr does not license rpctl under Apache-2.0: $(grep -m1 -A3 '^Files: \*$' "$cr")"
 grep -q "Apache License" LICENSE && grep -q "Version 2.0" LICENSE || fail "LICENSE is not the Apache License 2.0"
 echo "rpctl: Apache-2.0, as LICENSE"
+# Every module linked into the installed binaries has its paragraph, with a
+# license deb-copyright.sh recognised (issue 39 brought tablewriter and its
+# olekukonko/*, fatih/color and go-colorable dependencies back: Expat).
+mods=$(for bin in /usr/bin/rpctl /usr/bin/rpctl-exporter /usr/bin/rpctl-chart; do ${GO:-go} version -m "$bin"; done | awk '$1 == "dep" { print $2 }' | sort -u)
+for path in $mods; do
+	grep -qxF "Files: vendor/$path/*" "$cr" || fail "$cr has no paragraph for the linked module $path"
+done
+if grep -qx "License: other" "$cr"; then
+	fail "$cr names a license deb-copyright.sh does not recognise: $(grep -B4 -x 'License: other' "$cr" | grep '^Comment:')"
+fi
+echo "$(echo "$mods" | wc -l) linked modules, each with its license"
 
 echo "== man pages"
 [ "$(man -w rpctl-migrate-inventory)" = /usr/share/man/man1/rpctl-migrate-inventory.1.gz ] ||
