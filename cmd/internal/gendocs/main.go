@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -63,15 +64,100 @@ func generate(out string) error {
 	}
 	// The markdown pages show flags in a code block; the man pages render
 	// Flag usages as markdown too.
-	if err := doc.GenMarkdownTree(commandTree(false), ref); err != nil {
+	err := eachPage(commandTree(false), func(c *cobra.Command, global bool) error {
+		var b bytes.Buffer
+		if err := doc.GenMarkdownCustom(c, &b, func(name string) string { return name }); err != nil {
+			return err
+		}
+		page := b.String()
+		if global {
+			page = insertBefore(page, "### SEE ALSO\n", "### Global flags\n\n"+globalFlagsLine+
+				" [rpctl options]("+pageName(c.Root(), "_")+"_"+cmdutil.OptionsTopic+".md).\n\n")
+		}
+		return os.WriteFile(filepath.Join(ref, pageName(c, "_")+".md"), []byte(page), 0o644)
+	})
+	if err != nil {
 		return fmt.Errorf("markdown: %w", err)
 	}
-	header := &doc.GenManHeader{Section: "1", Date: &manDate, Source: "rpctl", Manual: "rpctl Manual"}
-	opts := doc.GenManTreeOptions{Header: header, Path: man, CommandSeparator: "-"}
-	if err := doc.GenManTreeFromOpts(commandTree(true), opts); err != nil {
+	err = eachPage(commandTree(true), func(c *cobra.Command, global bool) error {
+		header := &doc.GenManHeader{Section: "1", Date: &manDate, Source: "rpctl", Manual: "rpctl Manual"}
+		var b bytes.Buffer
+		if err := doc.GenMan(c, header, &b); err != nil {
+			return err
+		}
+		page := b.String()
+		if global {
+			page = insertBefore(page, ".SH SEE ALSO\n", ".SH GLOBAL FLAGS\n.PP\n"+globalFlagsLine+
+				" \\fB"+pageName(c.Root(), "\\-")+"\\-"+cmdutil.OptionsTopic+"(1)\\fP.\n\n\n")
+		}
+		return os.WriteFile(filepath.Join(man, pageName(c, "-")+".1"), []byte(page), 0o644)
+	})
+	if err != nil {
 		return fmt.Errorf("man pages: %w", err)
 	}
 	return nil
+}
+
+// globalFlagsLine is what a command's page says in place of the global
+// flags, as its --help does (cmdutil's usage template): they are listed
+// once, on the options topic's page (and the root's).
+const globalFlagsLine = "Databases, Placement API, output format and columns, logging: every command takes the global flags, listed once in"
+
+// eachPage calls page for the commands cobra/doc's tree generators would
+// (every available command, the root first), plus the options topic,
+// which lists the global flags. Every page but the root's is written with
+// the global flags hidden (global: its page names the options topic
+// instead), so that the ~36 lines of global flags are not repeated under
+// "Options inherited from parent commands" on each of them; the topic's
+// text is its --help's, the flag list taken before they are hidden.
+func eachPage(root *cobra.Command, page func(c *cobra.Command, global bool) error) error {
+	if err := page(root, false); err != nil {
+		return err
+	}
+	var globals []*pflag.Flag
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			globals = append(globals, f)
+		}
+	})
+	for _, f := range globals {
+		f.Hidden = true
+	}
+	defer func() {
+		for _, f := range globals {
+			f.Hidden = false
+		}
+	}()
+	var walk func(c *cobra.Command) error
+	walk = func(c *cobra.Command) error {
+		for _, s := range c.Commands() {
+			topic := s.Name() == cmdutil.OptionsTopic && c == root
+			if (!s.IsAvailableCommand() || s.IsAdditionalHelpTopicCommand()) && !topic {
+				continue
+			}
+			if err := page(s, !topic); err != nil {
+				return err
+			}
+			if err := walk(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(root)
+}
+
+// pageName is c's command path joined by sep, as cobra/doc names pages.
+func pageName(c *cobra.Command, sep string) string {
+	return strings.ReplaceAll(c.CommandPath(), " ", sep)
+}
+
+// insertBefore puts text before the first line that is mark, or at the end.
+func insertBefore(page, mark, text string) string {
+	if i := strings.Index(page, "\n"+mark); i >= 0 {
+		return page[:i+1] + text + page[i+1:]
+	}
+	return page + text
 }
 
 // commandTree is the tree the binary runs, with cobra's completion command

@@ -5,9 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // committed is where `make docs` writes, seen from this package's directory.
@@ -119,4 +123,82 @@ func TestGeneratorNotInBinary(t *testing.T) {
 			t.Errorf("rpctl links %s", p)
 		}
 	}
+}
+
+// TestDocsListGlobalFlagsOnce (issue 39): as --help does
+// (cmd.TestHelpShowsGlobalFlagsOnce), the generated pages list the global
+// flags on the root's and the options topic's page only; every other
+// command's markdown and man page names the options topic instead of
+// repeating them under "Options inherited from parent commands".
+func TestDocsListGlobalFlagsOnce(t *testing.T) {
+	fresh := t.TempDir()
+	if err := generate(fresh); err != nil {
+		t.Fatal(err)
+	}
+	root := commandTree(false)
+	var globals []string
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) { globals = append(globals, f.Name) })
+	if len(globals) < 20 {
+		t.Fatalf("%d global flags", len(globals))
+	}
+	// A command's own flag of a global's name (none today) is its own.
+	local := map[string]map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		own := map[string]bool{}
+		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) { own[f.Name] = true })
+		local[pageName(c, "_")] = own
+		local[pageName(c, "-")] = own
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	for _, kind := range []struct {
+		dir, ext, sep, link, inherited string
+	}{
+		{"reference", ".md", "_", "[rpctl options](rpctl_options.md)", "Options inherited"},
+		{"man", ".1", "-", `\fBrpctl\-options(1)\fP`, "INHERITED"},
+	} {
+		pages := readTree(t, filepath.Join(fresh, kind.dir))
+		n := 0
+		for name, b := range pages {
+			page := string(b)
+			base := strings.TrimSuffix(name, kind.ext)
+			all := base == "rpctl" || base == "rpctl"+kind.sep+"options"
+			if !all {
+				n++
+				if strings.Contains(page, kind.inherited) {
+					t.Errorf("%s/%s lists inherited flags", kind.dir, name)
+				}
+				if !strings.Contains(page, kind.link) {
+					t.Errorf("%s/%s does not name the options topic", kind.dir, name)
+				}
+			}
+			for _, g := range globals {
+				has := listsFlag(page, g)
+				switch {
+				case all && !has:
+					t.Errorf("%s/%s does not list the global flag --%s", kind.dir, name, g)
+				case !all && has && !local[base][g]:
+					t.Errorf("%s/%s repeats the global flag --%s", kind.dir, name, g)
+				}
+			}
+		}
+		if n < 60 {
+			t.Errorf("%s: only %d command pages read", kind.dir, n)
+		}
+	}
+}
+
+// listsFlag: page lists flag name as pflag's FlagUsages does (a line
+// "      --name type  usage" or "  -c, --name ...", in a code block) or as
+// cobra's man pages do (\fB--name\fP); a mention in an example or a
+// sentence is not a listing.
+func listsFlag(page, name string) bool {
+	if strings.Contains(page, `\fB--`+name+`\fP`) {
+		return true
+	}
+	re := regexp.MustCompile(`(?m)^\s+(-[a-zA-Z], )?--` + regexp.QuoteMeta(name) + `[ =\[]`)
+	return re.MatchString(page)
 }
