@@ -35,6 +35,15 @@ func cellLines(r Result) (lines []string, resultLine int) {
 // RenderTable writes the single-column, left-aligned prettytable that
 // oslo.upgradecheck prints (hrules=ALL), colouring the result word with p.
 // Widths are measured on the plain text, so colour never shifts the borders.
+//
+// It draws the box itself rather than through tablewriter, which draws
+// every other table (internal/output, issue 39): tablewriter measures with
+// twwidth (displaywidth), this table with go-runewidth as it always has,
+// and the two disagree on 1986 code points in a C locale (Hebrew points
+// U+0591.., which go-runewidth counts 1 and displaywidth 0, among others)
+// and on every ambiguous-width one under a CJK locale, where go-runewidth
+// counts 2 and internal/output holds twwidth's process-wide setting
+// narrow. A check name or details holding one would print differently.
 func RenderTable(w io.Writer, results []Result, p iostreams.Palette) error {
 	type cell struct {
 		lines      []string
