@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"io"
 	"sync"
 
@@ -32,14 +33,18 @@ var narrowWidths = sync.OnceFunc(func() { twwidth.SetOptions(twwidth.Options{}) 
 // command prints one (every Rows has headers, and Write refuses -c that
 // leaves none), but RenderTable accepts it, and there tablewriter leaves
 // the header's lines out where rpctl has always drawn an empty header (and
-// draws "++" where rpctl draws "+" for no column at all), so ownASCII
-// keeps drawing it.
+// for no column at all prints nothing or "++" where rpctl draws "+"), so
+// ownASCII keeps drawing it.
+//
+// The table is drawn into memory and written at once, as ownASCII does:
+// one write to the terminal, and nothing half-written if drawing fails.
 func writeASCII(w io.Writer, headers []string, rows [][]string, headerAlign, align []Align) error {
 	if len(headers) == 0 {
 		return ownASCII(w, headers, rows, headerAlign, align)
 	}
 	narrowWidths()
-	t := tablewriter.NewTable(w,
+	var b bytes.Buffer
+	t := tablewriter.NewTable(&b,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
@@ -55,7 +60,11 @@ func writeASCII(w io.Writer, headers []string, rows [][]string, headerAlign, ali
 			return err
 		}
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 func twAligns(al []Align) []tw.Align {

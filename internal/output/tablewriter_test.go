@@ -218,3 +218,31 @@ func TestTwwidthMatchesDisplayWidth(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDrawBox compares the cost of drawing a 1,000-row, 6-column
+// table (hypervisor-list size) with tablewriter and with rpctl's own
+// renderer; no test asserts on it.
+func BenchmarkDrawBox(b *testing.B) {
+	r := rand.New(rand.NewPCG(39, 3))
+	headers := []string{"uuid", "name", "generation", "resource_class", "total", "used"}
+	rows := make([][]string, 1000)
+	for i := range rows {
+		rows[i] = make([]string, len(headers))
+		for j := range rows[i] {
+			rows[i][j] = strings.ReplaceAll(cellPool(r), "\n", " ")
+		}
+	}
+	align := make([]Align, len(headers))
+	for _, d := range []struct {
+		name string
+		draw func(io.Writer, []string, [][]string, []Align, []Align) error
+	}{{"tablewriter", writeASCII}, {"own", ownASCII}} {
+		b.Run(d.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := d.draw(io.Discard, headers, rows, align, align); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
