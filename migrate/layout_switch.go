@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/rpctl/rpctl/inventory"
 )
 
 // Layout switches (issue 26). A node migrated with one layout and migrated
@@ -234,19 +236,47 @@ func (c *InventoryConfig) planMovesAfter(ctx context.Context, p Placement, w *No
 	if !ok {
 		return fmt.Errorf("%w: node %s: its layout changes and this Placement store cannot move allocations", ErrLayoutSwitch, sw.node)
 	}
+	rows, usage, invs, err := ar.SwitchAllocations(ctx, sw.tree, sw.targetList())
+	if err != nil {
+		return err
+	}
+	return c.placeMoves(w, rows, usage, invs, pending)
+}
+
+// targetList is every provider the node's moves may aim at, sorted.
+func (sw *switching) targetList() []string {
 	var targets []string
 	for _, ts := range sw.targets {
 		targets = append(targets, ts...)
 	}
 	slices.Sort(targets)
-	targets = slices.Compact(targets)
-	rows, usage, invs, err := ar.SwitchAllocations(ctx, sw.tree, targets)
-	if err != nil {
-		return err
+	return slices.Compact(targets)
+}
+
+// placeMoves gives each allocation of w that must move its target, from
+// what SwitchAllocations read: rows may hold other nodes' consumers too
+// (one read for many nodes), and usage is not changed (a copy is).
+func (c *InventoryConfig) placeMoves(w *NodeWrite, rows []AllocationRow, read map[[2]string]int64, invs map[[2]string]inventory.Inventory, pending map[[2]string]int64) error {
+	sw := &w.switching
+	w.Moves = nil
+	if len(sw.needs) == 0 {
+		return nil
 	}
-	for k, inv := range invs {
-		if _, planned := sw.capacity[k]; !planned {
-			sw.capacity[k] = capacityOf(inv.Total, inv.Reserved, inv.AllocationRatio)
+	targets := sw.targetList()
+	for _, t := range targets {
+		for k, inv := range invs {
+			if k[0] != t {
+				continue
+			}
+			if _, planned := sw.capacity[k]; !planned {
+				sw.capacity[k] = capacityOf(inv.Total, inv.Reserved, inv.AllocationRatio)
+			}
+		}
+	}
+	usage := map[[2]string]int64{}
+	for k, n := range read {
+		if slices.Contains(targets, k[0]) {
+			usage[k] = n
 		}
 	}
 	for k, d := range pending {
@@ -259,11 +289,21 @@ func (c *InventoryConfig) planMovesAfter(ctx context.Context, p Placement, w *No
 		inTree[u] = true
 	}
 	treeConsumers := map[string]bool{}
-	holds := map[string]map[string]bool{} // consumer -> providers it holds
 	for _, r := range rows {
 		if inTree[r.Provider] {
 			treeConsumers[r.Consumer] = true
 		}
+	}
+	// This node's consumers only: a read for many nodes holds the others'.
+	mine := rows[:0:0]
+	for _, r := range rows {
+		if treeConsumers[r.Consumer] {
+			mine = append(mine, r)
+		}
+	}
+	rows = mine
+	holds := map[string]map[string]bool{} // consumer -> providers it holds
+	for _, r := range rows {
 		if holds[r.Consumer] == nil {
 			holds[r.Consumer] = map[string]bool{}
 		}
@@ -377,11 +417,47 @@ func poolUUIDs(st *PlacementState, cfg *InventoryConfig) []string {
 }
 
 // planSwitchMoves plans the moves of the nodes about to be written; a
-// node whose switch is refused leaves the list with its error.
+// node whose switch is refused leaves the list with its error. The
+// allocations of all of them are read at once (issue 35: a read per node
+// was five round trips per node), and each node's moves are planned from
+// that read, as each was planned from its own read before any of them
+// was written.
 func (m *Inventory) planSwitchMoves(ctx context.Context, batch []*PlannedNode, left []int, errs []error, fatal func(error)) []int {
+	var tree, targets []string
+	for _, i := range left {
+		w := batch[i].write
+		w.Moves = nil
+		if len(w.needs) > 0 {
+			tree = append(tree, w.tree...)
+			targets = append(targets, w.targetList()...)
+		}
+	}
+	var rows []AllocationRow
+	var usage map[[2]string]int64
+	var invs map[[2]string]inventory.Inventory
+	readErr := error(nil)
+	if len(tree) > 0 {
+		if ar, ok := m.Placement.(AllocationReader); ok {
+			slices.Sort(tree)
+			slices.Sort(targets)
+			rows, usage, invs, readErr = ar.SwitchAllocations(ctx, slices.Compact(tree), slices.Compact(targets))
+			rows = uniqueRows(rows)
+		}
+	}
 	keep := left[:0:0]
 	for _, i := range left {
-		err := m.Config.planMoves(ctx, m.Placement, batch[i].write)
+		w := batch[i].write
+		var err error
+		switch {
+		case len(w.needs) == 0:
+		case readErr != nil:
+			err = readErr
+		case usage == nil:
+			// No AllocationReader: planMoves says so.
+			err = m.Config.planMoves(ctx, m.Placement, w)
+		default:
+			err = m.Config.placeMoves(w, rows, usage, invs, nil)
+		}
 		switch {
 		case err == nil:
 			keep = append(keep, i)
@@ -392,6 +468,20 @@ func (m *Inventory) planSwitchMoves(ctx context.Context, batch []*PlannedNode, l
 		}
 	}
 	return keep
+}
+
+// uniqueRows drops the repeats of an allocation a read in several IN
+// lists returned more than once (a consumer on trees of two lists).
+func uniqueRows(rows []AllocationRow) []AllocationRow {
+	seen := make(map[AllocationRow]bool, len(rows))
+	out := rows[:0]
+	for _, r := range rows {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // retirePools empties the DISK_GB of the pool providers no configured pool

@@ -21,9 +21,7 @@ const maxRoundTripsPerItem = 0.2
 // round trips per item measured before their fix (issue 35): a job listed
 // here that is within the bound fails the test too, so that it leaves the
 // list when it is fixed.
-var overBound = map[string]string{
-	"layout switch": "32.2 per node: re-runs and moves are written statement by statement",
-}
+var overBound = map[string]string{}
 
 // TestBulkRoundTrips (issue 35) builds a 2,000-node sample cloud whose
 // three databases are reached through a counting proxy (the cell mapping

@@ -27,11 +27,12 @@ import (
 // statement fails (the server stops the script at the first error).
 
 // nodeScript is node k's transaction and marker as SQL, or false when the
-// node cannot go in a script: a provider that exists already (an update, a
-// layout switch's moves), a parent outside the node, a class, trait or
-// aggregate without an id, or a value with no literal that reads the same in
-// every sql_mode. Such a node goes through writeGroup, one transaction of
-// its own sent statement by statement.
+// node cannot go in a script of creates: a provider that exists already (an
+// update, a layout switch's moves: updateScript's), a parent outside the
+// node, a class, trait or aggregate without an id, or a value with no
+// literal that reads the same in every sql_mode. A node neither script
+// takes goes through writeGroup, one transaction of its own sent statement
+// by statement.
 func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int) ([]byte, bool) {
 	if len(w.Moves) > 0 || len(w.Providers) == 0 {
 		return nil, false
@@ -192,6 +193,9 @@ func writeScripts(ctx context.Context, db *storage.DB, nodes []migrate.NodeWrite
 			if storage.Retryable(err) {
 				return err
 			}
+			if de := (*storage.DBError)(nil); errors.As(err, &de) && de.Number == aggregateCASFailed {
+				err = errScriptCheck
+			}
 			errs[idx[from]] = markDuplicate(err)
 			from++
 		}
@@ -207,6 +211,11 @@ func writeScripts(ctx context.Context, db *storage.DB, nodes []migrate.NodeWrite
 	}
 	return true
 }
+
+// errScriptCheck is a node whose script stopped at a failed check
+// (updateScript): WriteNodes writes it again through writeGroup, whose
+// error it then gets.
+var errScriptCheck = errors.New("script check failed")
 
 // scriptConn is the connection scripts are sent on and its server session.
 type scriptConn struct {

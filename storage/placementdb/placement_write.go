@@ -252,9 +252,11 @@ func createCustomClass(ctx context.Context, db *storage.DB, name string) (int64,
 // WriteNodes applies each node's writes atomically, each node in a
 // transaction of its own, so that one bad node neither undoes nor blocks
 // the others. Where the database takes scripts (storage.DB.TakesScripts:
-// MySQL, not Galera) the nodes that only create providers go as scripts,
-// many transactions per round trip (writeScripts); the others, and every
-// node elsewhere, one transaction at a time. On Galera one statement per
+// MySQL, not Galera) the nodes go as scripts, many transactions per round
+// trip (writeScripts): nodeScript's for a node that only creates
+// providers, updateScript's for the others (re-runs, layout switches);
+// every node elsewhere, and one a script cannot carry, one transaction at
+// a time. On Galera one statement per
 // round trip, with its arguments written into it (storage.Open's Galera
 // sessions), meets a brute-force abort as error 1213. The result has one
 // error (or nil) per node.
@@ -265,7 +267,11 @@ func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, 
 	now := db.Now()
 	for i := range nodes {
 		if db.TakesScripts() {
-			if s, ok := nodeScript(&nodes[i], ids, now, len(fast)); ok {
+			s, ok := nodeScript(&nodes[i], ids, now, len(fast))
+			if !ok {
+				s, ok = updateScript(&nodes[i], ids, now, len(fast))
+			}
+			if ok {
 				fast, scripts = append(fast, i), append(scripts, s)
 				continue
 			}
@@ -274,6 +280,14 @@ func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, 
 	}
 	if len(fast) > 0 && !writeScripts(ctx, db, nodes, fast, scripts, errs) {
 		slow = append(slow, fast...)
+	}
+	// A node whose script failed a check goes again through writeGroup,
+	// which answers the condition with its own error (updateScript).
+	for _, i := range fast {
+		if errors.Is(errs[i], errScriptCheck) {
+			errs[i] = nil
+			slow = append(slow, i)
+		}
 	}
 	for _, i := range slow {
 		if ctx.Err() != nil {
