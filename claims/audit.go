@@ -38,6 +38,9 @@ type AuditOptions struct {
 	// Progress, when set, is told about every step in the words of
 	// nova-manage's --verbose output.
 	Progress func(string)
+	// Counted, when set, is told after every allocation looked at how
+	// many of how many (issue 35: the progress bar).
+	Counted func(done, total int)
 }
 
 // Orphan is an allocation nothing in Nova owns.
@@ -157,6 +160,19 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 		_, err := ledger.RemoveConsumerFromProvider(ctx, h.Consumer, h.ProviderID)
 		return err
 	}
+	total := 0
+	for _, h := range hs {
+		if o.Provider == "" || h.ProviderUUID == o.Provider {
+			total++
+		}
+	}
+	looked := 0
+	count := func() {
+		if o.Counted != nil {
+			o.Counted(looked, total)
+		}
+	}
+	count()
 	for i, h := range hs {
 		if ctx.Err() != nil && len(ahead) == 0 {
 			// A signal: what was done so far is in res, for the caller
@@ -167,6 +183,7 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 		if o.Provider != "" && h.ProviderUUID != o.Provider {
 			continue
 		}
+		looked++
 		if _, ok := nova.Nodes[h.RootUUID]; !ok && !missingSaid[h.ProviderUUID] {
 			missingSaid[h.ProviderUUID] = true
 			say(fmt.Sprintf("The compute node for UUID %s can not be found", h.RootUUID))
@@ -195,6 +212,7 @@ func Audit(ctx context.Context, ledger Ledger, cells []CellView, o AuditOptions)
 				res.Orphans = append(res.Orphans, orphan)
 			}
 		}
+		count()
 		// Nova stops after the provider whose delete failed.
 		if res.Stopped != "" && (i+1 == len(hs) || hs[i+1].ProviderID != h.ProviderID) {
 			say(fmt.Sprintf("The Resource Provider %s had problems when deleting allocations. Stopping now. Please fix the problem by hand and run again.", res.Stopped))

@@ -3,6 +3,7 @@ package claims
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +156,32 @@ func TestAuditStoppedMidway(t *testing.T) {
 	}
 	if res == nil || len(res.Orphans) != 1 || !res.Orphans[0].Deleted || res.Stopped != "" {
 		t.Fatalf("result %+v, want the one deletion done before the signal", res)
+	}
+}
+
+// TestAuditCounts: the progress count (issue 35) starts at 0, goes up by
+// one per consumer's holding on a provider looked at, and ends at the
+// total, which --provider narrows to that provider's.
+func TestAuditCounts(t *testing.T) {
+	rows := []AllocationRow{
+		auditRow("a", 1, "gone1", "VCPU", time.Hour), auditRow("a", 1, "gone1", "MEMORY_MB", time.Hour),
+		auditRow("b", 1, "gone1", "VCPU", time.Hour), auditRow("c", 2, "gone2", "VCPU", time.Hour),
+	}
+	for _, tc := range []struct {
+		provider string
+		want     string
+	}{
+		{"", "0/3 1/3 2/3 3/3"},
+		{"gone2-p", "0/1 1/1"},
+	} {
+		var got []string
+		_, err := Audit(context.Background(), &viewLedger{rows: rows}, nil, AuditOptions{Provider: tc.provider, Delete: true, Now: auditNow,
+			Counted: func(done, total int) { got = append(got, fmt.Sprintf("%d/%d", done, total)) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("provider %q: counted %v, want %s", tc.provider, got, tc.want)
+		}
 	}
 }

@@ -114,14 +114,25 @@ func runClaimsAudit(c *cobra.Command, f *cmdutil.Factory, o *ClaimsAuditOptions)
 		return err
 	}
 	opts := claims.AuditOptions{Provider: o.Provider, Expiry: o.Expiry, Delete: o.Delete, Now: time.Now()}
+	// A bar with rate and ETA on a terminal, one line at the end (and
+	// every few seconds) otherwise (issue 35); the verbose lines clear it
+	// first, and so does what follows the audit.
+	what := "audit"
+	if o.Delete {
+		what = "audit --delete"
+	}
+	prog := cmdutil.NewProgressOf(f.IO.ErrOut, f.IO.IsStderrTTY(), what, "allocations")
+	opts.Counted = prog.UpdateDone
 	if f.Verbose {
-		opts.Progress = func(s string) { fmt.Fprintln(f.IO.ErrOut, s) }
+		log := prog.Before(f.IO.ErrOut)
+		opts.Progress = func(s string) { fmt.Fprintln(log, s) }
 	}
 	var res *claims.AuditResult
 	err := shared.WithClaimsView(c.Context(), f, func(ledger claims.Ledger, cells []claims.CellView) (err error) {
 		res, err = claims.Audit(c.Context(), ledger, cells, opts)
 		return err
 	})
+	prog.Clear()
 	if err != nil && res == nil {
 		return err
 	}

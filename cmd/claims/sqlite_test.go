@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -142,7 +144,7 @@ func TestClaimsAuditExpiryAndCodes(t *testing.T) {
 	}
 	// issue 21: no expiry by default, as nova-manage placement audit.
 	out, errOut, code := run()
-	if code != 3 || len(auditRows(t, out)) != 2 || errOut != "" {
+	if code != 3 || len(auditRows(t, out)) != 2 || afterProgress(t, errOut, "audit", 3) != "" {
 		t.Fatalf("audit: exit %d, want 3 with both orphans: %s%s", code, out, errOut)
 	}
 	out, errOut, code = run("--expiry", "300s")
@@ -180,7 +182,8 @@ func TestClaimsAuditExpiryAndCodes(t *testing.T) {
 		return cmdtest.Rpctl(t, append(append(c.args, "claims", "audit"), args...)...)
 	}
 	for _, args := range [][]string{{"--expiry", "300s"}, {"--expiry", "300s", "--delete"}} {
-		if out, errOut, code := table(args...); code != 0 || out != "" || errOut != "0 orphaned allocation(s), 1 kept as younger than --expiry 5m0s\n" {
+		what := map[bool]string{false: "audit", true: "audit --delete"}[len(args) == 3]
+		if out, errOut, code := table(args...); code != 0 || out != "" || afterProgress(t, errOut, what, 2) != "0 orphaned allocation(s), 1 kept as younger than --expiry 5m0s\n" {
 			t.Errorf("%v, nothing orphaned: exit %d, stdout %q, stderr %q; want 0 and nothing printed", args, code, out, errOut)
 		}
 	}
@@ -192,6 +195,19 @@ func TestClaimsAuditExpiryAndCodes(t *testing.T) {
 	if n != 0 {
 		t.Fatal("the deleted orphan's consumer record is still there")
 	}
+}
+
+// afterProgress is what an audit printed on standard error after its
+// progress line (issue 35: off a terminal, one line at the end), which it
+// requires: "what: n/n allocations, R allocations/s, ETA 0s".
+func afterProgress(t *testing.T, errOut, what string, n int) string {
+	t.Helper()
+	line, rest, _ := strings.Cut(errOut, "\n")
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(fmt.Sprintf("%s: %d/%d allocations, ", what, n, n)) + `\d+ allocations/s, ETA 0s$`).MatchString(line) {
+		t.Errorf("stderr does not start with the progress line of %s over %d allocations: %q", what, n, errOut)
+		return errOut
+	}
+	return rest
 }
 
 func TestClaimsSnapshotDiff(t *testing.T) {
