@@ -535,6 +535,11 @@ type Inventory struct {
 	// pending nodes are done, and of how many: total is -1 while the rows
 	// are still being planned.
 	Progress func(done, total int)
+	// SwitchProgress, when set, is told after every group holding nodes
+	// that switch layout (switchesLayout) how many of those are done, and
+	// of how many (-1 while the rows are still being planned): the layout
+	// switch phase's progress (issue 35).
+	SwitchProgress func(done, total int)
 	// AfterRun, when set, is called at the end of every Run (to clear a
 	// progress bar before the runner prints).
 	AfterRun func()
@@ -571,6 +576,13 @@ type Inventory struct {
 	retired  bool
 	next     int
 	finished int
+	// switchDone are the nodes written that switch layout, switchTook
+	// the share of the writing time theirs, switchTotal all of them in
+	// the complete plan (once counted).
+	switchDone    int
+	switchTook    time.Duration
+	switchTotal   int
+	switchCounted bool
 	// elsewhere counts nodes found migrated by another writer.
 	elsewhere int
 	// told is how many of the stream's left-alone nodes were noticed;
@@ -694,6 +706,35 @@ func (m *Inventory) ensureNames(ctx context.Context) error {
 	}
 	m.ids = ids
 	return nil
+}
+
+// Parts implements PhaseParts: the layout switch phase, when the run
+// had one. Its time is the inventory step's writing time apportioned by
+// node to the nodes that switch (a group of 50 nodes, 10 of them
+// switching, gives them a fifth of its time), divided by the workers
+// that write side by side.
+func (m *Inventory) Parts() []PhasePart {
+	if m.switchDone == 0 {
+		return nil
+	}
+	return []PhasePart{{Name: "layout switch", Items: m.switchDone, Unit: "nodes", Took: m.switchTook}}
+}
+
+// switches is the number of nodes of the complete plan that switch
+// layout, -1 while planning goes on.
+func (m *Inventory) switches() int {
+	if !m.complete {
+		return -1
+	}
+	if !m.switchCounted {
+		m.switchCounted = true
+		for _, pn := range m.nodes {
+			if pn.write != nil && pn.write.layout {
+				m.switchTotal++
+			}
+		}
+	}
+	return m.switchTotal
 }
 
 // total is the number of pending nodes for Progress, -1 while planning
@@ -1000,6 +1041,12 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 		go func() {
 			defer wg.Done()
 			for part := range ch {
+				began, switching := time.Now(), 0
+				for _, i := range part {
+					if w := batch[i].write; w != nil && w.layout {
+						switching++
+					}
+				}
 				left, err := m.storeUUIDs(ctx, batch, gen, part, errs)
 				if err != nil {
 					setFatal(err)
@@ -1069,6 +1116,13 @@ func (m *Inventory) writeAll(ctx context.Context, batch []*PlannedNode, gen []st
 				m.finished += len(part)
 				if m.Progress != nil {
 					m.Progress(m.finished, m.total())
+				}
+				if switching > 0 {
+					m.switchDone += switching
+					m.switchTook += time.Since(began) * time.Duration(switching) / time.Duration(len(part)*workers)
+					if m.SwitchProgress != nil {
+						m.SwitchProgress(m.switchDone, m.switches())
+					}
 				}
 				mu.Unlock()
 			}

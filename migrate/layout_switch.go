@@ -51,6 +51,10 @@ type switching struct {
 	capacity map[[2]string]int64 // (provider, class) -> capacity once written
 	tree     []string            // the node's providers as Placement holds them
 	node     string
+	// layout: Placement holds the node in another layout (flat or
+	// nested, in a pool or not) than the one written now: the node is
+	// part of the layout switch phase (its progress and time).
+	layout bool
 }
 
 // capacityOf is Placement's int((total - reserved) * ratio).
@@ -147,6 +151,7 @@ func (c *InventoryConfig) planSwitch(desired []DesiredProvider, st *PlacementSta
 		return nil // a new node: nothing to switch from
 	}
 	sw.tree = treeOf(st, root.UUID)
+	sw.layout = c.switchesLayout(desired, st, cur)
 	// Providers of the old tree the new layout does not have.
 	for _, u := range sw.tree[1:] {
 		if wanted[u] {
@@ -215,6 +220,36 @@ func (c *InventoryConfig) planSwitch(desired []DesiredProvider, st *PlacementSta
 		w.Providers[i].Generation++
 	}
 	return nil
+}
+
+// switchesLayout says whether the node whose root Placement holds as cur
+// is written now in another layout than ReadLayout finds: NUMA children
+// holding inventory or not, and the pool aggregate its root is in.
+func (c *InventoryConfig) switchesLayout(desired []DesiredProvider, st *PlacementState, cur *PProvider) bool {
+	was := ReadLayout(st, cur.UUID)
+	nested := false
+	for _, d := range desired[1:] {
+		nested = nested || (d.ParentUUID != "" && slices.Contains(d.Traits, TraitNUMARoot) && len(d.Inventories) > 0)
+	}
+	if nested != was.Nested {
+		return true
+	}
+	pool := ""
+	for _, a := range slices.Sorted(slices.Values(desired[0].Aggregates)) {
+		if ps := poolProviders(st, a); len(ps) > 0 {
+			pool = strings.TrimPrefix(ps[0].Name, sharedPoolPrefix)
+			break
+		}
+		for _, p := range c.SharedStorage {
+			if SharedAggregateUUID(p.Name) == a {
+				pool = p.Name
+			}
+		}
+		if pool != "" {
+			break
+		}
+	}
+	return pool != was.Pool
 }
 
 // planMoves reads the allocations a switching node holds and gives each

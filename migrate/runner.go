@@ -33,6 +33,21 @@ type SharedWork interface {
 	DoneElsewhere() int
 }
 
+// PhaseParts is implemented by a migration part of whose time the summary
+// shows apart (issue 35): the inventory step's layout switch.
+type PhaseParts interface {
+	Parts() []PhasePart
+}
+
+// PhasePart is a named part of a migration's time: Items of Unit took
+// Took.
+type PhasePart struct {
+	Name  string
+	Items int
+	Unit  string
+	Took  time.Duration
+}
+
 // Stopper is implemented by a migration that goes on working between its
 // Runs (the inventory migration plans the next batches while it writes):
 // Stop ends that work and waits for it, once the run is over.
@@ -108,6 +123,8 @@ type Summary struct {
 	// (issue 35: the summary says each phase's time); not in the table,
 	// which is nova-manage's.
 	Took map[string]time.Duration `json:"-"`
+	// Parts are the parts of a migration's time shown apart (PhaseParts).
+	Parts map[string][]PhasePart `json:"-"`
 	// RowErrors are the skipped records; Errors the migrations that failed.
 	RowErrors []*RowError `json:"-"`
 	Errors    []error     `json:"-"`
@@ -172,6 +189,16 @@ func (r *Runner) Run(ctx context.Context, maxCount int, unlimited bool) (Summary
 	finish := func() Summary {
 		for _, name := range order {
 			sum.Rows = append(sum.Rows, *totals[name])
+		}
+		for _, m := range r.Migrations {
+			if pp, ok := m.(PhaseParts); ok {
+				if parts := pp.Parts(); len(parts) > 0 {
+					if sum.Parts == nil {
+						sum.Parts = map[string][]PhasePart{}
+					}
+					sum.Parts[m.Name()] = parts
+				}
+			}
 		}
 		sort.Slice(sum.Rows, func(i, j int) bool { return sum.Rows[i].Migration < sum.Rows[j].Migration })
 		return sum

@@ -205,9 +205,22 @@ func buildInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databa
 	}
 	m := &migrate.Inventory{Cells: cells, Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: o.flags.inventory.parallel, Skipped: o.skipLog}
 	p := o.bar(f, "inventory", "nodes")
-	m.Progress = p.Update
-	m.AfterRun = p.Clear
-	m.Warn = func(msg string) { p.Clear(); fmt.Fprintln(f.IO.ErrOut, msg) }
+	// The layout switch phase has a bar of its own, over the nodes that
+	// switch (issue 35); on a terminal, the inventory bar gives it the
+	// line while it runs (both are called from one goroutine at a time).
+	sp := o.bar(f, "layout switch", "nodes")
+	tty, switching := f.IO.IsStderrTTY(), false
+	m.Progress = func(done, total int) {
+		if !tty || !switching {
+			p.Update(done, total)
+		}
+	}
+	m.SwitchProgress = func(done, total int) {
+		switching = total < 0 || done < total
+		sp.UpdateDone(done, total)
+	}
+	m.AfterRun = func() { p.Clear(); sp.Clear() }
+	m.Warn = func(msg string) { p.Clear(); sp.Clear(); fmt.Fprintln(f.IO.ErrOut, msg) }
 	m.Notice = func(line string) { fmt.Fprintln(f.IO.ErrOut, line) }
 	return []migrate.Migration{m}, nil
 }

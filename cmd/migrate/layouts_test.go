@@ -267,7 +267,21 @@ func TestMigrateLayoutSwitch(t *testing.T) {
 	var first cloudState
 	for i, name := range steps {
 		c := matrixCloud{args: []string{"--db", db}}
-		c.migrateAll(t, layoutFlags[name])
+		if i == 0 {
+			c.migrateAll(t, layoutFlags[name])
+		} else {
+			// The switch shows its own progress and time (issue 35).
+			_, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", db, "migrate", "all"}, layoutFlags[name]...)...)
+			if code != 0 {
+				t.Fatalf("step %d (%s): exit %d:\n%s", i, name, code, errOut)
+			}
+			lines := regexp.MustCompile(`(?m)^layout switch: (\d+)/(\d+) nodes, \d+ nodes/s, ETA \S+$`).FindAllStringSubmatch(errOut, -1)
+			if len(lines) == 0 || lines[len(lines)-1][1] != lines[len(lines)-1][2] || lines[len(lines)-1][1] == "0" {
+				t.Errorf("step %d (%s): no layout switch progress ending at its total:\n%s", i, name, errOut)
+			} else if n := lines[len(lines)-1][1]; !strings.Contains(errOut, "(layout switch of "+n+" nodes ") {
+				t.Errorf("step %d (%s): the time line does not show the layout switch of %s nodes:\n%s", i, name, n, errOut)
+			}
+		}
 		if n := c.migrateAll(t, layoutFlags[name]); n != 0 {
 			t.Errorf("step %d (%s): the re-run wrote %d rows", i, name, n)
 		}

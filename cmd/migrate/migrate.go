@@ -310,7 +310,7 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 	if err := f.Write(rows, nil); err != nil {
 		return err
 	}
-	fmt.Fprintln(f.IO.ErrOut, phaseTimes(sum.Rows, sum.Took))
+	fmt.Fprintln(f.IO.ErrOut, phaseTimes(sum.Rows, sum.Took, sum.Parts))
 	if runErr != nil {
 		return runErr
 	}
@@ -358,8 +358,9 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 // table's order, and their sum (issue 35): which phase a long run spent
 // its time in. A migration that took less than a tenth of a second is
 // left out of the list (a run has fifteen, most of them instant), not out
-// of the sum.
-func phaseTimes(rows []migrate.Row, took map[string]time.Duration) string {
+// of the sum, unless it has parts shown apart (migrate.PhaseParts: the
+// inventory step's layout switch), which follow its time in parentheses.
+func phaseTimes(rows []migrate.Row, took map[string]time.Duration, parts map[string][]migrate.PhasePart) string {
 	const shown = 100 * time.Millisecond
 	var b strings.Builder
 	var all time.Duration
@@ -367,7 +368,7 @@ func phaseTimes(rows []migrate.Row, took map[string]time.Duration) string {
 	n := 0
 	for _, r := range rows {
 		all += took[r.Migration]
-		if took[r.Migration] < shown {
+		if took[r.Migration] < shown && len(parts[r.Migration]) == 0 {
 			continue
 		}
 		if n > 0 {
@@ -375,6 +376,16 @@ func phaseTimes(rows []migrate.Row, took map[string]time.Duration) string {
 		}
 		n++
 		fmt.Fprintf(&b, " %s %s", r.Migration, took[r.Migration].Round(shown))
+		for i, p := range parts[r.Migration] {
+			sep := ", "
+			if i == 0 {
+				sep = " ("
+			}
+			fmt.Fprintf(&b, "%s%s of %d %s %s", sep, p.Name, p.Items, p.Unit, p.Took.Round(shown))
+		}
+		if len(parts[r.Migration]) > 0 {
+			b.WriteString(")")
+		}
 	}
 	if n == 0 {
 		fmt.Fprintf(&b, " %s in all (each under %s)", all.Round(time.Millisecond), shown)
