@@ -126,3 +126,32 @@ func (e *Editor) WriteAll(ctx context.Context, plans []Result, edit InventoryEdi
 	}
 	return out, true
 }
+
+// ProviderTraits is one provider's generation and traits, in Placement's
+// order (ProviderTraits).
+type ProviderTraits struct {
+	Generation int64
+	Traits     []string
+}
+
+// TraitsSet is SetProviderTraits' arguments for one provider.
+type TraitsSet struct {
+	UUID       string
+	Generation int64
+	Traits     []string
+}
+
+// TraitBatchStore is a Store (the database) that reads and sets many
+// providers' traits in few round trips (issue 35: provider apply wrote a
+// provider's traits in a round trip per statement).
+type TraitBatchStore interface {
+	// TraitsOf is ProviderTraits for each uuid, in one read; a uuid
+	// without a provider is absent.
+	TraitsOf(ctx context.Context, uuids []string) (map[string]ProviderTraits, error)
+	// SetProviderTraitsBatch is SetProviderTraits for each write in
+	// order, each in a transaction of its own, stopping at the first that
+	// fails: done are written (each at its Generation+1), err is
+	// ws[done]'s failure. ErrNoBatch, with nothing written, when the
+	// database cannot batch.
+	SetProviderTraitsBatch(ctx context.Context, ws []TraitsSet) (done int, err error)
+}

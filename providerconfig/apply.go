@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -158,6 +159,7 @@ func MakePlan(ctx context.Context, st inventory.Store, cfg *Config) (*Plan, erro
 	}
 	haveClass, haveTrait := setOf(classes), setOf(traits)
 	wantClass, wantTrait := map[string]bool{}, map[string]bool{}
+	invs, trs := readAll(ctx, st, targets)
 	for _, t := range targets {
 		for _, rc := range t.Entry.Classes {
 			wantClass[rc] = true
@@ -165,15 +167,19 @@ func MakePlan(ctx context.Context, st inventory.Store, cfg *Config) (*Plan, erro
 		for _, tr := range t.Entry.Traits {
 			wantTrait[tr] = true
 		}
-		_, inv, err := st.Inventories(ctx, t.Provider.UUID)
-		if err != nil {
-			return nil, err
+		inv, read := invs[t.Provider.UUID]
+		if !read {
+			if _, inv.Inventories, err = st.Inventories(ctx, t.Provider.UUID); err != nil {
+				return nil, err
+			}
 		}
-		_, have, err := st.ProviderTraits(ctx, t.Provider.UUID)
-		if err != nil {
-			return nil, err
+		have, read := trs[t.Provider.UUID]
+		if !read {
+			if _, have.Traits, err = st.ProviderTraits(ctx, t.Provider.UUID); err != nil {
+				return nil, err
+			}
 		}
-		pl.Changes = append(pl.Changes, diff(t, inv, have)...)
+		pl.Changes = append(pl.Changes, diff(t, inv.Inventories, have.Traits)...)
 	}
 	for rc := range wantClass {
 		if !haveClass[rc] {
@@ -188,6 +194,36 @@ func MakePlan(ctx context.Context, st inventory.Store, cfg *Config) (*Plan, erro
 	sort.Strings(pl.NewClasses)
 	sort.Strings(pl.NewTraits)
 	return pl, nil
+}
+
+// readAll reads every target's inventories and traits at once when the
+// store can (inventory.BatchStore, inventory.TraitBatchStore: the
+// database), so that planning 2,000 providers is not 2,000 reads of each
+// (issue 35); a target it does not return (or a store that cannot) is read
+// alone, which gives its own answer.
+func readAll(ctx context.Context, st inventory.Store, targets []Target) (map[string]inventory.ProviderInventories, map[string]inventory.ProviderTraits) {
+	bs, ok := st.(inventory.BatchStore)
+	ts, ok2 := st.(inventory.TraitBatchStore)
+	if !ok || !ok2 || len(targets) == 0 {
+		return nil, nil
+	}
+	invs, err := bs.InventoriesOf(ctx, uuidsOf(targets))
+	if err != nil {
+		return nil, nil
+	}
+	trs, err := ts.TraitsOf(ctx, uuidsOf(targets))
+	if err != nil {
+		return nil, nil
+	}
+	return invs, trs
+}
+
+func uuidsOf(targets []Target) []string {
+	out := make([]string, len(targets))
+	for i, t := range targets {
+		out[i] = t.Provider.UUID
+	}
+	return out
 }
 
 func setOf(names []string) map[string]bool {
@@ -265,12 +301,22 @@ func Apply(ctx context.Context, st inventory.Store, pl *Plan) (*Result, error) {
 			res.TraitsCreated = append(res.TraitsCreated, tr)
 		}
 	}
-	for _, t := range pl.Targets {
-		wrote, err := applyTarget(ctx, st, t)
+	wrote := make([]bool, len(pl.Targets))
+	errs := make([]error, len(pl.Targets))
+	if !applyBatched(ctx, st, pl.Targets, wrote, errs) {
+		for i, t := range pl.Targets {
+			if wrote[i], errs[i] = applyInventories(ctx, st, t); errs[i] == nil {
+				var w bool
+				w, errs[i] = applyTraits(ctx, st, t)
+				wrote[i] = wrote[i] || w
+			}
+		}
+	}
+	for i, t := range pl.Targets {
 		switch {
-		case err != nil:
-			res.Failed = append(res.Failed, fmt.Sprintf("%s: provider %s (%s): %v", t.Entry.Label(), t.Provider.Name, t.Provider.UUID, err))
-		case wrote:
+		case errs[i] != nil:
+			res.Failed = append(res.Failed, fmt.Sprintf("%s: provider %s (%s): %v", t.Entry.Label(), t.Provider.Name, t.Provider.UUID, errs[i]))
+		case wrote[i]:
 			res.Written++
 		default:
 			res.Unchanged++
@@ -279,58 +325,194 @@ func Apply(ctx context.Context, st inventory.Store, pl *Plan) (*Result, error) {
 	return res, nil
 }
 
-func applyTarget(ctx context.Context, st inventory.Store, t Target) (bool, error) {
-	wrote := false
+// applyBatched writes the targets' inventories, then their traits, as
+// batches (inventory.BatchStore, inventory.TraitBatchStore: many
+// providers' transactions per round trip, issue 35), each provider's
+// write the one applyInventories and applyTraits would make from the same
+// read (the same generation-checked change, the same generation after).
+// A write the batch could not make (a conflict, a refusal, one it leaves
+// to the single write) is made again by applyInventories or applyTraits,
+// which re-read and retry as they do alone: the batch's try comes on top
+// of their attempts. False, with nothing written, when the store cannot
+// batch.
+func applyBatched(ctx context.Context, st inventory.Store, targets []Target, wrote []bool, errs []error) bool {
+	bs, ok := st.(inventory.BatchStore)
+	ts, ok2 := st.(inventory.TraitBatchStore)
+	if !ok || !ok2 || len(targets) == 0 {
+		return false
+	}
+	invs, err := bs.InventoriesOf(ctx, uuidsOf(targets))
+	if err != nil {
+		return false
+	}
+	var idx []int
+	var ws []inventory.InventoryReplace
+	alone := map[int]bool{}
+	for i, t := range targets {
+		cur, read := invs[t.Provider.UUID]
+		if !read {
+			alone[i] = true
+			continue
+		}
+		if next, changed := wantInventories(cur.Inventories, t); changed {
+			idx = append(idx, i)
+			ws = append(ws, inventory.InventoryReplace{UUID: t.Provider.UUID, Generation: cur.Generation, Want: next})
+		}
+	}
+	for from := 0; from < len(ws); {
+		done, err := bs.ReplaceInventoriesBatch(ctx, ws[from:])
+		if errors.Is(err, inventory.ErrNoBatch) {
+			if from == 0 {
+				return false // nothing written: the caller writes one by one
+			}
+			for _, i := range idx[from:] {
+				alone[i] = true
+			}
+			break
+		}
+		for k := from; k < from+done; k++ {
+			wrote[idx[k]] = true
+		}
+		from += done
+		if err != nil {
+			alone[idx[from]] = true
+			from++
+		}
+	}
+	for _, i := range slices.Sorted(maps.Keys(alone)) {
+		wrote[i], errs[i] = applyInventories(ctx, st, targets[i])
+	}
+	return applyTraitsBatched(ctx, st, ts, targets, wrote, errs)
+}
+
+// applyTraitsBatched is applyBatched's second half: the traits, read after
+// the inventories were written.
+func applyTraitsBatched(ctx context.Context, st inventory.Store, ts inventory.TraitBatchStore, targets []Target, wrote []bool, errs []error) bool {
+	alone := map[int]bool{}
+	var live []Target
+	var liveIdx []int
+	for i, t := range targets {
+		if errs[i] == nil {
+			live, liveIdx = append(live, t), append(liveIdx, i)
+		}
+	}
+	trs, err := ts.TraitsOf(ctx, uuidsOf(live))
+	if err != nil {
+		trs = nil // each is read alone, which gives its own answer
+	}
+	var idx []int
+	var ws []inventory.TraitsSet
+	for k, t := range live {
+		i := liveIdx[k]
+		cur, read := trs[t.Provider.UUID]
+		if !read {
+			alone[i] = true
+			continue
+		}
+		if next, changed := wantTraits(cur.Traits, t); changed {
+			idx = append(idx, i)
+			ws = append(ws, inventory.TraitsSet{UUID: t.Provider.UUID, Generation: cur.Generation, Traits: next})
+		}
+	}
+	for from := 0; from < len(ws); {
+		done, err := ts.SetProviderTraitsBatch(ctx, ws[from:])
+		if errors.Is(err, inventory.ErrNoBatch) {
+			for _, i := range idx[from:] {
+				alone[i] = true
+			}
+			break
+		}
+		for k := from; k < from+done; k++ {
+			wrote[idx[k]] = true
+		}
+		from += done
+		if err != nil {
+			alone[idx[from]] = true
+			from++
+		}
+	}
+	for _, i := range slices.Sorted(maps.Keys(alone)) {
+		w, err := applyTraits(ctx, st, targets[i])
+		wrote[i], errs[i] = wrote[i] || w, err
+	}
+	return true
+}
+
+// wantInventories is inv with the entry's classes added or replaced, and
+// whether that changes anything.
+func wantInventories(inv map[string]inventory.Inventory, t Target) (map[string]inventory.Inventory, bool) {
+	next := make(map[string]inventory.Inventory, len(inv)+len(t.Entry.Classes))
+	for k, v := range inv {
+		next[k] = v
+	}
+	changed := false
+	for _, rc := range t.Entry.Classes {
+		want := t.Entry.Inventories[rc].Record()
+		if cur, ok := inv[rc]; !ok || !sameRecord(cur, want) {
+			next[rc] = want
+			changed = true
+		}
+	}
+	return next, changed
+}
+
+// wantTraits is have with the entry's traits added, sorted, and whether
+// that adds any.
+func wantTraits(have []string, t Target) ([]string, bool) {
+	next := slices.Clone(have)
+	for _, tr := range t.Entry.Traits {
+		if !slices.Contains(next, tr) {
+			next = append(next, tr)
+		}
+	}
+	if len(next) == len(have) {
+		return nil, false
+	}
+	sort.Strings(next)
+	return next, true
+}
+
+// applyInventories writes the entry's inventories to its provider in one
+// generation-checked PUT, re-reading and retrying after a conflict.
+func applyInventories(ctx context.Context, st inventory.Store, t Target) (bool, error) {
 	for attempt := 1; ; attempt++ {
 		gen, inv, err := st.Inventories(ctx, t.Provider.UUID)
 		if err != nil {
-			return wrote, err
+			return false, err
 		}
-		next := make(map[string]inventory.Inventory, len(inv)+len(t.Entry.Classes))
-		for k, v := range inv {
-			next[k] = v
+		next, changed := wantInventories(inv, t)
+		if !changed {
+			return false, nil
 		}
-		changed := false
-		for _, rc := range t.Entry.Classes {
-			want := t.Entry.Inventories[rc].Record()
-			if cur, ok := inv[rc]; !ok || !sameRecord(cur, want) {
-				next[rc] = want
-				changed = true
-			}
+		_, err = st.ReplaceInventories(ctx, t.Provider.UUID, gen, next)
+		if errors.Is(err, inventory.ErrGeneration) && attempt < maxAttempts {
+			continue
 		}
-		if changed {
-			_, err = st.ReplaceInventories(ctx, t.Provider.UUID, gen, next)
-			if errors.Is(err, inventory.ErrGeneration) && attempt < maxAttempts {
-				continue
-			}
-			if err != nil {
-				return wrote, fmt.Errorf("inventories: %w", err)
-			}
-			wrote = true
+		if err != nil {
+			return false, fmt.Errorf("inventories: %w", err)
 		}
-		break
+		return true, nil
 	}
+}
+
+// applyTraits adds the entry's traits to its provider in one
+// generation-checked PUT, re-reading and retrying after a conflict.
+func applyTraits(ctx context.Context, st inventory.Store, t Target) (bool, error) {
 	for attempt := 1; ; attempt++ {
 		gen, have, err := st.ProviderTraits(ctx, t.Provider.UUID)
 		if err != nil {
-			return wrote, err
+			return false, err
 		}
-		next := slices.Clone(have)
-		for _, tr := range t.Entry.Traits {
-			if !slices.Contains(next, tr) {
-				next = append(next, tr)
-			}
+		next, changed := wantTraits(have, t)
+		if !changed {
+			return false, nil
 		}
-		if len(next) == len(have) {
-			return wrote, nil
-		}
-		sort.Strings(next)
 		_, err = st.SetProviderTraits(ctx, t.Provider.UUID, gen, next)
 		if errors.Is(err, inventory.ErrGeneration) && attempt < maxAttempts {
 			continue
 		}
 		if err != nil {
-			return wrote, fmt.Errorf("traits: %w", err)
+			return false, fmt.Errorf("traits: %w", err)
 		}
 		return true, nil
 	}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/providerconfig"
 	"github.com/rpctl/rpctl/storage/placementdb"
 )
@@ -214,4 +216,116 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// racingStore is the database store with a writer that changes one
+// provider between the batch's read and its write, in the inventories'
+// batch and in the traits' one.
+type racingStore struct {
+	*placementdb.Store
+	victim     string
+	inv, trait int // batches seen
+	racedInv   bool
+	racedTrait bool
+	t          *testing.T
+}
+
+func (s *racingStore) ReplaceInventoriesBatch(ctx context.Context, ws []inventory.InventoryReplace) (int, error) {
+	if s.inv++; s.inv == 1 {
+		s.race(ctx)
+		s.racedInv = true
+	}
+	return s.Store.ReplaceInventoriesBatch(ctx, ws)
+}
+
+func (s *racingStore) SetProviderTraitsBatch(ctx context.Context, ws []inventory.TraitsSet) (int, error) {
+	if s.trait++; s.trait == 1 {
+		s.race(ctx)
+		s.racedTrait = true
+	}
+	return s.Store.SetProviderTraitsBatch(ctx, ws)
+}
+
+// race gives the victim a new generation, as a nova-compute's write would.
+func (s *racingStore) race(ctx context.Context) {
+	gen, have, err := s.Store.ProviderTraits(ctx, s.victim)
+	if err == nil {
+		_, err = s.Store.SetProviderTraits(ctx, s.victim, gen, append(have, "CUSTOM_RACER"))
+	}
+	if err == nil {
+		gen, have, err = s.Store.ProviderTraits(ctx, s.victim)
+	}
+	if err == nil {
+		_, err = s.Store.SetProviderTraits(ctx, s.victim, gen, slices.DeleteFunc(have, func(t string) bool { return t == "CUSTOM_RACER" }))
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// TestApplyBatchesRetryAConflict (issue 35): on MariaDB provider apply
+// writes its providers as batches, inventories then traits; a provider
+// another writer changed between the batch's read and its write is made
+// again alone (re-read, written at its new generation), the providers
+// after it in the batch still go as a batch, and every provider ends with
+// the entry's inventory and trait at the generation two PUTs leave.
+func TestApplyBatchesRetryAConflict(t *testing.T) {
+	ctx := context.Background()
+	p := placementtest.NewDB(t)
+	base := placementdb.New(p.DB)
+	var uuids []string
+	for i := range 6 {
+		u := fmt.Sprintf("5%07d-0000-4000-8000-000000000000", i)
+		uuids = append(uuids, u)
+		if _, err := base.CreateProvider(ctx, inventory.ProviderSpec{Name: fmt.Sprintf("cn%d", i), UUID: u}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := base.SetProviderTraits(ctx, u, 0, []string{"COMPUTE_NODE"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := base.CreateTrait(ctx, "CUSTOM_RACER"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte("meta:\n  schema_version: '1.0'\nproviders:\n  - identification:\n      uuid: '$COMPUTE_NODE'\n"+
+		"    inventories:\n      additional:\n        - CUSTOM_LICENSE: {total: 4}\n    traits:\n      additional: [CUSTOM_RACK_A]\n"), 0o600)
+	cfg, err := providerconfig.Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &racingStore{Store: base, victim: uuids[2], t: t}
+	pl, err := providerconfig.MakePlan(ctx, st, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := providerconfig.Apply(ctx, st, pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.racedInv || !st.racedTrait {
+		t.Fatalf("the batches were not used (inventories %v, traits %v): not MariaDB?", st.racedInv, st.racedTrait)
+	}
+	if res.Written != 6 || len(res.Failed) != 0 {
+		t.Errorf("result %+v, want 6 written", res)
+	}
+	for _, u := range uuids {
+		gen, inv, err := base.Inventories(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, traits, err := base.ProviderTraits(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// COMPUTE_NODE (1), the entry's inventories and traits (2 more),
+		// and the racer's two writes on the victim.
+		want := int64(3)
+		if u == st.victim {
+			want += 4
+		}
+		if inv["CUSTOM_LICENSE"].Total != 4 || !slices.Contains(traits, "CUSTOM_RACK_A") || !slices.Contains(traits, "COMPUTE_NODE") || slices.Contains(traits, "CUSTOM_RACER") || gen != want {
+			t.Errorf("%s: generation %d (want %d), inventories %v, traits %v", u, gen, want, inv, traits)
+		}
+	}
 }

@@ -23,9 +23,7 @@ const maxRoundTripsPerItem = 0.2
 // round trips per item measured before their fix (issue 35): a job listed
 // here that is within the bound fails the test too, so that it leaves the
 // list when it is fixed.
-var overBound = map[string]string{
-	"provider apply": "48.7 per provider: each provider's inventories and traits are written through inventory.Store, one generation-checked API call at a time",
-}
+var overBound = map[string]string{}
 
 // TestBulkRoundTrips (issue 35) builds a 2,000-node sample cloud whose
 // three databases are reached through a counting proxy (the cell mapping
@@ -125,6 +123,9 @@ func TestBulkRoundTrips(t *testing.T) {
 	run(job{"provider apply", []string{"provider", "apply", "--file", yaml}, nodes, "provider", 0})
 	if n := count(placement, "SELECT COUNT(*) FROM DB.inventories i JOIN DB.resource_classes rc ON rc.id = i.resource_class_id WHERE rc.name = 'CUSTOM_LICENSE'"); n != nodes {
 		t.Errorf("provider apply: %d CUSTOM_LICENSE inventories, want one on each of the %d compute nodes", n, nodes)
+	}
+	if n := count(placement, "SELECT COUNT(*) FROM DB.resource_provider_traits rt JOIN DB.traits tr ON tr.id = rt.trait_id WHERE tr.name = 'CUSTOM_RACK_A'"); n != nodes {
+		t.Errorf("provider apply: CUSTOM_RACK_A on %d providers, want each of the %d compute nodes", n, nodes)
 	}
 	if n := count(placement, "SELECT COUNT(*) FROM DB.resource_provider_aggregates"); n == 0 {
 		t.Errorf("no aggregate membership in Placement after migrate aggregates")
