@@ -52,16 +52,41 @@ func (p *InventoryPlan) PlanMoves(ctx context.Context, placement Placement, cfg 
 	}
 	pending := map[[2]string]int64{}
 	var out []PlannedMove
+	var switching []*PlannedNode
 	for _, pn := range p.Nodes {
-		if pn.err != nil || pn.write == nil || len(pn.write.needs) == 0 {
-			continue
+		if pn.err == nil && pn.write != nil && len(pn.write.needs) > 0 {
+			switching = append(switching, pn)
 		}
-		for k, c := range poolCap {
-			if _, own := pn.write.capacity[k]; !own {
-				pn.write.capacity[k] = c
+	}
+	// The allocations are read for dryRunReads nodes at a time (issue 35:
+	// a read per node was five round trips per node); nothing is written
+	// meanwhile, so each node is planned from what its own read would
+	// have found, with the earlier nodes' moves counted (pending).
+	const dryRunReads = 100
+	var read *switchRead
+	for k, pn := range switching {
+		if k%dryRunReads == 0 {
+			var ws []*NodeWrite
+			for _, n := range switching[k:min(k+dryRunReads, len(switching))] {
+				ws = append(ws, n.write)
+			}
+			var err error
+			if read, err = readSwitches(ctx, placement, ws); err != nil {
+				return nil, err
 			}
 		}
-		if err := cfg.planMovesAfter(ctx, placement, pn.write, pending); err != nil {
+		for key, c := range poolCap {
+			if _, own := pn.write.capacity[key]; !own {
+				pn.write.capacity[key] = c
+			}
+		}
+		var err error
+		if read == nil {
+			err = cfg.planMovesAfter(ctx, placement, pn.write, pending) // no AllocationReader: it says so
+		} else {
+			err = cfg.placeMoves(pn.write, read.rows, read.usage, read.invs, pending)
+		}
+		if err != nil {
 			if errors.Is(err, ErrLayoutSwitch) {
 				pn.fail(err)
 				continue

@@ -458,27 +458,12 @@ func poolUUIDs(st *PlacementState, cfg *InventoryConfig) []string {
 // that read, as each was planned from its own read before any of them
 // was written.
 func (m *Inventory) planSwitchMoves(ctx context.Context, batch []*PlannedNode, left []int, errs []error, fatal func(error)) []int {
-	var tree, targets []string
+	var ws []*NodeWrite
 	for _, i := range left {
-		w := batch[i].write
-		w.Moves = nil
-		if len(w.needs) > 0 {
-			tree = append(tree, w.tree...)
-			targets = append(targets, w.targetList()...)
-		}
+		batch[i].write.Moves = nil
+		ws = append(ws, batch[i].write)
 	}
-	var rows []AllocationRow
-	var usage map[[2]string]int64
-	var invs map[[2]string]inventory.Inventory
-	readErr := error(nil)
-	if len(tree) > 0 {
-		if ar, ok := m.Placement.(AllocationReader); ok {
-			slices.Sort(tree)
-			slices.Sort(targets)
-			rows, usage, invs, readErr = ar.SwitchAllocations(ctx, slices.Compact(tree), slices.Compact(targets))
-			rows = uniqueRows(rows)
-		}
-	}
+	read, readErr := readSwitches(ctx, m.Placement, ws)
 	keep := left[:0:0]
 	for _, i := range left {
 		w := batch[i].write
@@ -487,11 +472,11 @@ func (m *Inventory) planSwitchMoves(ctx context.Context, batch []*PlannedNode, l
 		case len(w.needs) == 0:
 		case readErr != nil:
 			err = readErr
-		case usage == nil:
+		case read == nil:
 			// No AllocationReader: planMoves says so.
 			err = m.Config.planMoves(ctx, m.Placement, w)
 		default:
-			err = m.Config.placeMoves(w, rows, usage, invs, nil)
+			err = m.Config.placeMoves(w, read.rows, read.usage, read.invs, nil)
 		}
 		switch {
 		case err == nil:
@@ -503,6 +488,37 @@ func (m *Inventory) planSwitchMoves(ctx context.Context, batch []*PlannedNode, l
 		}
 	}
 	return keep
+}
+
+// switchRead is what SwitchAllocations read for several nodes at once.
+type switchRead struct {
+	rows  []AllocationRow
+	usage map[[2]string]int64
+	invs  map[[2]string]inventory.Inventory
+}
+
+// readSwitches reads, in one SwitchAllocations, the allocations of every
+// node of ws whose layout switch moves some (their trees and targets
+// together): nil when none does or the store reads no allocations.
+func readSwitches(ctx context.Context, p Placement, ws []*NodeWrite) (*switchRead, error) {
+	var tree, targets []string
+	for _, w := range ws {
+		if len(w.needs) > 0 {
+			tree = append(tree, w.tree...)
+			targets = append(targets, w.targetList()...)
+		}
+	}
+	ar, ok := p.(AllocationReader)
+	if len(tree) == 0 || !ok {
+		return nil, nil
+	}
+	slices.Sort(tree)
+	slices.Sort(targets)
+	rows, usage, invs, err := ar.SwitchAllocations(ctx, slices.Compact(tree), slices.Compact(targets))
+	if err != nil {
+		return nil, err
+	}
+	return &switchRead{uniqueRows(rows), usage, invs}, nil
 }
 
 // uniqueRows drops the repeats of an allocation a read in several IN
