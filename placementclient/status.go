@@ -8,7 +8,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/status"
 )
@@ -110,34 +109,7 @@ func (s *StatusPlacement) LoadPlacementState(ctx context.Context) (*migrate.Plac
 	if err != nil {
 		return nil, err
 	}
-	st := &migrate.PlacementState{Providers: map[string]*migrate.PProvider{}, ByName: map[string]string{}}
-	for i, rp := range snap.providers {
-		d := snap.details[i]
-		p := &migrate.PProvider{ID: int64(i + 1), UUID: rp.UUID, Name: rp.Name, Generation: rp.Generation, RootUUID: rp.RootProviderUUID,
-			Inventories: map[string]inventory.Inventory{}, Traits: map[string]bool{}, Aggregates: map[string]bool{}, Used: map[string]bool{}}
-		if rp.ParentProviderUUID != nil {
-			p.ParentUUID = *rp.ParentProviderUUID
-		}
-		for rc, inv := range d.inv.Inventories {
-			p.Inventories[rc] = inventory.Inventory(inv)
-		}
-		for _, t := range d.traits {
-			p.Traits[t] = true
-		}
-		for _, a := range d.aggs {
-			p.Aggregates[a] = true
-		}
-		for rc, used := range d.usages.Usages {
-			if used != 0 {
-				p.Used[rc] = true
-			}
-		}
-		st.Providers[p.UUID] = p
-		if p.Name != "" {
-			st.ByName[p.Name] = p.UUID
-		}
-	}
-	return st, nil
+	return placementState(snap.providers, snap.details), nil
 }
 
 // ListProviderTotals implements status.Placement.

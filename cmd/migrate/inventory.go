@@ -14,6 +14,7 @@ import (
 	"github.com/rpctl/rpctl/internal/output"
 	"github.com/rpctl/rpctl/inventory"
 	"github.com/rpctl/rpctl/migrate"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/stores"
@@ -36,6 +37,16 @@ COMPUTE_NODE and, for a disabled nova-compute service, COMPUTE_STATUS_DISABLED; 
 --newton-classes also writes the Newton spec's NUMA_* and pci_stats pool classes, which
 Nova never reports and nova-compute removes when it starts.
 Each node is written in one Placement transaction; re-running changes only what differs.
+Without Placement's database (nova.conf's [placement] credentials alone, or --os-*), the
+same rows are written through the Placement API, as nova-compute's report client writes
+them: POST /resource_providers for a new provider (uuid = compute_nodes.uuid, name =
+hypervisor_hostname; children after their parent), then PUT of its inventories, traits and
+aggregates with the provider generation, so the generations are the database path's. A 409
+generation conflict (a nova-compute or an operator wrote meanwhile) re-reads the node and
+re-plans, up to 4 times, then skips it, named (exit 2). A node whose write fails has the
+providers this write created deleted again; a PUT already applied to an existing provider
+stays (the message says which) and a re-run completes it. Moving allocations in a layout
+switch needs the database: through the API such a node keeps its layout, named.
 
 nova-compute reads [pci] report_in_placement and device_spec, reserved_host_* and the
 allocation ratio options from its own host's nova.conf: --compute-config-dir DIR names a
@@ -116,7 +127,7 @@ func addInventoryFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 	fs.StringArrayVar(&inventoryFlags.shared, "shared-storage", nil, "POOL=HOST_GLOB[,POOL=HOST_GLOB...]: matching hosts share the pool's DISK_GB through one sharing provider (repeatable)")
 	fs.StringVar(&inventoryFlags.diskMax, "disk-max-unit", migrate.DiskMaxUnitTotal, "DISK_GB max_unit: total (local_gb, what Nova's resource tracker writes) or available-least (disk_available_least: no server larger than the free disk is scheduled, but heal then refuses every instance already larger)")
 	addComputeConfigDirFlag(fs, mf)
-	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL only; SQLite has one writer)")
+	fs.IntVar(&inventoryFlags.parallel, "parallel", migrate.DefaultParallel, "concurrent Placement writers (MySQL or the Placement API; SQLite has one writer)")
 	fs.BoolVar(&inventoryFlags.force, "force", false, fmt.Sprintf("migrate even when a nova-conductor or nova-osapi_compute service is older than version %d, and overwrite the providers a nova-compute already owns (its virt driver's capability traits are on the root), printing each change first", status.DefaultMinServiceVersion))
 }
 
@@ -180,15 +191,30 @@ func computeConfig(f *cmdutil.Factory, mf *migrationFlags) (*migrate.InventoryCo
 	return &c, nil
 }
 
-// inventoryNeedsDatabase is why the inventory migration does not run
-// through the Placement API.
-const inventoryNeedsDatabase = "it writes Placement's database (one transaction per compute node: its providers, inventories, traits and aggregates, and the root_provider_id placement-manage would), which the Placement API cannot do in one step; rpctl does not write it through the API: give placement.conf with [placement_database] connection, or --placement-db"
+// inventoryPlacement is the Placement the inventory step writes: its
+// database when one is given (one transaction per node), else, with a
+// controller's nova.conf alone ([placement] credentials) or --os-*, the
+// Placement API, as nova-compute's report client writes it (issue 34).
+func inventoryPlacement(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases) (migrate.Placement, error) {
+	if dbs.Placement != nil {
+		return stores.MigratePlacement(dbs.Placement), nil
+	}
+	if !f.UsePlacementAPI() {
+		return nil, fmt.Errorf("%w for Placement: give --placement-db URL (or --db FILE), placement.conf with [placement_database] connection, or nova.conf's [placement] credentials (or --os-cloud/--os-endpoint) for the Placement API", storage.ErrNoDatabase)
+	}
+	c, err := f.PlacementClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &placementclient.MigratePlacement{C: c}, nil
+}
 
 func buildInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) ([]migrate.Migration, error) {
-	if dbs.Placement == nil {
-		return []migrate.Migration{placementNeedsDatabase{name: migrate.InventoryName, why: inventoryNeedsDatabase}}, nil
-	}
 	c, err := inventoryConfig(f, &o.flags)
+	if err != nil {
+		return nil, err
+	}
+	placement, err := inventoryPlacement(ctx, f, dbs)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +229,7 @@ func buildInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databa
 	if warn != "" {
 		fmt.Fprintln(f.IO.ErrOut, warn)
 	}
-	m := &migrate.Inventory{Cells: cells, Placement: stores.MigratePlacement(dbs.Placement), Config: c, Parallel: o.flags.inventory.parallel, Skipped: o.skipLog}
+	m := &migrate.Inventory{Cells: cells, Placement: placement, Config: c, Parallel: o.flags.inventory.parallel, Skipped: o.skipLog}
 	p := o.bar(f, "inventory", "nodes")
 	// The layout switch phase has a bar of its own, over the nodes that
 	// switch (issue 35); on a terminal, the inventory bar gives it the
@@ -233,15 +259,14 @@ func fmtInv(v *inventory.Inventory) string {
 }
 
 func dryRunInventory(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
-	if dbs.Placement == nil {
-		fmt.Fprintf(f.IO.ErrOut, "%s: would fail: %s\n", migrate.InventoryName, inventoryNeedsDatabase)
-		return 2, nil
-	}
 	c, err := inventoryConfig(f, &o.flags)
 	if err != nil {
 		return 0, err
 	}
-	placement := stores.MigratePlacement(dbs.Placement)
+	placement, err := inventoryPlacement(ctx, f, dbs)
+	if err != nil {
+		return 0, err
+	}
 	plan, err := migrate.PlanInventory(ctx, stores.MigrateCells(dbs.Cells), placement, &c)
 	if err != nil {
 		return 0, err

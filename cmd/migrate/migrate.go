@@ -141,10 +141,19 @@ bad columns) and every other host is synced; the run ends with the list of the r
 skipped, each with why, and says whether --log-file kept them. A signal rolls back the
 current transaction and prints the summary of what was written.
 
-With a controller's nova.conf alone ([placement] credentials, no [placement_database], no
---placement-db), the aggregate and allocation steps go through the Placement API it names;
-the inventory step writes Placement's database and fails alone, naming placement.conf, while
-the others run (exit 2).`,
+Which file gives what: nova.conf gives the cells ([database], [api_database] and the cell
+mappings) and, with [placement] credentials (Keystone, or endpoint_override), the Placement
+API; placement.conf gives Placement's database ([placement_database] connection, or
+--placement-db). With nova.conf alone the inventory, aggregate and allocation steps go
+through the Placement API, as nova-compute writes it: per compute node a POST of each new
+provider and generation-checked PUTs of its inventories, traits and aggregates (a 409
+generation conflict re-reads the node and re-plans, at most 4 times, then skips it, named).
+Through the API a node's write is no single transaction (providers it created are deleted
+again when a later call fails; PUTs already applied to existing providers stay, and a re-run
+completes them), and a layout switch that must move allocations is refused for that node.
+placement-manage's own steps (set_root_provider_ids, create_incomplete_consumers) read rows
+the API does not show: without placement.conf they fail alone, naming it, while the others
+run (exit 2).`,
 	}
 	all := &cobra.Command{
 		Use:   "all",

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
 	"github.com/rpctl/rpctl/migrate"
@@ -46,7 +47,16 @@ writes to Placement.`,
 				&migrate.CreateIncompleteConsumers{Placement: p, Project: opts.IncompleteConsumerProject, User: opts.IncompleteConsumerUser},
 			}, nil
 		},
-		DryRun: skipDryRun(migrate.SetRootProviderIDsName + ", " + migrate.CreateIncompleteConsumersName),
+		DryRun: func(ctx context.Context, f *cmdutil.Factory, dbs *storage.Databases, o *MigrateOptions) (int, error) {
+			if dbs.Placement == nil {
+				// As the real run: these two fail, the others run (exit 2).
+				for _, name := range []string{migrate.SetRootProviderIDsName, migrate.CreateIncompleteConsumersName} {
+					fmt.Fprintf(f.IO.ErrOut, "%s: would fail: %s\n", name, placementOnlineNeedsDatabase)
+				}
+				return 2, nil
+			}
+			return skipDryRun(migrate.SetRootProviderIDsName+", "+migrate.CreateIncompleteConsumersName)(ctx, f, dbs, o)
+		},
 	}
 }
 

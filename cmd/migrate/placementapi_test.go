@@ -14,12 +14,13 @@ import (
 
 // TestMigrateAllThroughPlacementAPI (issue 34): with a controller's
 // nova.conf alone ([api_database], [placement] Keystone credentials, no
-// Placement database), `migrate all` runs every step: the aggregate sync
-// and the allocation healing go through the real placement-api (checking
-// Keystone tokens), Nova's own online migrations need no Placement, and
-// the inventory step, which writes Placement's database, fails alone,
-// saying what to give (exit 2, the others run). Afterwards the database
-// says the aggregates and allocations are complete.
+// Placement database), `migrate all` runs every step it can: the
+// compute-node inventories, the aggregate sync and the allocation healing
+// go through the real placement-api (checking Keystone tokens), Nova's own
+// online migrations need no Placement, and placement-manage's two steps,
+// which read rows the API does not show, fail alone saying what to give
+// (exit 2, the others run). Afterwards the database says the inventories,
+// aggregates and allocations are complete.
 func TestMigrateAllThroughPlacementAPI(t *testing.T) {
 	if !testdb.MySQLWanted() {
 		t.Skip("skipping: needs MariaDB (RPCTL_TEST_MYSQL), python3-placement and keystone; run `make test`")
@@ -27,14 +28,8 @@ func TestMigrateAllThroughPlacementAPI(t *testing.T) {
 	const pw = "ks-admin-pw"
 	cell, api, place := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
 	dbs := []string{"--cell-db", cell.URL, "--api-db", api.URL, "--placement-db", place.URL}
-	for _, args := range [][]string{
-		append(dbs, "sample-cloud", "--nodes", "8", "--seed", "5"),
-		// The providers, written to the database (the step the API cannot do).
-		append(dbs, "migrate", "inventory"),
-	} {
-		if out, errOut, code := cmdtest.Rpctl(t, args...); code != 0 {
-			t.Fatalf("%q: exit %d\n%s%s", args, code, out, errOut)
-		}
+	if out, errOut, code := cmdtest.Rpctl(t, append(dbs, "sample-cloud", "--nodes", "8", "--seed", "5")...); code != 0 {
+		t.Fatalf("sample-cloud: exit %d\n%s%s", code, out, errOut)
 	}
 	port := testdb.FreePort(t)
 	placementURL := fmt.Sprintf("http://127.0.0.1:%d", port)
@@ -59,22 +54,28 @@ func TestMigrateAllThroughPlacementAPI(t *testing.T) {
 		return got
 	}
 	before := status()
-	if before["Aggregates in Sync"] == 0 || before["Instances Without Allocations"] == 0 {
+	if before["Resource Providers"] == 0 || before["Aggregates in Sync"] == 0 || before["Instances Without Allocations"] == 0 {
 		t.Fatalf("nothing for the API steps to do: %v", before)
 	}
 
 	_, dryErr, dryCode := cmdtest.Rpctl(t, "--config-file", conf, "migrate", "all", "--dry-run")
-	if dryCode != 2 || !strings.Contains(dryErr, "migrate_compute_node_inventory: would fail: it writes Placement's database") {
+	if dryCode != 2 || !strings.Contains(dryErr, "set_root_provider_ids: would fail: placement-manage's online migrations read and write Placement's database") ||
+		strings.Contains(dryErr, "migrate_compute_node_inventory: would fail") {
 		t.Errorf("dry run: exit %d\n%s", dryCode, dryErr)
 	}
 	out, errOut, code := cmdtest.Rpctl(t, "--config-file", conf, "migrate", "all")
 	t.Logf("migrate all through the API: exit %d\n%s%s", code, out, errOut)
 	if code != 2 {
-		t.Errorf("exit %d, want 2 (the inventory step failed, the others ran)", code)
+		t.Errorf("exit %d, want 2 (placement-manage's steps failed, the others ran)", code)
+	}
+	if strings.Contains(errOut, "Error attempting to run migrate_compute_node_inventory") {
+		t.Errorf("the inventory step failed through the API")
 	}
 	for _, want := range []string{
-		"Error attempting to run migrate_compute_node_inventory: it writes Placement's database",
+		"Error attempting to run set_root_provider_ids: placement-manage's online migrations read and write Placement's database",
+		"Error attempting to run create_incomplete_consumers: placement-manage's online migrations",
 		"give placement.conf with [placement_database] connection, or --placement-db",
+		"rows matched query migrate_compute_node_inventory",
 		"rows matched query aggregates",
 		"rows matched query heal_allocations",
 	} {
@@ -83,7 +84,7 @@ func TestMigrateAllThroughPlacementAPI(t *testing.T) {
 		}
 	}
 	after := status()
-	for _, check := range []string{"Aggregates in Sync", "Instances Without Allocations", "Over-committed Providers"} {
+	for _, check := range []string{"Resource Providers", "Compute Node UUIDs", "Compute Node Inventories", "Allocation Ratios", "Aggregates in Sync", "Instances Without Allocations", "Over-committed Providers"} {
 		if after[check] != 0 {
 			t.Errorf("%s after migrate all through the API: %d (before: %d)", check, after[check], before[check])
 		}
