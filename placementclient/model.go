@@ -54,6 +54,17 @@ func (c *Client) LoadModelInput(ctx context.Context, workers int) (*candidates.M
 		}
 		return id
 	}
+	// Every trait Placement knows, as the database path reads its traits
+	// table: a request naming a trait no provider has (Nova's forbidden
+	// COMPUTE_STATUS_DISABLED) is then valid, not Placement's 400 "No such
+	// trait(s)" that made every flavor fit nowhere.
+	allTraits, err := c.ListTraits(ctx, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range allTraits {
+		named(traitID, &in.Traits, t)
+	}
 	for i, rp := range rps {
 		row := candidates.ProviderRow{ID: ids[rp.UUID], UUID: rp.UUID, Name: rp.Name, Generation: rp.Generation}
 		if rp.ParentProviderUUID != nil {

@@ -60,6 +60,13 @@ type capacityInput struct {
 	Model     *candidates.Model
 	nova      metrics.Nova
 	projects  []metrics.ProjectUsage
+	// Source is where the model was read: a Placement database's label,
+	// or the Placement API's endpoint.
+	Source string
+	// ProjectsMissing, when set, says why openstack_project_usage is not
+	// measured (read through the Placement API): the family is then left
+	// out, not published empty, as what was not measured never is.
+	ProjectsMissing string
 }
 
 // Name gives the result's aggregates their Nova names.
@@ -73,8 +80,19 @@ func (in *capacityInput) Name(res *capacity.Result) {
 func (in *capacityInput) Families(res ...*capacity.Result) []*metrics.Family {
 	fams := metrics.Capacity(res, in.nova)
 	fams = append(fams, metrics.Usage(in.Model)...)
+	if in.ProjectsMissing != "" {
+		return fams
+	}
 	return append(fams, metrics.Projects(in.projects)...)
 }
+
+// ProjectUsageThroughAPI is why openstack_project_usage is not exported
+// when Placement is read through its API: the database path sums every
+// allocation by its consumer's project in one query; the API has no such
+// read (GET /usages needs a project_id, and no call lists the projects
+// with allocations), and one GET /allocations/{consumer} per consumer at
+// every collection is a load rpctl does not put on placement-api.
+const ProjectUsageThroughAPI = "openstack_project_usage is not exported through the Placement API: the API lists no projects with allocations (GET /usages needs a project_id) and reading every consumer's allocations at each collection is a load rpctl does not put on placement-api; give placement.conf with [placement_database] connection (or --placement-db) for it"
 
 // PrepareCapacity checks the flags, builds the flavors' requests and loads
 // the model (and with usage, the usage per project).
@@ -140,15 +158,32 @@ func PrepareCapacity(ctx context.Context, f *cmdutil.Factory, o *CapacityOptions
 	if len(in.Reqs) == 0 {
 		return nil, cmdutil.UsageError("no flavor to count")
 	}
-	dbs, err := f.Databases(ctx, storage.NeedPlacement, storage.NeedAPI)
+	// A controller's nova.conf alone ([placement] credentials, no
+	// Placement database): the model is read through the Placement API,
+	// as candidates --compare reads it (issue 34).
+	api := f.UsePlacementAPI()
+	need := storage.NeedPlacement
+	if api {
+		need = 0
+	}
+	dbs, err := f.Databases(ctx, need, storage.NeedAPI)
 	if err != nil {
 		return nil, err
 	}
 	defer dbs.Close()
-	if in.Model, err = placementdb.LoadPlacement(ctx, dbs.Placement); err != nil {
-		return nil, err
+	if api {
+		if err := in.loadThroughAPI(ctx, f); err != nil {
+			return nil, err
+		}
+	} else {
+		in.Source = dbs.Placement.Label()
+		if in.Model, err = placementdb.LoadPlacement(ctx, dbs.Placement); err != nil {
+			return nil, err
+		}
 	}
-	if usage {
+	if usage && api {
+		in.ProjectsMissing = ProjectUsageThroughAPI
+	} else if usage {
 		us, err := placementdb.ProjectUsages(ctx, dbs.Placement)
 		if err != nil {
 			return nil, err
@@ -182,6 +217,25 @@ func PrepareCapacity(ctx context.Context, f *cmdutil.Factory, o *CapacityOptions
 		}
 	}
 	return in, nil
+}
+
+// loadThroughAPI reads the model through the Placement API: every
+// provider's inventories, usages, traits and aggregates
+// (placementclient.LoadModelInput).
+func (in *capacityInput) loadThroughAPI(ctx context.Context, f *cmdutil.Factory) error {
+	c, err := f.PlacementClient(ctx)
+	if err != nil {
+		return err
+	}
+	in.Source = "the Placement API at " + c.Endpoint()
+	mi, err := c.LoadModelInput(ctx, 8)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.Source, err)
+	}
+	if in.Model, err = candidates.NewModel(mi); err != nil {
+		return fmt.Errorf("%s: %w", in.Source, err)
+	}
+	return nil
 }
 
 // loadCapacityFlavors reads the flavors named (files or API database
