@@ -128,9 +128,6 @@ func runCapacity(ctx context.Context, f *cmdutil.Factory, o *shared.CapacityOpti
 	if err != nil {
 		return err
 	}
-	if in.ProjectsMissing != "" {
-		fmt.Fprintf(f.IO.ErrOut, "capacity: %s\n", in.ProjectsMissing)
-	}
 	if f.IO.Verbose {
 		// Printed just before the search, as candidates prints its request:
 		// the progress a caller (or a test sending a signal) can wait for.

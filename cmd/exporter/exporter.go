@@ -84,10 +84,10 @@ the cells and the API database (flavors, aggregate names, the checks' Nova rows)
 [placement] credentials (Keystone, or endpoint_override), the Placement API; placement.conf
 gives Placement's database. With nova.conf alone every part reads Placement through its
 API: capacity (every provider's inventories, usages, traits and aggregates, provider by
-provider), the checks (as rpctl status does: placement-status's two checks cannot run, their
-results say so) and the audit. One metric is then not exported: openstack_project_usage
-(the API lists no projects with allocations, and one read per consumer at every collection
-is a load rpctl does not put on placement-api); the exporter says so once at start.
+provider, and for openstack_project_usage every provider's allocations and one GET
+/allocations/{consumer} per consumer for its project, the reads the audit makes), the
+checks (as rpctl status does: placement-status's two checks cannot run, their results say
+so) and the audit.
 Bad config files, flags or flavors are refused at start (exit 2, or 255 for a config file
 that cannot be read); a database that cannot be read yet is not: the exporter warns once
 and serves, and each collection counts the error until the database answers.
@@ -187,10 +187,6 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) er
 func prepare(ctx context.Context, f *cmdutil.Factory, o *ExporterOptions) error {
 	if _, err := f.Options(); err != nil {
 		return err
-	}
-	if f.UsePlacementAPI() {
-		// Said once, at start: the one family the API path cannot give.
-		fmt.Fprintf(f.IO.ErrOut, "rpctl exporter: note: Placement is read through its API (nova.conf's [placement], no Placement database): %s\n", shared.ProjectUsageThroughAPI)
 	}
 	_, err := shared.PrepareCapacity(ctx, f, o.capacityOptions(capacity.Pack), false)
 	if err == nil || cmdutil.ExitCode(err) != cmdutil.ExitUnexpected || ctx.Err() != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/rpctl/rpctl/flavors"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/metrics"
+	"github.com/rpctl/rpctl/placementclient"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/apidb"
 	"github.com/rpctl/rpctl/storage/placementdb"
@@ -63,10 +66,6 @@ type capacityInput struct {
 	// Source is where the model was read: a Placement database's label,
 	// or the Placement API's endpoint.
 	Source string
-	// ProjectsMissing, when set, says why openstack_project_usage is not
-	// measured (read through the Placement API): the family is then left
-	// out, not published empty, as what was not measured never is.
-	ProjectsMissing string
 }
 
 // Name gives the result's aggregates their Nova names.
@@ -80,19 +79,9 @@ func (in *capacityInput) Name(res *capacity.Result) {
 func (in *capacityInput) Families(res ...*capacity.Result) []*metrics.Family {
 	fams := metrics.Capacity(res, in.nova)
 	fams = append(fams, metrics.Usage(in.Model)...)
-	if in.ProjectsMissing != "" {
-		return fams
-	}
 	return append(fams, metrics.Projects(in.projects)...)
 }
 
-// ProjectUsageThroughAPI is why openstack_project_usage is not exported
-// when Placement is read through its API: the database path sums every
-// allocation by its consumer's project in one query; the API has no such
-// read (GET /usages needs a project_id, and no call lists the projects
-// with allocations), and one GET /allocations/{consumer} per consumer at
-// every collection is a load rpctl does not put on placement-api.
-const ProjectUsageThroughAPI = "openstack_project_usage is not exported through the Placement API: the API lists no projects with allocations (GET /usages needs a project_id) and reading every consumer's allocations at each collection is a load rpctl does not put on placement-api; give placement.conf with [placement_database] connection (or --placement-db) for it"
 
 // PrepareCapacity checks the flags, builds the flavors' requests and loads
 // the model (and with usage, the usage per project).
@@ -172,7 +161,7 @@ func PrepareCapacity(ctx context.Context, f *cmdutil.Factory, o *CapacityOptions
 	}
 	defer dbs.Close()
 	if api {
-		if err := in.loadThroughAPI(ctx, f); err != nil {
+		if err := in.loadThroughAPI(ctx, f, usage); err != nil {
 			return nil, err
 		}
 	} else {
@@ -181,9 +170,7 @@ func PrepareCapacity(ctx context.Context, f *cmdutil.Factory, o *CapacityOptions
 			return nil, err
 		}
 	}
-	if usage && api {
-		in.ProjectsMissing = ProjectUsageThroughAPI
-	} else if usage {
+	if usage && !api {
 		us, err := placementdb.ProjectUsages(ctx, dbs.Placement)
 		if err != nil {
 			return nil, err
@@ -221,8 +208,9 @@ func PrepareCapacity(ctx context.Context, f *cmdutil.Factory, o *CapacityOptions
 
 // loadThroughAPI reads the model through the Placement API: every
 // provider's inventories, usages, traits and aggregates
-// (placementclient.LoadModelInput).
-func (in *capacityInput) loadThroughAPI(ctx context.Context, f *cmdutil.Factory) error {
+// (placementclient.LoadModelInput); with usage, also the usage per
+// project.
+func (in *capacityInput) loadThroughAPI(ctx context.Context, f *cmdutil.Factory, usage bool) error {
 	c, err := f.PlacementClient(ctx)
 	if err != nil {
 		return err
@@ -234,6 +222,36 @@ func (in *capacityInput) loadThroughAPI(ctx context.Context, f *cmdutil.Factory)
 	}
 	if in.Model, err = candidates.NewModel(mi); err != nil {
 		return fmt.Errorf("%s: %w", in.Source, err)
+	}
+	if !usage {
+		return nil
+	}
+	// The API has no read of usage per project for all projects (GET
+	// /usages needs a project_id, and nothing lists the projects): every
+	// provider's allocations and each consumer's project, as the claims
+	// audit reads them (one GET /allocations/{consumer} each), summed as
+	// the database path's query sums them. Both leave out allocations
+	// without a consumers row (placement-api lists a provider's
+	// allocations joined to their consumers).
+	rows, err := (&placementclient.ClaimsLedger{C: c}).AllocationRows(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: usage per project: %w", in.Source, err)
+	}
+	sum := map[[2]string]int64{}
+	for _, r := range rows {
+		if r.HasConsumer {
+			sum[[2]string{r.Project, r.Class}] += r.Used
+		}
+	}
+	keys := slices.Collect(maps.Keys(sum))
+	slices.SortFunc(keys, func(a, b [2]string) int {
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(a[1], b[1])
+	})
+	for _, k := range keys {
+		in.projects = append(in.projects, metrics.ProjectUsage{ProjectID: k[0], Class: k[1], Used: sum[k]})
 	}
 	return nil
 }
