@@ -82,7 +82,6 @@ func (in *capacityInput) Families(res ...*capacity.Result) []*metrics.Family {
 	return append(fams, metrics.Projects(in.projects)...)
 }
 
-
 // PrepareCapacity checks the flags, builds the flavors' requests and loads
 // the model (and with usage, the usage per project).
 func PrepareCapacity(ctx context.Context, f *cmdutil.Factory, o *CapacityOptions, usage bool) (*capacityInput, error) {
