@@ -63,9 +63,6 @@ type capacityInput struct {
 	Model     *candidates.Model
 	nova      metrics.Nova
 	projects  []metrics.ProjectUsage
-	// Source is where the model was read: a Placement database's label,
-	// or the Placement API's endpoint.
-	Source string
 }
 
 // Name gives the result's aggregates their Nova names.
@@ -164,7 +161,6 @@ func PrepareCapacity(ctx context.Context, f *cmdutil.Factory, o *CapacityOptions
 			return nil, err
 		}
 	} else {
-		in.Source = dbs.Placement.Label()
 		if in.Model, err = placementdb.LoadPlacement(ctx, dbs.Placement); err != nil {
 			return nil, err
 		}
@@ -214,13 +210,13 @@ func (in *capacityInput) loadThroughAPI(ctx context.Context, f *cmdutil.Factory,
 	if err != nil {
 		return err
 	}
-	in.Source = "the Placement API at " + c.Endpoint()
+	source := "the Placement API at " + c.Endpoint()
 	mi, err := c.LoadModelInput(ctx, 8)
 	if err != nil {
-		return fmt.Errorf("%s: %w", in.Source, err)
+		return fmt.Errorf("%s: %w", source, err)
 	}
 	if in.Model, err = candidates.NewModel(mi); err != nil {
-		return fmt.Errorf("%s: %w", in.Source, err)
+		return fmt.Errorf("%s: %w", source, err)
 	}
 	if !usage {
 		return nil
@@ -234,7 +230,7 @@ func (in *capacityInput) loadThroughAPI(ctx context.Context, f *cmdutil.Factory,
 	// allocations joined to their consumers).
 	rows, err := (&placementclient.ClaimsLedger{C: c}).AllocationRows(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: usage per project: %w", in.Source, err)
+		return fmt.Errorf("%s: usage per project: %w", source, err)
 	}
 	sum := map[[2]string]int64{}
 	for _, r := range rows {
