@@ -28,8 +28,11 @@ import (
 // must hold the same providers (uuid, name, generation, parent, root),
 // inventories (every field), custom classes, traits and aggregate
 // memberships, and both runs the same exit code and skipped rows. A second
-// run through the API writes nothing. Flat, and nested with a shared
-// storage pool (child providers, a sharing provider and its aggregate).
+// run through the API writes nothing. Flat, nested with a shared storage
+// pool (child providers, a sharing provider and its aggregate), and flat
+// with [pci] report_in_placement (a device provider under the root, its
+// class and traits; then its VFs removed from the host: the provider is
+// deleted on both paths).
 func TestMigrateInventoryThroughPlacementAPI(t *testing.T) {
 	if !testdb.MySQLWanted() {
 		t.Skip("skipping: needs MariaDB (RPCTL_TEST_MYSQL) and python3-placement; run `make test`")
@@ -38,12 +41,16 @@ func TestMigrateInventoryThroughPlacementAPI(t *testing.T) {
 		name string
 		args []string
 		want []string // rows the case must have written
+		conf string   // nova.conf of both twins
+		pci  bool
 	}{
-		{"flat", nil, []string{"COMPUTE_NODE", "MEMORY_MB", "DISK_GB"}},
-		{"nested+shared", []string{"--layout", "nested", "--shared-storage", "ceph=*"}, []string{"_NUMA0", "HW_NUMA_ROOT", "MISC_SHARES_VIA_AGGREGATE", "shared-storage-ceph"}},
+		{name: "flat", want: []string{"COMPUTE_NODE", "MEMORY_MB", "DISK_GB"}},
+		{name: "nested+shared", args: []string{"--layout", "nested", "--shared-storage", "ceph=*"}, want: []string{"_NUMA0", "HW_NUMA_ROOT", "MISC_SHARES_VIA_AGGREGATE", "shared-storage-ceph"}},
+		{name: "pci", want: []string{"_0000:AF:00.1", "CUSTOM_PCI_8086_154C", "CUSTOM_FAST", "COMPUTE_MANAGED_PCI_DEVICE"}, pci: true,
+			conf: "[pci]\nreport_in_placement = True\ndevice_spec = {\"vendor_id\": \"8086\", \"product_id\": \"154c\", \"traits\": \"fast\"}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, api := twinClouds(t, 6, 2)
+			db, api := twinClouds(t, 6, 2, tc.conf, tc.pci)
 			inv := append([]string{"migrate", "inventory"}, tc.args...)
 			dbOut, dbErr, dbCode := cmdtest.Rpctl(t, append(db.args(), inv...)...)
 			api.copyNodeUUIDs(t, db)
@@ -77,6 +84,22 @@ func TestMigrateInventoryThroughPlacementAPI(t *testing.T) {
 			if !strings.Contains(errOut, "2 rows matched query migrate_compute_node_inventory, 0 migrated") {
 				t.Errorf("re-run through the API found more than the 2 bad rows:\n%s", out)
 			}
+			if !tc.pci {
+				return
+			}
+			// The PF's VFs leave the host: the device provider goes.
+			for _, w := range []*twin{db, api} {
+				if _, err := w.cell.Admin.Exec("UPDATE `" + w.cell.Name + "`.pci_devices SET status = 'removed' WHERE dev_type = 'type-VF'"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, dbErr, dbCode = cmdtest.Rpctl(t, append(db.args(), inv...)...)
+			_, apiErr, apiCode = cmdtest.Rpctl(t, append(api.args(), inv...)...)
+			want, got = storetest.PlacementRows(t, db.placement(t)), storetest.PlacementRows(t, api.placement(t))
+			if dbCode != apiCode || strings.Contains(want, "_0000:AF:00.1") || want != got {
+				t.Errorf("after the VFs left: exit %d (database), %d (API); device provider still there: %v; rows differ:\n%s\n%s%s", dbCode, apiCode,
+					strings.Contains(want, "_0000:AF:00.1"), rowDiff(want, got), dbErr, apiErr)
+			}
 		})
 	}
 }
@@ -90,7 +113,7 @@ func TestMigrateInventoryAPIConflict(t *testing.T) {
 	if !testdb.MySQLWanted() {
 		t.Skip("skipping: needs MariaDB (RPCTL_TEST_MYSQL) and python3-placement; run `make test`")
 	}
-	_, api := twinClouds(t, 4, 0)
+	_, api := twinClouds(t, 4, 0, "", false)
 	if out, errOut, code := cmdtest.Rpctl(t, append(api.args(), "migrate", "inventory")...); code != 0 {
 		t.Fatalf("first run: exit %d\n%s%s", code, out, errOut)
 	}
@@ -169,6 +192,10 @@ type twin struct {
 	cell, api, place *testdb.MySQL
 	placementURL     string
 	conf             string
+	// extra is nova.conf text both twins read ([pci]); the database twin
+	// gets it in a file of its own, beside --placement-db.
+	extra    string
+	extraDir string
 }
 
 // args reach the cells through --cell-db/--api-db, and Placement through
@@ -177,6 +204,9 @@ func (w *twin) args() []string {
 	a := []string{"--cell-db", w.cell.URL, "--api-db", w.api.URL}
 	if w.conf != "" {
 		return append(a, "--config-file", w.conf)
+	}
+	if w.extra != "" {
+		a = append(a, "--config-file", filepath.Join(w.extraDir, "nova.conf"))
 	}
 	return append(a, "--placement-db", w.place.URL)
 }
@@ -190,7 +220,7 @@ func (w *twin) placement(t *testing.T) *storage.DB {
 func (w *twin) writeConf(t *testing.T, endpoint string) {
 	t.Helper()
 	w.conf = filepath.Join(t.TempDir(), "nova.conf")
-	body := fmt.Sprintf("[placement]\nauth_type = admin_token\ntoken = admin\nendpoint_override = %s\n", endpoint)
+	body := fmt.Sprintf("[placement]\nauth_type = admin_token\ntoken = admin\nendpoint_override = %s\n", endpoint) + w.extra
 	if err := os.WriteFile(w.conf, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -209,9 +239,14 @@ func (w *twin) copyNodeUUIDs(t *testing.T, other *twin) {
 
 // twinClouds makes one sample cloud twice: the database twin, and the API
 // twin with a placement-api over its own Placement database.
-func twinClouds(t *testing.T, nodes, bad int) (db, api *twin) {
+func twinClouds(t *testing.T, nodes, bad int, extra string, pci bool) (db, api *twin) {
 	t.Helper()
-	db = &twin{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), place: testdb.NewMySQL(t)}
+	db = &twin{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), place: testdb.NewMySQL(t), extra: extra, extraDir: t.TempDir()}
+	if extra != "" {
+		if err := os.WriteFile(filepath.Join(db.extraDir, "nova.conf"), []byte(extra), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	sc := append(db.args(), "sample-cloud", "--nodes", fmt.Sprint(nodes), "--seed", "34")
 	if bad > 0 {
 		sc = append(sc, "--bad-rows", fmt.Sprint(bad))
@@ -219,7 +254,30 @@ func twinClouds(t *testing.T, nodes, bad int) (db, api *twin) {
 	if out, errOut, code := cmdtest.Rpctl(t, sc...); code != 0 {
 		t.Fatalf("sample-cloud: exit %d\n%s%s", code, out, errOut)
 	}
-	api = &twin{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), place: testdb.NewMySQL(t)}
+	if pci {
+		// A PF with two VFs on the first live, good compute node, as
+		// TestPCIInPlacementSQLite's: one allocated, one removed.
+		var node int64
+		if err := db.cell.Admin.QueryRow("SELECT MIN(id) FROM `" + db.cell.Name + "`.compute_nodes WHERE deleted = 0 AND hypervisor_hostname NOT LIKE 'bad%'").Scan(&node); err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range [][4]string{
+			{"0000:af:00.1", "1572", "type-PF", "unavailable"},
+			{"0000:af:02.0", "154c", "type-VF", "allocated"},
+			{"0000:af:02.1", "154c", "type-VF", "available"},
+			{"0000:af:02.2", "154c", "type-VF", "removed"},
+		} {
+			var parent any
+			if d[2] == "type-VF" {
+				parent = "0000:af:00.1"
+			}
+			if _, err := db.cell.Admin.Exec("INSERT INTO `"+db.cell.Name+"`.pci_devices (id, deleted, compute_node_id, address, vendor_id, product_id, dev_type, label, status, parent_addr) VALUES (?, 0, ?, ?, '8086', ?, ?, 'label_8086', ?, ?)",
+				i+1, node, d[0], d[1], d[2], d[3], parent); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	api = &twin{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), place: testdb.NewMySQL(t), extra: extra}
 	cmdtest.CloneDB(t, db.cell, api.cell)
 	cmdtest.CloneDB(t, db.api, api.api)
 	cmdtest.CloneDB(t, db.place, api.place)
