@@ -217,7 +217,15 @@ the others). In order (step: summary rows):
 Each step is also its own subcommand (rpctl migrate STEP --help). The steps that need the
 Nova API database (quotas, fill_virtual_interface_list, the instance mapping ones,
 aggregates) are skipped, saying so, without one. Not run: 2025.1's (Nova 31) one migration
-more, populate_instance_compute_id; --release 2025.1 changes the initial ratios only.`)
+more, populate_instance_compute_id; --release 2025.1 changes the initial ratios only.
+
+Which file gives what: nova.conf gives the cells and the Nova API database, and with
+[placement] credentials (Keystone, or endpoint_override) the Placement API, through which
+the inventory, aggregates and heal_allocations steps run when no Placement database is
+given; placement.conf's [placement_database] connection (or --placement-db) gives
+Placement's database, which set_root_provider_ids and create_incomplete_consumers need (they
+fail alone without it, naming it, and the run exits 2) and which writes each compute node in
+one transaction.`)
 	return b.String()
 }
 
