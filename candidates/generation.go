@@ -26,13 +26,22 @@ type Generation struct {
 // (placement/conf/placement.py:66-67 IntOpt default -1, :92-93 StrOpt choices
 // depth-first|breadth-first; placement/objects/allocation_candidate.py:722
 // _generate_areq_lists, :784 and :822 in _merge_candidates), Placement
-// 8.0.0 has neither (placement/conf/placement.py). Which release in between
-// brought them is not measured here.
+// 8.0.0 has neither (placement/conf/placement.py). They were written for
+// Placement 13 (placement commits 9351241f "Add a global limit on the
+// number of allocation candidates" and f20e13f0 "Add round-robin candidate
+// generation strategy") and backported to the stable branches: Placement
+// 10.0.1 (2023.2), 11.0.1 (2024.1) and 12.0.1 (2024.2) read them, their
+// placement/conf/placement.py and allocation_candidate.py being 13.0.0's
+// (12.0.2 adds [workarounds] optimize_for_wide_provider_trees, which
+// prunes products that cannot fit and changes no answer). 2023.1 got no
+// point release after 9.0.0, which has neither. A release's x.0.0 lacks
+// them: rpctl follows the newest point release of each series, as an
+// operator who sets the options in placement.conf runs one that reads them.
 func generationOptions(rel release.Name) (bool, error) {
 	switch rel {
-	case "", release.Zed:
+	case "", release.Zed, release.R2023_1:
 		return false, nil
-	case release.R2025_1:
+	case release.R2023_2, release.R2024_1, release.R2024_2, release.R2025_1:
 		return true, nil
 	}
 	return false, fmt.Errorf("no allocation-candidate generation rules for release %q", rel)

@@ -87,8 +87,17 @@ type InitialRatios struct {
 var InitialRatioDefaults = map[release.Name]InitialRatios{
 	// Nova 26.2.2 (Debian 12): nova/conf/compute.py:531, :547, :563.
 	release.Zed: {CPU: 16.0, RAM: 1.5, Disk: 1.0},
-	// Nova 31.0.0 (Debian 13): nova/conf/compute.py:530, :546, :562. The
-	// CPU and RAM defaults fell in Nova 27 (2023.1).
+	// Nova 27.0.0 (2023.1): nova/conf/compute.py:531-532, :547-548,
+	// :563-564. The CPU and RAM defaults fell here: nova commit 1260cdd492
+	// "update default overcommit" (bp/nova-change-default-overcommit-values).
+	release.R2023_1: {CPU: 4.0, RAM: 1.0, Disk: 1.0},
+	// Nova 28.0.0 (2023.2): nova/conf/compute.py:531-532, :547-548, :563-564.
+	release.R2023_2: {CPU: 4.0, RAM: 1.0, Disk: 1.0},
+	// Nova 29.0.0 (2024.1): nova/conf/compute.py:530-531, :546-547, :562-563.
+	release.R2024_1: {CPU: 4.0, RAM: 1.0, Disk: 1.0},
+	// Nova 30.0.0 (2024.2): nova/conf/compute.py:530-531, :546-547, :562-563.
+	release.R2024_2: {CPU: 4.0, RAM: 1.0, Disk: 1.0},
+	// Nova 31.0.0 (Debian 13): nova/conf/compute.py:530, :546, :562.
 	release.R2025_1: {CPU: 4.0, RAM: 1.0, Disk: 1.0},
 }
 

@@ -171,7 +171,15 @@ func TestInitialRatiosByRelease(t *testing.T) {
 		{release.Zed, set, 2, 1.5, 1, false},
 		{release.R2025_1, set, 2, 1, 1, false},
 		{release.R2025_1, config.Ratios{InitialRAM: 0, InitialRAMSource: "--initial-ram-allocation-ratio"}, 4, 0, 1, false},
-		{"2024.1", config.Ratios{}, 0, 0, 0, true},
+		// Nova 27.0.0 (2023.1) changed the defaults (nova commit 1260cdd492,
+		// nova/conf/compute.py:532/:548/:564); Nova 28-30 keep them.
+		{release.R2023_1, config.Ratios{}, 4, 1, 1, false},
+		{release.R2023_2, config.Ratios{}, 4, 1, 1, false},
+		{release.R2024_1, config.Ratios{}, 4, 1, 1, false},
+		{release.R2024_2, config.Ratios{}, 4, 1, 1, false},
+		{release.R2024_1, set, 2, 1, 1, false},
+		{"2025.2", config.Ratios{}, 0, 0, 0, true},
+		{"yoga", config.Ratios{}, 0, 0, 0, true},
 	} {
 		got, err := RatiosFor(tt.in, tt.release)
 		if (err != nil) != tt.wantErr {

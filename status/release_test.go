@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/release"
@@ -78,6 +79,18 @@ func TestOldComputesByRelease(t *testing.T) {
 		{release.R2025_1, 66, status.Success, ""},
 		{release.R2025_1, 68, status.Success, ""},
 		{release.R2025_1, 0, status.Success, ""},
+		// The releases between, from their source (status.Releases' rows):
+		// 2023.1 (Nova 27.5.1) still supports Yoga's computes; 2023.2 and
+		// 2024.1 (28.3.1, 29.4.0) support Antelope (66) on, 2024.2 (30.3.0)
+		// Caracal (66) on.
+		{release.R2023_1, 61, status.Success, ""},
+		{release.R2023_1, 60, status.Failure, "Current Nova version does not support computes older than Yoga but the minimum compute service level in your system is 60 and the oldest supported service level is 61."},
+		{release.R2023_2, 64, status.Failure, "Current Nova version does not support computes older than Antelope but the minimum compute service level in your system is 64 and the oldest supported service level is 66."},
+		{release.R2023_2, 66, status.Success, ""},
+		{release.R2024_1, 65, status.Failure, "Current Nova version does not support computes older than Antelope but the minimum compute service level in your system is 65 and the oldest supported service level is 66."},
+		{release.R2024_1, 67, status.Success, ""},
+		{release.R2024_2, 64, status.Failure, "Current Nova version does not support computes older than Caracal but the minimum compute service level in your system is 64 and the oldest supported service level is 66."},
+		{release.R2024_2, 66, status.Success, ""},
 		{"2025.1", 64, status.Failure, "Current Nova version does not support computes older than Caracal but the minimum compute service level in your system is 64 and the oldest supported service level is 66."},
 	} {
 		env := &status.Env{Release: tc.release, Cells: []status.Cell{computeCell{min: tc.min}}, Upstream: status.Upstream{APIDatabase: true}}
@@ -97,10 +110,44 @@ func TestMessagesByRelease(t *testing.T) {
 	}{
 		{release.Zed, "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/latest/nova/admin/configuration/service-user-token.html"},
 		{release.R2025_1, "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/configuration/service-user-token.html"},
+		// Nova 27.5.1-30.3.0: the /nova/latest/ link (nova commit 74a3139b93).
+		{release.R2023_1, "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/configuration/service-user-token.html"},
+		{release.R2024_2, "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/configuration/service-user-token.html"},
 	} {
 		r := runOne(t, &status.Env{Release: tc.release}, status.CheckServiceUserToken)
 		if r.Code != status.Failure || r.Details != tc.token {
 			t.Errorf("%s: %v %q, want Failure %q", tc.release, r.Code, r.Details, tc.token)
+		}
+	}
+	// hw_machine_type unset names `nova-manage machine_type list_unset` up
+	// to Nova 29 and `nova-manage libvirt list_unset_machine_type` from
+	// Nova 30 (nova/cmd/status.py:267 of 29.4.0 and 30.3.0).
+	for _, tc := range []struct {
+		release release.Name
+		command string
+	}{
+		{release.Zed, "`nova-manage machine_type list_unset`"},
+		{release.R2023_1, "`nova-manage machine_type list_unset`"},
+		{release.R2023_2, "`nova-manage machine_type list_unset`"},
+		{release.R2024_1, "`nova-manage machine_type list_unset`"},
+		{release.R2024_2, "`nova-manage libvirt list_unset_machine_type`"},
+		{release.R2025_1, "`nova-manage libvirt list_unset_machine_type`"},
+	} {
+		r, err := status.LookupRelease(tc.release)
+		if err != nil || !strings.Contains(r.MachineTypeDetails, tc.command) {
+			t.Errorf("%s: %q, %v; want it to name %s", tc.release, r.MachineTypeDetails, err, tc.command)
+		}
+	}
+	// placement-status' default policy file follows oslo.policy: 4.0.0 to
+	// 4.4.0 (Zed to 2024.2's upper-constraints) policy.json, 4.5.1 policy.yaml.
+	for _, n := range release.Names() {
+		r, _ := status.LookupRelease(n)
+		want := "policy.json"
+		if n == release.R2025_1 {
+			want = "policy.yaml"
+		}
+		if r.PlacementPolicyDefault != want {
+			t.Errorf("%s: placement-status policy file %q, want %q", n, r.PlacementPolicyDefault, want)
 		}
 	}
 }
@@ -108,11 +155,11 @@ func TestMessagesByRelease(t *testing.T) {
 // TestUnknownRelease: a release rpctl does not know fails every check
 // that reads the row, never passes with another release's values.
 func TestUnknownRelease(t *testing.T) {
-	r := runOne(t, &status.Env{Release: "2024.1", Cells: []status.Cell{computeCell{min: 64}}}, status.CheckOldComputes)
+	r := runOne(t, &status.Env{Release: "2025.2", Cells: []status.Cell{computeCell{min: 64}}}, status.CheckOldComputes)
 	if r.Code != status.Failure || !r.Crashed && !r.Unreadable {
-		t.Errorf("release 2024.1: %+v, want a failure with no verdict", r)
+		t.Errorf("release 2025.2: %+v, want a failure with no verdict", r)
 	}
-	if _, err := status.LookupRelease("2024.1"); err == nil {
-		t.Error("LookupRelease(2024.1) found a row")
+	if _, err := status.LookupRelease("2025.2"); err == nil {
+		t.Error("LookupRelease(2025.2) found a row")
 	}
 }

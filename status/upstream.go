@@ -68,6 +68,61 @@ var Releases = map[release.Name]Release{
 		MachineTypeDetails:      "\nInstances found without hw_machine_type set. This warning can be ignored if\nyour environment does not contain libvirt based compute hosts.\nUse the `nova-manage machine_type list_unset` command to list these instances.\nFor more details see the following:\nhttps://docs.openstack.org/latest/nova/admin/hw_machine_type.html",
 		ServiceUserTokenDetails: "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/latest/nova/admin/configuration/service-user-token.html",
 	},
+	// The four releases between are read from their source, not run
+	// (docs/releases.md). Each row is the series' newest point release:
+	// Nova 27.5.1, 28.3.1, 29.4.0, 30.3.0 (git tags of openstack/nova),
+	// Placement 9.0.0, 10.0.1, 11.0.1, 12.0.2, oslo.policy as the series'
+	// upper-constraints.txt (openstack/requirements 2023.1-eom, 2023.2-eol,
+	// 2024.1-eom, 2024.2-eol): 4.1.1, 4.2.1, 4.3.0, 4.4.0, whose default
+	// policy_file is still policy.json (oslo_policy/opts.py:53, 4.4.0 :60;
+	// 4.5.0 made it policy.yaml). MIN_PLACEMENT_MICROVERSION and
+	// MIN_CINDER_MICROVERSION are "1.36" and '3.44' in every one
+	// (nova/cmd/status.py:56, :60); placement/cmd/status.py is Placement
+	// 8.0.0's in all. nova/cmd/status.py of 27.5.1, 28.3.1 and 29.4.0 is
+	// one file (git blob da4039d5): the seven checks, the Service User
+	// Token check backported to 2023.1 in 27.1.0 (27.0.0 lacked it) and
+	// the links moved under /nova/latest/ (nova commit 74a3139b93 "Fix URLs
+	// in status check results"). Nova 28.0.0 alone had an eighth check,
+	// "Object ID linkage", reverted in 28.0.1 (nova commit e1b84a3987):
+	// rpctl does not run it.
+	//
+	// Nova 27.5.1 (2023.1): nova/objects/service.py:256
+	// OLDEST_SUPPORTED_SERVICE_VERSION = 'Yoga', :261 'Yoga': 61.
+	release.R2023_1: {
+		OldestCompute: "Yoga", OldestComputeVersion: 61,
+		MinPlacementMicroversion: "1.36", MinCinderMicroversion: "3.44",
+		NovaPolicyDefault: "policy.yaml", PlacementPolicyDefault: "policy.json",
+		MachineTypeDetails:      machineTypeDetails2023,
+		ServiceUserTokenDetails: serviceUserTokenDetails2023,
+	},
+	// Nova 28.3.1 (2023.2): nova/objects/service.py:256 'Antelope', :263
+	// 'Antelope': 66.
+	release.R2023_2: {
+		OldestCompute: "Antelope", OldestComputeVersion: 66,
+		MinPlacementMicroversion: "1.36", MinCinderMicroversion: "3.44",
+		NovaPolicyDefault: "policy.yaml", PlacementPolicyDefault: "policy.json",
+		MachineTypeDetails:      machineTypeDetails2023,
+		ServiceUserTokenDetails: serviceUserTokenDetails2023,
+	},
+	// Nova 29.4.0 (2024.1): nova/objects/service.py:260 'Antelope', :267
+	// 'Antelope': 66.
+	release.R2024_1: {
+		OldestCompute: "Antelope", OldestComputeVersion: 66,
+		MinPlacementMicroversion: "1.36", MinCinderMicroversion: "3.44",
+		NovaPolicyDefault: "policy.yaml", PlacementPolicyDefault: "policy.json",
+		MachineTypeDetails:      machineTypeDetails2023,
+		ServiceUserTokenDetails: serviceUserTokenDetails2023,
+	},
+	// Nova 30.3.0 (2024.2): nova/objects/service.py:260 'Caracal', :269
+	// 'Caracal': 66; nova/cmd/status.py is Nova 31.0.0's (git blob
+	// e4ab2129: `nova-manage libvirt list_unset_machine_type`).
+	release.R2024_2: {
+		OldestCompute: "Caracal", OldestComputeVersion: 66,
+		MinPlacementMicroversion: "1.36", MinCinderMicroversion: "3.44",
+		NovaPolicyDefault: "policy.yaml", PlacementPolicyDefault: "policy.json",
+		MachineTypeDetails:      machineTypeDetails2024_2,
+		ServiceUserTokenDetails: serviceUserTokenDetails2023,
+	},
 	// Nova 31.0.0 (Debian 13's 2:31.0.0-6+deb13u3):
 	// nova/objects/service.py:262 OLDEST_SUPPORTED_SERVICE_VERSION =
 	// 'Caracal', :271 'Caracal': 66; nova/cmd/status.py:56 and :60 (the
@@ -79,10 +134,19 @@ var Releases = map[release.Name]Release{
 		OldestCompute: "Caracal", OldestComputeVersion: 66,
 		MinPlacementMicroversion: "1.36", MinCinderMicroversion: "3.44",
 		NovaPolicyDefault: "policy.yaml", PlacementPolicyDefault: "policy.yaml",
-		MachineTypeDetails:      "\nInstances found without hw_machine_type set. This warning can be ignored if\nyour environment does not contain libvirt based compute hosts.\nUse the `nova-manage libvirt list_unset_machine_type` command to list these\ninstances. For more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/hw-machine-type.html",
-		ServiceUserTokenDetails: "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/configuration/service-user-token.html",
+		MachineTypeDetails:      machineTypeDetails2024_2,
+		ServiceUserTokenDetails: serviceUserTokenDetails2023,
 	},
 }
+
+// The messages of nova-status that changed after Zed: nova/cmd/status.py
+// of Nova 27.5.1 to 29.4.0 (:264-269, :276-279) and of Nova 30.0.0 on
+// (:264-269: the nova-manage command renamed).
+const (
+	machineTypeDetails2023      = "\nInstances found without hw_machine_type set. This warning can be ignored if\nyour environment does not contain libvirt based compute hosts.\nUse the `nova-manage machine_type list_unset` command to list these instances.\nFor more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/hw-machine-type.html"
+	machineTypeDetails2024_2    = "\nInstances found without hw_machine_type set. This warning can be ignored if\nyour environment does not contain libvirt based compute hosts.\nUse the `nova-manage libvirt list_unset_machine_type` command to list these\ninstances. For more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/hw-machine-type.html"
+	serviceUserTokenDetails2023 = "\nService user token configuration is required for all Nova services.\nFor more details see the following:\nhttps://docs.openstack.org/nova/latest/admin/configuration/service-user-token.html"
+)
 
 // DefaultRelease is the release whose checks run when none is named.
 const DefaultRelease = release.Default

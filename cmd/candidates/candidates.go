@@ -115,7 +115,9 @@ that is listed as "explanation incomplete" rather than guessed at.
 max_allocation_candidates (it stops generating there; 0 still gives one, a negative value
 no bound) and allocation_candidates_generation_strategy (depth-first or breadth-first):
 rpctl applies them from the config files unless --max-candidates or --strategy is given.
-Zed's Placement 8 has neither option, and --release zed (the default) ignores them.` + apiHelp + compareHelp,
+2023.2, 2024.1 and 2024.2 read them too, from their point releases Placement 10.0.1, 11.0.1
+and 12.0.1 on (backports). Zed's Placement 8 and 2023.1's Placement 9 have neither option,
+and --release zed (the default) or 2023.1 ignores them.` + apiHelp + compareHelp,
 		Example: `  rpctl --db cloud.db candidates --resources VCPU:1,MEMORY_MB:512 --limit 5
   rpctl --placement-db mysql+pymysql://placement:pw@db/placement candidates \
       --query 'resources=VCPU:2&required=HW_CPU_X86_AVX2' --explain

@@ -45,7 +45,7 @@ func TestCandidatesFlavor(t *testing.T) {
 		{name: "release 2025.1", args: []string{"candidates", "--flavor", "m1.tiny", "--image-property", "hw_tpm_version=2.0", "--image-property", "hw_vif_model=igb", "--image-metadata-prefilter", "--release", "2025.1", "--show-request"},
 			lastLine: "limit=1000&required=COMPUTE_SECURITY_TPM_2_0%2CCOMPUTE_SECURITY_TPM_TIS&resources=DISK_GB%3A1%2CMEMORY_MB%3A512%2CVCPU%3A1&root_required=COMPUTE_NET_VIF_MODEL_IGB%2C%21COMPUTE_STATUS_DISABLED"},
 		{name: "release zed refuses igb", args: []string{"candidates", "--flavor", "m1.tiny", "--image-property", "hw_vif_model=igb", "--show-request"}, code: 2, stderr: "ValueError): Field value igb is invalid"},
-		{name: "unknown release", args: []string{"candidates", "--flavor", "m1.tiny", "--release", "2024.1", "--show-request"}, code: 2, stderr: `--release: rpctl knows the rules of zed, 2025.1, not "2024.1"`},
+		{name: "unknown release", args: []string{"candidates", "--flavor", "m1.tiny", "--release", "2025.2", "--show-request"}, code: 2, stderr: `--release: rpctl knows the rules of zed, 2023.1, 2023.2, 2024.1, 2024.2, 2025.1, not "2025.2"`},
 		{name: "show-request alone", args: []string{"candidates", "--show-request"}, code: 2, stderr: "--show-request needs --flavor"},
 	}
 	for _, c := range cases {

@@ -216,8 +216,9 @@ the others). In order (step: summary rows):
 	b.WriteString(`
 Each step is also its own subcommand (rpctl migrate STEP --help). The steps that need the
 Nova API database (quotas, fill_virtual_interface_list, the instance mapping ones,
-aggregates) are skipped, saying so, without one. Not run: 2025.1's (Nova 31) one migration
-more, populate_instance_compute_id; --release 2025.1 changes the initial ratios only.
+aggregates) are skipped, saying so, without one. Not run: the one migration Nova 28 (2023.2)
+added, populate_instance_compute_id; --release changes the initial ratios and the standard
+traits only.
 
 Which file gives what: nova.conf gives the cells and the Nova API database, and with
 [placement] credentials (Keystone, or endpoint_override) the Placement API, through which

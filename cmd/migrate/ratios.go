@@ -91,14 +91,33 @@ func addRatioFlags(fs *pflag.FlagSet, mf *migrationFlags) {
 }
 
 // initialDefaults lists a kind's initial ratio default per release, for
-// the flags' help: "16.0 in zed, 4.0 in 2025.1: --release".
+// the flags' help, consecutive releases with one value as a range: "16.0 in
+// zed, 4.0 in 2023.1 to 2025.1: --release".
 func initialDefaults(k migrate.RatioKind) string {
 	var parts []string
+	var first, last release.Name
+	var cur string
+	flush := func() {
+		if first == last {
+			parts = append(parts, cur+" in "+string(first))
+		} else {
+			parts = append(parts, cur+" in "+string(first)+" to "+string(last))
+		}
+	}
 	for _, n := range release.Names() {
 		d := migrate.InitialRatioDefaults[n]
 		v := map[migrate.RatioKind]float64{migrate.RatioCPU: d.CPU, migrate.RatioRAM: d.RAM, migrate.RatioDisk: d.Disk}[k]
-		parts = append(parts, migrate.FormatRatio(&v)+" in "+string(n))
+		s := migrate.FormatRatio(&v)
+		if first != "" && s == cur {
+			last = n
+			continue
+		}
+		if first != "" {
+			flush()
+		}
+		first, last, cur = n, n, s
 	}
+	flush()
 	return strings.Join(parts, ", ") + ": --release"
 }
 

@@ -96,10 +96,10 @@ func TestMigrateRatiosBadInput(t *testing.T) {
 			`: [DEFAULT] cpu_allocation_ratio: expected a number, got "sixteen"`},
 		{"negative initial config", []string{"--config-file", conf("[DEFAULT]\ninitial_disk_allocation_ratio = -1\n"), "migrate", "ratios"}, 255,
 			`: [DEFAULT] initial_disk_allocation_ratio: must be >= 0.0, got "-1"`},
-		{"unknown release", []string{"migrate", "ratios", "--dry-run", "--release", "2024.1"}, 127,
-			`rpctl: --release: rpctl knows the rules of zed, 2025.1, not "2024.1"`},
+		{"unknown release", []string{"migrate", "ratios", "--dry-run", "--release", "2025.2"}, 127,
+			`rpctl: --release: rpctl knows the rules of zed, 2023.1, 2023.2, 2024.1, 2024.2, 2025.1, not "2025.2"`},
 		{"unknown release through migrate all", []string{"migrate", "all", "--release", "epoxy"}, 127,
-			`rpctl: --release: rpctl knows the rules of zed, 2025.1, not "epoxy"`},
+			`rpctl: --release: rpctl knows the rules of zed, 2023.1, 2023.2, 2024.1, 2024.2, 2025.1, not "epoxy"`},
 		{"config beyond a FLOAT, on dry run", []string{"--config-file", conf("[DEFAULT]\ninitial_cpu_allocation_ratio = 1e39\n"), "migrate", "ratios", "--dry-run"}, 255,
 			`initial_cpu_allocation_ratio = 1e+39 is greater than 3.40282e+38`},
 	}

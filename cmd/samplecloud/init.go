@@ -22,10 +22,10 @@ func NewCmdInit(f *cmdutil.Factory) *cobra.Command {
 in the embedded file (--db) or in empty MySQL/MariaDB databases (--cell-db, --api-db,
 --placement-db). Databases whose schema is already complete are left alone; Placement's
 standard resource classes and traits are synced: the os-traits list of --release (Zed's
-345, 2025.1's 359).
+345, 2023.1's 348, 2023.2's and 2024.1's 349, 2024.2's 353, 2025.1's 359).
 
 rpctl holds Zed's schemas only (Nova 26.2.2's and Placement 8.0.0's db sync): with
---release 2025.1 it creates no table; databases that release's own db sync made are
+another --release it creates no table; databases that release's own db sync made are
 accepted and their standard traits synced, and a missing table is an error naming the tool
 that creates it.`,
 		Args: cobra.NoArgs,

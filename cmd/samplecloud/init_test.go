@@ -165,7 +165,7 @@ func TestInitRelease2025_1(t *testing.T) {
 	if err := empty.Admin.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ?", empty.Name).Scan(&n); err != nil || n != 0 {
 		t.Errorf("init --release 2025.1 on an empty database left %d tables (%v)", n, err)
 	}
-	if _, errOut, code := cmdtest.Rpctl(t, "--placement-db", empty.URL, "init", "--release", "2024.1"); code != 127 || !strings.Contains(errOut, "--release") {
-		t.Errorf("init --release 2024.1: exit %d, stderr %q", code, errOut)
+	if _, errOut, code := cmdtest.Rpctl(t, "--placement-db", empty.URL, "init", "--release", "2025.2"); code != 127 || !strings.Contains(errOut, "--release") {
+		t.Errorf("init --release 2025.2: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -150,7 +150,7 @@ func TestStatusUsageErrors(t *testing.T) {
 		{"status", "--min-service-version", "0"},
 		{"-f", "xml", "status"},
 		{"upgrade", "check", "--min-service-version", "abc"},
-		{"status", "--release", "2024.1"},
+		{"status", "--release", "2025.2"},
 		{"upgrade", "check", "--release", "epoxy"},
 	} {
 		out, errOut, code := cmdtest.Rpctl(t, args...)
@@ -165,8 +165,8 @@ func TestStatusUsageErrors(t *testing.T) {
 
 // TestStatusUnknownRelease: --release names what rpctl knows.
 func TestStatusUnknownRelease(t *testing.T) {
-	_, errOut, code := cmdtest.Rpctl(t, "status", "--release", "2024.1")
-	if want := `rpctl: --release: rpctl knows the rules of zed, 2025.1, not "2024.1"` + "\n"; code != 255 || errOut != want {
+	_, errOut, code := cmdtest.Rpctl(t, "status", "--release", "2025.2")
+	if want := `rpctl: --release: rpctl knows the rules of zed, 2023.1, 2023.2, 2024.1, 2024.2, 2025.1, not "2025.2"` + "\n"; code != 255 || errOut != want {
 		t.Errorf("exit %d, stderr %q; want 255, %q", code, errOut, want)
 	}
 }

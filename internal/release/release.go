@@ -19,6 +19,14 @@ type Name string
 const (
 	// Zed is Nova 26, Placement 8.0.0: Debian 12 "bookworm".
 	Zed Name = "zed"
+	// R2023_1 is 2023.1 "Antelope": Nova 27, Placement 9.
+	R2023_1 Name = "2023.1"
+	// R2023_2 is 2023.2 "Bobcat": Nova 28, Placement 10.
+	R2023_2 Name = "2023.2"
+	// R2024_1 is 2024.1 "Caracal": Nova 29, Placement 11.
+	R2024_1 Name = "2024.1"
+	// R2024_2 is 2024.2 "Dalmatian": Nova 30, Placement 12.
+	R2024_2 Name = "2024.2"
 	// R2025_1 is 2025.1 "Epoxy": Nova 31, Placement 13: Debian 13 "trixie".
 	R2025_1 Name = "2025.1"
 )
@@ -27,7 +35,44 @@ const (
 const Default = Zed
 
 // known lists the releases in release order.
-var known = []Name{Zed, R2025_1}
+var known = []Name{Zed, R2023_1, R2023_2, R2024_1, R2024_2, R2025_1}
+
+// Proven are the releases whose rules rpctl's tests compare with that
+// release's own Nova and Placement, run (Debian 12's Zed on the build
+// machines, Debian 13's 2025.1 in scripts/release-chroot.sh's chroot). The
+// others' rules are read from their source and release notes
+// (docs/releases.md) and checked by table tests only.
+var proven = []Name{Zed, R2025_1}
+
+// IsProven says whether rel's rules are proven by running its own code.
+func IsProven(rel Name) bool {
+	for _, p := range proven {
+		if p == rel {
+			return true
+		}
+	}
+	return false
+}
+
+// Series is the release's series name ("Zed", "Antelope", ...): the
+// keys of Nova's SERVICE_VERSION_ALIASES.
+func (n Name) Series() string {
+	switch n {
+	case Zed:
+		return "Zed"
+	case R2023_1:
+		return "Antelope"
+	case R2023_2:
+		return "Bobcat"
+	case R2024_1:
+		return "Caracal"
+	case R2024_2:
+		return "Dalmatian"
+	case R2025_1:
+		return "Epoxy"
+	}
+	return ""
+}
 
 // Names lists the releases rpctl knows, oldest first.
 func Names() []Name { return append([]Name(nil), known...) }

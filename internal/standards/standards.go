@@ -1,7 +1,8 @@
 // Package standards holds the standard resource classes (os-resource-classes
 // 1.1.0 in every release rpctl knows) and traits that Placement syncs into
-// its database: os-traits 2.9.0 for Zed (Placement 8.0.0), os-traits 3.4.0
-// for 2025.1 (Placement 13.0.0), one list per release. It is the single
+// its database: os-traits 2.9.0 for Zed (Placement 8.0.0), 2.10.0 for
+// 2023.1, 3.0.0 for 2023.2 and 2024.1, 3.1.0 for 2024.2, 3.4.0 for 2025.1
+// (Placement 13.0.0), one list per release. It is the single
 // copy of those lists: storage syncs them into new databases, the
 // candidates core uses them for synthetic clouds, and the rules that tell a
 // standard trait from one to normalise read them by release. The lists are
@@ -24,6 +25,14 @@ var (
 	classesText string
 	//go:embed traits.txt
 	traitsZed string
+	//go:embed traits-2023.1.txt
+	traits2023_1 string
+	//go:embed traits-2023.2.txt
+	traits2023_2 string
+	//go:embed traits-2024.1.txt
+	traits2024_1 string
+	//go:embed traits-2024.2.txt
+	traits2024_2 string
 	//go:embed traits-2025.1.txt
 	traits2025_1 string
 )
@@ -31,13 +40,24 @@ var (
 // traitsText is the os-traits list of a release (os_traits.get_traits(),
 // what placement/objects/trait.py _trait_sync writes on the API's first
 // request): Zed python3-os-traits 2.9.0-2, 2025.1 python3-os-traits 3.4.0-1,
-// which adds 14 traits and removes none (docs/releases.md lists them). A
-// release without a list is a programming error TestTraitsEveryRelease
-// catches.
+// which adds 14 traits and removes none (docs/releases.md lists them).
+// The releases between have the os-traits of their upper-constraints.txt
+// (openstack/requirements 2023.1-eom: 2.10.0, 2023.2-eol and 2024.1-eom:
+// 3.0.0, 2024.2-eol: 3.1.0), os_traits.get_traits() of those git tags
+// (scripts/os-traits-lists.sh). A release without a list is a programming
+// error TestTraitsEveryRelease catches.
 func traitsText(rel release.Name) string {
 	switch rel {
 	case release.Zed:
 		return traitsZed
+	case release.R2023_1:
+		return traits2023_1
+	case release.R2023_2:
+		return traits2023_2
+	case release.R2024_1:
+		return traits2024_1
+	case release.R2024_2:
+		return traits2024_2
 	case release.R2025_1:
 		return traits2025_1
 	}

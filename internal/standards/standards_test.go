@@ -17,6 +17,10 @@ func TestLists(t *testing.T) {
 		{"resource classes", ResourceClasses(), 21, "VCPU"},
 		{"traits", Traits(), 345, "COMPUTE_ACCELERATORS"},
 		{"zed traits", TraitsOf(release.Zed), 345, "COMPUTE_ACCELERATORS"},
+		{"2023.1 traits", TraitsOf(release.R2023_1), 348, "COMPUTE_ACCELERATORS"},
+		{"2023.2 traits", TraitsOf(release.R2023_2), 349, "COMPUTE_ACCELERATORS"},
+		{"2024.1 traits", TraitsOf(release.R2024_1), 349, "COMPUTE_ACCELERATORS"},
+		{"2024.2 traits", TraitsOf(release.R2024_2), 353, "COMPUTE_ACCELERATORS"},
 		{"2025.1 traits", TraitsOf(release.R2025_1), 359, "COMPUTE_ACCELERATORS"},
 	} {
 		if len(tc.list) != tc.n || tc.list[0] != tc.first {
@@ -60,6 +64,34 @@ func TestTraitsEveryRelease(t *testing.T) {
 	}
 	if !slices.Equal(added, want) || len(removed) != 0 {
 		t.Errorf("2025.1 adds %v and removes %v; want adds %v, removes none", added, removed, want)
+	}
+	// Each release adds to the one before and removes nothing: the traits
+	// each os-traits release added (its git log), one row a release.
+	added = nil
+	for _, tc := range []struct {
+		rel  release.Name
+		adds []string
+	}{
+		{release.R2023_1, []string{"COMPUTE_ADDRESS_SPACE_EMULATED", "COMPUTE_ADDRESS_SPACE_PASSTHROUGH", "COMPUTE_SHARE_LOCAL_FS"}},
+		{release.R2023_2, []string{"COMPUTE_NET_VIRTIO_PACKED"}},
+		{release.R2024_1, nil},
+		{release.R2024_2, []string{"COMPUTE_SECURITY_STATELESS_FIRMWARE", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_TIS", "HW_CPU_X86_AMD_SEV_ES"}},
+	} {
+		prev := release.Names()[slices.Index(release.Names(), tc.rel)-1]
+		var got []string
+		for _, n := range TraitsOf(tc.rel) {
+			if !IsTraitOf(prev, n) {
+				got = append(got, n)
+			}
+		}
+		for _, n := range TraitsOf(prev) {
+			if !IsTraitOf(tc.rel, n) {
+				t.Errorf("%s removes %s", tc.rel, n)
+			}
+		}
+		if !slices.Equal(got, tc.adds) {
+			t.Errorf("%s adds %v to %s, want %v", tc.rel, got, prev, tc.adds)
+		}
 	}
 	if IsTraitOf(release.Zed, "COMPUTE_NET_VIF_MODEL_IGB") || !IsTraitOf(release.R2025_1, "COMPUTE_NET_VIF_MODEL_IGB") {
 		t.Error("COMPUTE_NET_VIF_MODEL_IGB: standard in 2025.1 only")
