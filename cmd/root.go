@@ -52,6 +52,9 @@ Commands that read or edit Placement can use its REST API instead:
 			if err := cmdutil.SetupLogging(cmd, f); err != nil {
 				return err
 			}
+			if err := cmdutil.ApplyNovaRelease(cmd, f); err != nil {
+				return err
+			}
 			return cmdutil.ValidateOutputFlags(cmd, f)
 		},
 	}
@@ -67,6 +70,7 @@ Commands that read or edit Placement can use its REST API instead:
 	pf.StringVar(&f.LogFile, "log-file", "", "write log records to this new file instead of standard error (an existing file: --force appends)")
 	pf.BoolVar(&f.Force, "force", false, "let --out, --plot and --log-file replace (a log: append to) an existing file; a database or config file rpctl reads is never written")
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on standard error but errors")
+	pf.StringVar(&f.NovaReleaseFlag, "nova-release", "", cmdutil.NovaReleaseHelp)
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	cmdutil.MarkPathFlags(pf, "output", "log-file")
 	cmdutil.MarkPathFlags(pf, "input", "config-file", "config-dir", "db", "cell-db", "api-db", "placement-db")

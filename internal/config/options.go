@@ -57,6 +57,11 @@ type Options struct {
 	// parses them for the release it follows, so that a file a release
 	// ignores is never refused.
 	MaxAllocationCandidates, GenerationStrategy Setting
+	// NovaRelease is [rpctl] nova_release: the OpenStack release the cloud
+	// runs, as the operator names it (what --nova-release says on the
+	// command line). Nova and Placement ignore a section they do not
+	// register, so it can sit in nova.conf.
+	NovaRelease Setting
 	// Files are the config files read, in order (oslo.config's
 	// config_file, where find_file looks).
 	Files []string
@@ -160,6 +165,7 @@ func FromINI(ini *INI) (Options, error) {
 	o.CellDB = str("database", "connection")
 	o.APIDB = str("api_database", "connection")
 	o.PlacementDB = str("placement_database", "connection")
+	o.NovaRelease = str("rpctl", "nova_release")
 	if v, src, ok := get("placement", "max_allocation_candidates"); ok {
 		o.MaxAllocationCandidates = Setting{Value: v, Source: src}
 	}

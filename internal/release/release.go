@@ -54,6 +54,21 @@ func IsProven(rel Name) bool {
 	return false
 }
 
+// Summary lists the releases rpctl speaks for --version: those proven by
+// running their own code, then those whose rules are read from source.
+func Summary() string {
+	var run, read []string
+	for _, n := range known {
+		if IsProven(n) {
+			run = append(run, string(n))
+		} else {
+			read = append(read, string(n))
+		}
+	}
+	return strings.Join(run, ", ") + " (proven against their own Nova and Placement); " +
+		strings.Join(read, ", ") + " (rules read from their source)"
+}
+
 // Series is the release's series name ("Zed", "Antelope", ...): the
 // keys of Nova's SERVICE_VERSION_ALIASES.
 func (n Name) Series() string {

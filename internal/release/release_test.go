@@ -65,3 +65,10 @@ func TestSeriesAndProven(t *testing.T) {
 		t.Error("an unknown release has a series or is proven")
 	}
 }
+
+func TestSummary(t *testing.T) {
+	want := "zed, 2025.1 (proven against their own Nova and Placement); 2023.1, 2023.2, 2024.1, 2024.2 (rules read from their source)"
+	if got := Summary(); got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+}

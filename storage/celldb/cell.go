@@ -23,6 +23,7 @@ var (
 	_ migrate.Cell        = (*Cell)(nil)
 	_ status.Cell         = (*Cell)(nil)
 	_ status.MachineTypes = (*Cell)(nil)
+	_ status.ReleaseSource = (*Cell)(nil)
 	_ samplecloud.CellDB  = (*Cell)(nil)
 )
 
@@ -94,7 +95,12 @@ func (c *Cell) CreateCell0(ctx context.Context) (string, error) {
 	return schema.CreateCell0(ctx, c.DB)
 }
 
-// CellSchemaHead implements status.SchemaHead: alembic_version's
+// ServiceVersionRanges implements status.ReleaseSource.
+func (c *Cell) ServiceVersionRanges(ctx context.Context, binaries []string) ([]status.ServiceVersionRange, error) {
+	return ServiceVersionRanges(ctx, c.DB, binaries)
+}
+
+// CellSchemaHead implements status.ReleaseSource: alembic_version's
 // version_num, "" when no db sync stamped the schema.
 func (c *Cell) CellSchemaHead(ctx context.Context) (string, error) {
 	ok, err := c.DB.TableExists(ctx, "alembic_version")

@@ -112,3 +112,34 @@ func (c *Cell) CountInstancesWithoutMachineType(ctx context.Context) (int, error
 	}
 	return n, nil
 }
+
+// ServiceVersionRanges reads, per binary, the lowest and highest version of
+// the services not deleted, not forced down and with a version (Nova writes
+// 0 only before a service first reports), for status.DetectRelease.
+func ServiceVersionRanges(ctx context.Context, cell *storage.DB, binaries []string) ([]status.ServiceVersionRange, error) {
+	if len(binaries) == 0 {
+		return nil, nil
+	}
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(binaries)), ", ")
+	args := make([]any, len(binaries))
+	for i, b := range binaries {
+		args[i] = b
+	}
+	rows, err := cell.QueryContext(ctx, cell.Rebind("SELECT `binary`, COUNT(*), MIN(version), MAX(version) FROM services WHERE deleted = 0 AND forced_down = 0 AND version > 0 AND `binary` IN ("+in+") GROUP BY `binary` ORDER BY `binary`"), args...)
+	if err != nil {
+		return nil, cell.Errorf("read services: %w", storage.CleanError(err))
+	}
+	defer rows.Close()
+	var out []status.ServiceVersionRange
+	for rows.Next() {
+		var r status.ServiceVersionRange
+		if err := rows.Scan(&r.Binary, &r.Count, &r.Min, &r.Max); err != nil {
+			return nil, cell.Errorf("read services: %w", storage.CleanError(err))
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, cell.Errorf("read services: %w", storage.CleanError(err))
+	}
+	return out, nil
+}

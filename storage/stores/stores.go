@@ -83,8 +83,10 @@ func cells[T any](dbs []*storage.DB) []T {
 	return out
 }
 
-// StatusSchemaHeads wraps cell databases for status.DetectRelease.
-func StatusSchemaHeads(dbs []*storage.DB) []status.SchemaHead { return cells[status.SchemaHead](dbs) }
+// StatusReleaseSources wraps cell databases for status.DetectRelease.
+func StatusReleaseSources(dbs []*storage.DB) []status.ReleaseSource {
+	return cells[status.ReleaseSource](dbs)
+}
 
 // StatusAPI wraps the API database for the upgrade checks.
 func StatusAPI(db *storage.DB) status.APIDB { return apidb.New(db) }

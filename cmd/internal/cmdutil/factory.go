@@ -50,6 +50,9 @@ type Factory struct {
 	// Force allows output files (--out, --plot, --log-file) to replace
 	// existing ones (OutputPolicy).
 	Force bool
+	// NovaReleaseFlag is --nova-release: the release the cloud runs, as
+	// the operator names it (NovaRelease, ApplyNovaRelease).
+	NovaReleaseFlag string
 
 	// CloseLog closes --log-file's file (set by SetupLogging); Run calls it
 	// once the command has ended.

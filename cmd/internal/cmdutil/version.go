@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"github.com/rpctl/rpctl/internal/release"
 	"runtime/debug"
 
 	"github.com/rpctl/rpctl/storage/schema"
@@ -50,6 +51,6 @@ func VersionString(b BuildInfo) string {
 		return s
 	}
 	nova, placement := schema.SchemaReleases()
-	return fmt.Sprintf("%s (commit %s, built %s)\nschemas: Nova %s, Placement %s\n",
-		or(b.Version, "dev"), or(b.Commit, "unknown"), or(b.Date, "unknown"), nova, placement)
+	return fmt.Sprintf("%s (commit %s, built %s)\nschemas: Nova %s, Placement %s\nreleases: %s\n",
+		or(b.Version, "dev"), or(b.Commit, "unknown"), or(b.Date, "unknown"), nova, placement, release.Summary())
 }

@@ -3,6 +3,7 @@ package shared
 import (
 	"context"
 	"fmt"
+	"github.com/rpctl/rpctl/internal/release"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -64,7 +65,7 @@ func AddStatusCheckFlags(fs *pflag.FlagSet, o *StatusCheckOptions) {
 		"oldest nova-conductor/nova-osapi_compute service version that passes (37 = Stein, the initial-allocation-ratios release); older nova-compute services warn")
 	fs.StringVar(&o.ComputeConfigDir, "compute-config-dir", "", "for the Compute Node Inventories check, as for rpctl migrate inventory: "+ComputeConfigDirUsage)
 	cmdutil.MarkPathFlags(fs, "input", "compute-config-dir")
-	AddReleaseFlag(fs, &o.Release, "whose nova-status and placement-status checks run, or auto: the release the cell databases' alembic head says (printed on standard error)")
+	AddReleaseFlag(fs, &o.Release, "whose nova-status and placement-status checks run, or auto: the release the cell databases' alembic head and control services' versions say, the head winning when they differ (printed on standard error with its witness; --nova-release or [rpctl] nova_release names it instead)")
 }
 
 // Validate checks the flags alone, before any config file is read: a bad
@@ -131,15 +132,26 @@ func RunStatus(ctx context.Context, f *cmdutil.Factory, o StatusCheckOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	if o.detectRelease() {
-		// --release auto: the release the cells' schemas are at, said on
-		// standard error (the report stays the tools').
-		rel, seen, err := DetectRelease(ctx, src)
+	// The release is said on standard error (the report stays the
+	// tools'): the one the operator names (--nova-release, [rpctl]
+	// nova_release) wins over detection, which --release auto asks for.
+	named, by, err := f.NovaRelease()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case o.detectRelease() && named != "":
+		fmt.Fprintf(f.IO.ErrOut, "release %s, %s (named by %s; not detected)\n", named, status.WitnessOperator, by)
+		o.Release = string(named)
+	case o.detectRelease():
+		d, err := DetectRelease(ctx, src)
 		if err != nil {
 			return nil, fmt.Errorf("--release auto: %w", err)
 		}
-		fmt.Fprintf(f.IO.ErrOut, "release %s, detected: %s\n", rel, seen)
-		o.Release = string(rel)
+		fmt.Fprintf(f.IO.ErrOut, "release %s, detected from the %s: %s\n", d.Release, d.Witness, d.Seen)
+		o.Release = string(d.Release)
+	case named != "" && release.Name(o.Release) == named:
+		fmt.Fprintf(f.IO.ErrOut, "release %s, %s (%s)\n", named, status.WitnessOperator, by)
 	}
 	env, checks, err := PrepareStatus(f, o)
 	if err != nil {

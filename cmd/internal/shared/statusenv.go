@@ -256,13 +256,14 @@ func statusSources(o config.Options, src storage.Sources) status.Sources {
 	return s
 }
 
-// DetectRelease is the release every cell database's alembic head says
-// (status.DetectRelease), and what each cell said, for --release auto.
-func DetectRelease(ctx context.Context, src storage.Sources) (release.Name, string, error) {
+// DetectRelease is the release the cell databases' alembic heads and
+// control services' versions say (status.DetectRelease), for --release
+// auto.
+func DetectRelease(ctx context.Context, src storage.Sources) (status.Detection, error) {
 	dbs, err := storage.Connect(ctx, src, storage.NeedCells, 0)
 	if err != nil {
-		return "", "", err
+		return status.Detection{}, err
 	}
 	defer dbs.Close()
-	return status.DetectRelease(ctx, stores.StatusSchemaHeads(dbs.Cells))
+	return status.DetectRelease(ctx, stores.StatusReleaseSources(dbs.Cells))
 }
