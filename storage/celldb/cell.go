@@ -17,14 +17,14 @@ import (
 )
 
 var (
-	_ claims.Cell         = (*Cell)(nil)
-	_ claims.CellView     = (*Cell)(nil)
-	_ claims.PCICell      = (*Cell)(nil)
-	_ migrate.Cell        = (*Cell)(nil)
-	_ status.Cell         = (*Cell)(nil)
-	_ status.MachineTypes = (*Cell)(nil)
+	_ claims.Cell          = (*Cell)(nil)
+	_ claims.CellView      = (*Cell)(nil)
+	_ claims.PCICell       = (*Cell)(nil)
+	_ migrate.Cell         = (*Cell)(nil)
+	_ status.Cell          = (*Cell)(nil)
+	_ status.MachineTypes  = (*Cell)(nil)
 	_ status.ReleaseSource = (*Cell)(nil)
-	_ samplecloud.CellDB  = (*Cell)(nil)
+	_ samplecloud.CellDB   = (*Cell)(nil)
 )
 
 // New returns the store of an opened cell database.
