@@ -169,3 +169,28 @@ func TestPCIOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestNovaRelease: [rpctl] nova_release is read as written, the later file
+// winning, with its file and line (cmdutil.NovaRelease parses it); no
+// section, no release.
+func TestNovaRelease(t *testing.T) {
+	a := write(t, "nova.conf", "[rpctl]\nnova_release = 2024.1\n")
+	b := write(t, "placement.conf", "[DEFAULT]\n[rpctl]\n\nnova_release = 2025.1\n")
+	for _, tc := range []struct {
+		files []string
+		want  string
+		src   string
+	}{
+		{[]string{a}, "2024.1", "nova.conf:2"},
+		{[]string{a, b}, "2025.1", "placement.conf:4"},
+		{[]string{write(t, "empty.conf", "[DEFAULT]\n")}, "", ""},
+	} {
+		o, err := LoadFiles(tc.files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.NovaRelease.Value != tc.want || !strings.HasSuffix(o.NovaRelease.Source, tc.src) {
+			t.Errorf("%v: %+v, want %q from %s", tc.files, o.NovaRelease, tc.want, tc.src)
+		}
+	}
+}
