@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/release"
 )
 
 // Options say what cloud to generate.
@@ -33,6 +35,33 @@ type Options struct {
 	// MaxInstancesPerNode bounds the instances placed on each live node
 	// (0..max, uniformly); 0 means the default of 3, negative none.
 	MaxInstancesPerNode int
+	// Release is the release whose row shapes the cloud has (RowShapeOf);
+	// "" is release.Default. The same seed gives the same rows in every
+	// release, but for the columns a release adds.
+	Release release.Name
+}
+
+// RowShapeOf is the shape of release rel's cell rows, read from each
+// release's own code; a release not in the table is an error.
+func RowShapeOf(rel release.Name) (nova.RowShape, error) {
+	if rel == "" {
+		rel = release.Default
+	}
+	shapes := map[release.Name]nova.RowShape{
+		release.Zed: {},
+		// Nova 31: the resource tracker sets instance.compute_id = node.id
+		// with instance.node (nova/compute/resource_tracker.py
+		// _set_instance_host_and_node, :563) and migration.dest_compute_id
+		// = node.id with dest_node (_create_migration :392,
+		// _claim_existing_migration :418); Migration.create refuses a
+		// dest_node without it (nova/objects/migration.py:198).
+		release.R2025_1: {ComputeIDs: true},
+	}
+	s, ok := shapes[rel]
+	if !ok {
+		return nova.RowShape{}, fmt.Errorf("sample-cloud knows the row shapes of %v, not of release %q", slices.Sorted(maps.Keys(shapes)), rel)
+	}
+	return s, nil
 }
 
 // Defaults for Options fields left at zero.
@@ -159,6 +188,10 @@ func generate(ctx context.Context, o Options) (*Cloud, error) {
 	if o.MaxInstancesPerNode == 0 {
 		o.MaxInstancesPerNode = DefaultMaxInstancesPerNode
 	}
+	shape, err := RowShapeOf(o.Release)
+	if err != nil {
+		return nil, err
+	}
 	g := &gen{rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x5eed_c10d)), o: o, computeSvc: map[string]int{}, ctx: ctx}
 	g.c = &Cloud{Options: o, Kinds: map[string][]int64{}, Flavors: flavors()}
 	for i := 0; i < o.Cells; i++ {
@@ -178,7 +211,42 @@ func generate(ctx context.Context, o Options) (*Cloud, error) {
 		slices.Sort(g.c.Kinds[k])
 	}
 	g.c.Aggregates = aggregates(o.Seed, g.c.Cells)
+	if shape.ComputeIDs {
+		for i := range g.c.Cells {
+			setComputeIDs(&g.c.Cells[i])
+		}
+	}
 	return g.c, nil
+}
+
+// setComputeIDs gives each instance the id of the live compute node it is
+// on and each migration its destination node's, as Nova 31's resource
+// tracker writes them with instance.node and migration.dest_node
+// (RowShapeOf). The nodes are found by host and hypervisor_hostname, as
+// ComputeNode.get_by_host_and_nodename finds them.
+func setComputeIDs(c *Cell) {
+	type hostNode struct{ host, node string }
+	ids := map[hostNode]int64{}
+	for _, n := range c.ComputeNodes {
+		if !n.IsDeleted() && n.Host != nil && n.HypervisorHostname != nil {
+			ids[hostNode{*n.Host, *n.HypervisorHostname}] = n.ID
+		}
+	}
+	for i := range c.Instances {
+		in := &c.Instances[i]
+		if in.Host == nil || in.Node == nil {
+			continue
+		}
+		if id, ok := ids[hostNode{*in.Host, *in.Node}]; ok {
+			in.ComputeID = ip(id)
+		}
+	}
+	for i := range c.Migrations {
+		m := &c.Migrations[i]
+		if id, ok := ids[hostNode{m.DestCompute, m.DestNode}]; ok {
+			m.DestComputeID = ip(id)
+		}
+	}
 }
 
 func (g *gen) uuid() string {

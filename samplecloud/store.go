@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/release"
 )
 
 // CellDB is one Nova cell database as sample-cloud fills it.
@@ -21,8 +22,9 @@ type CellDB interface {
 	ConnectionURL() (string, error)
 	// CreateCell0 creates Nova's cell0 database beside this one ("<database>_cell0",
 	// nova-manage cell_v2 map_cell0's default) with the cell schema, as
-	// map_cell0 then db sync leave it, and returns its connection URL.
-	CreateCell0(ctx context.Context) (string, error)
+	// map_cell0 then db sync leave it (release rel's schema), and returns
+	// its connection URL.
+	CreateCell0(ctx context.Context, rel release.Name) (string, error)
 }
 
 // APIDB is the Nova API database as sample-cloud fills it.

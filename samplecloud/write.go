@@ -93,6 +93,10 @@ func Write(ctx context.Context, dbs Target, c *Cloud, o WriteOptions) (*Summary,
 				db.Label(), ErrNotEmpty, n)
 		}
 	}
+	shape, err := RowShapeOf(c.Options.Release)
+	if err != nil {
+		return nil, err
+	}
 	sum := &Summary{}
 	var api nova.APIRows
 	mapped := map[string]bool{}
@@ -114,7 +118,7 @@ func Write(ctx context.Context, dbs Target, c *Cloud, o WriteOptions) (*Summary,
 		bad[id] = true
 	}
 	for i, db := range dbs.Cells {
-		rows := nova.CellRows{Replace: o.Force}
+		rows := nova.CellRows{Replace: o.Force, Shape: shape}
 		cs := CellSummary{Database: db.Label()}
 		for _, cell := range groups[i] {
 			if cs.Cell != "" {
@@ -182,7 +186,7 @@ func apiRows(ctx context.Context, dbs Target, groups [][]*Cell, c *Cloud, o Writ
 		// Nova always has cell0 (nova-status fails without its mapping,
 		// and nova-manage db sync fans out to its database): mapped, it
 		// must exist. Created before any row is written.
-		u, err := dbs.Cells[0].CreateCell0(ctx)
+		u, err := dbs.Cells[0].CreateCell0(ctx, c.Options.Release)
 		if err != nil {
 			return r, err
 		}

@@ -17,17 +17,19 @@ func NewCmdInit(f *cmdutil.Factory) *cobra.Command {
 	var rel string
 	c := &cobra.Command{
 		Use:   "init",
-		Short: "Create the cell, API and Placement schemas (as Nova 26 and Placement 8.0.0 do) in empty databases",
-		Long: `Create the schemas rpctl uses, exactly as Nova's and Placement's db sync create them,
-in the embedded file (--db) or in empty MySQL/MariaDB databases (--cell-db, --api-db,
---placement-db). Databases whose schema is already complete are left alone; Placement's
-standard resource classes and traits are synced: the os-traits list of --release (Zed's
-345, 2023.1's 348, 2023.2's and 2024.1's 349, 2024.2's 353, 2025.1's 359).
+		Short: "Create the cell, API and Placement schemas (as --release's Nova and Placement do) in empty databases",
+		Long: `Create the schemas rpctl uses, exactly as --release's Nova and Placement db sync create
+them, in the embedded file (--db) or in empty MySQL/MariaDB databases (--cell-db, --api-db,
+--placement-db): zed as Nova 26.2.2 and Placement 8.0.0, 2025.1 as Nova 31.0.0 (instances
+.compute_id, migrations.dest_compute_id) and Placement 13.0.0 (five indexes fewer, alembic
+a082b8bb98d0). The Placement database is stamped with that release's alembic revision and
+given its standard resource classes and traits (Zed's 345, 2023.1's 348, 2023.2's and
+2024.1's 349, 2024.2's 353, 2025.1's 359). Databases whose schema is already complete are
+left alone, whichever release made them.
 
-rpctl holds Zed's schemas only (Nova 26.2.2's and Placement 8.0.0's db sync): with
-another --release it creates no table; databases that release's own db sync made are
-accepted and their standard traits synced, and a missing table is an error naming the tool
-that creates it.`,
+For 2023.1 to 2024.2, whose schemas rpctl does not hold, it creates no table: databases
+that release's own db sync made are accepted and their standard traits synced, and a
+missing table is an error naming the tool that creates it.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
@@ -85,6 +87,6 @@ that creates it.`,
 			return f.Write(rows, nil)
 		},
 	}
-	shared.AddReleaseFlag(c.Flags(), &rel, "whose standard traits are synced")
+	shared.AddReleaseFlag(c.Flags(), &rel, "whose schemas are created and whose standard traits are synced")
 	return c
 }

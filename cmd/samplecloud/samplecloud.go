@@ -9,8 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/cmd/internal/shared"
 	"github.com/rpctl/rpctl/internal/flagnum"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/schema"
@@ -22,6 +24,7 @@ type sampleCloudOptions struct {
 	nodes, cells, badRows, instances int
 	seed                             int64
 	force                            bool
+	release                          string
 }
 
 // NewCmdSampleCloud builds `rpctl sample-cloud`.
@@ -34,7 +37,10 @@ func NewCmdSampleCloud(f *cmdutil.Factory) *cobra.Command {
 into Placement, and write it into the cell (and API) databases: compute nodes with NULL
 and set uuids, 0.0/NULL/valid allocation ratios, pci_stats and numa_topology in every
 format Nova has stored, soft-deleted rows, services, instances with flavors and
-in-progress migrations. The same --seed always gives the same cloud.
+in-progress migrations. The same --seed always gives the same cloud. --release 2025.1
+gives its rows Nova 31's shape: each instance's compute_id and each migration's
+dest_compute_id hold the id of the compute node they are on or go to, as Nova 31's resource
+tracker writes them, in 2025.1's schema (rpctl init --release); the rest is the same cloud.
 
 With --db FILE the file's schemas are created if it is empty and the nodes go into its
 one cell database, mapped to cell "cell1" (more cells need one --cell-db per cell). With
@@ -49,6 +55,10 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			if err := o.check(); err != nil {
+				return &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+			}
+			rel, err := shared.ParseRelease(o.release)
+			if err != nil {
 				return &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
 			}
 			f.CreateFiles = true // this command may create the SQLite files it is given
@@ -66,7 +76,7 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 				return err
 			}
 			defer dbs.Close()
-			if err := initSchemas(c, dbs); err != nil {
+			if err := initSchemas(c, dbs, rel); err != nil {
 				return err
 			}
 			cells := o.cells
@@ -79,7 +89,7 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 			if o.instances == 0 {
 				o.instances = -1 // Options: 0 is the default, negative none
 			}
-			cloud, err := samplecloud.GenerateContext(ctx, samplecloud.Options{Nodes: o.nodes, Cells: cells, Seed: o.seed, BadRows: o.badRows, MaxInstancesPerNode: o.instances})
+			cloud, err := samplecloud.GenerateContext(ctx, samplecloud.Options{Nodes: o.nodes, Cells: cells, Seed: o.seed, BadRows: o.badRows, MaxInstancesPerNode: o.instances, Release: rel})
 			if err != nil {
 				return err
 			}
@@ -107,6 +117,7 @@ refused unless --force, which deletes the rows of the tables sample-cloud writes
 	fl.IntVar(&o.badRows, "bad-rows", 0, "malformed compute nodes to add to cell1, for testing error handling")
 	fl.IntVar(&o.instances, "max-instances-per-node", samplecloud.DefaultMaxInstancesPerNode, "instances per live node are drawn from 0..this")
 	fl.BoolVar(&o.force, "force", false, "write even into cells that have compute nodes, deleting the sample tables' rows first")
+	shared.AddReleaseFlag(fl, &o.release, "whose schemas empty databases get and whose row shapes the cloud has")
 	return c
 }
 
@@ -130,26 +141,27 @@ func (o *sampleCloudOptions) check() error {
 	return nil
 }
 
-// initSchemas creates the schemas of empty databases, as rpctl init does;
-// complete schemas (say, from Nova's db sync) are left alone.
-func initSchemas(c *cobra.Command, dbs *storage.Databases) error {
+// initSchemas creates release rel's schemas in empty databases, as rpctl
+// init --release does; complete schemas (say, from Nova's db sync) are
+// left alone.
+func initSchemas(c *cobra.Command, dbs *storage.Databases, rel release.Name) error {
 	ctx := c.Context()
 	if dbs.Embedded {
-		_, err := schema.Init(ctx, dbs.Cells[0], schema.PartCell, schema.PartAPI, schema.PartPlacement)
+		_, err := schema.InitRelease(ctx, dbs.Cells[0], rel, schema.PartCell, schema.PartAPI, schema.PartPlacement)
 		return err
 	}
 	for _, db := range dbs.Cells {
-		if _, err := schema.Init(ctx, db, schema.PartCell); err != nil {
+		if _, err := schema.InitRelease(ctx, db, rel, schema.PartCell); err != nil {
 			return err
 		}
 	}
 	if dbs.API != nil {
-		if _, err := schema.Init(ctx, dbs.API, schema.PartAPI); err != nil {
+		if _, err := schema.InitRelease(ctx, dbs.API, rel, schema.PartAPI); err != nil {
 			return err
 		}
 	}
 	if dbs.Placement != nil {
-		if _, err := schema.Init(ctx, dbs.Placement, schema.PartPlacement); err != nil {
+		if _, err := schema.InitRelease(ctx, dbs.Placement, rel, schema.PartPlacement); err != nil {
 			return err
 		}
 	}

@@ -127,6 +127,9 @@ type Instance struct {
 	// and pci_requests.
 	ExtraNUMATopology *string `json:"extra_numa_topology"`
 	PCIRequests       *string `json:"pci_requests"`
+	// ComputeID is instances.compute_id (2023.2 on): the id of the
+	// compute node the instance is on (Node), nil in older releases.
+	ComputeID *int64 `json:"compute_id,omitempty"`
 }
 
 // Migration is one row of a cell database's migrations table.
@@ -151,6 +154,9 @@ type Migration struct {
 	CrossCellMove     bool       `json:"cross_cell_move"`
 	UserID            *string    `json:"user_id"`
 	ProjectID         *string    `json:"project_id"`
+	// DestComputeID is migrations.dest_compute_id (2023.2 on): the id of
+	// the destination compute node (DestNode), nil in older releases.
+	DestComputeID *int64 `json:"dest_compute_id,omitempty"`
 }
 
 // CellMapping is one row of the API database's cell_mappings.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/internal/nova"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/status"
@@ -91,8 +92,8 @@ func (c *Cell) ConnectionURL() (string, error) {
 }
 
 // CreateCell0 implements samplecloud.CellDB.
-func (c *Cell) CreateCell0(ctx context.Context) (string, error) {
-	return schema.CreateCell0(ctx, c.DB)
+func (c *Cell) CreateCell0(ctx context.Context, rel release.Name) (string, error) {
+	return schema.CreateCell0Release(ctx, c.DB, rel)
 }
 
 // ServiceVersionRanges implements status.ReleaseSource.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -42,12 +43,23 @@ func InsertCellRows(ctx context.Context, db *storage.DB, r nova.CellRows) error 
 		}); err != nil {
 			return err
 		}
-		if err := sqlutil.InsertAll(ctx, db, tx, "instances", instanceCols, r.Instances, func(in *nova.Instance) []any {
-			return []any{in.ID, in.UUID, db.TimeArg(in.CreatedAt), db.TimeArg(in.UpdatedAt), db.TimeArg(in.DeletedAt), in.Deleted,
+		// A release's columns beyond Zed's are written only where its
+		// schema has them (a Zed database has no compute_id).
+		instCols, migCols := instanceCols, migrationCols
+		if r.Shape.ComputeIDs {
+			instCols = append(slices.Clip(instCols), "compute_id")
+			migCols = append(slices.Clip(migCols), "dest_compute_id")
+		}
+		if err := sqlutil.InsertAll(ctx, db, tx, "instances", instCols, r.Instances, func(in *nova.Instance) []any {
+			args := []any{in.ID, in.UUID, db.TimeArg(in.CreatedAt), db.TimeArg(in.UpdatedAt), db.TimeArg(in.DeletedAt), in.Deleted,
 				in.UserID, in.ProjectID, in.ImageRef, in.Hostname, in.DisplayName, sqlutil.Ptr(in.Host), sqlutil.Ptr(in.Node), sqlutil.Ptr(in.LaunchedOn),
 				sqlutil.Ptr(in.AvailabilityZone), in.VMState, sqlutil.Ptr(in.TaskState), in.PowerState, db.TimeArg(in.LaunchedAt), in.InstanceTypeID,
 				in.MemoryMB, in.VCPUs, in.RootGB, in.EphemeralGB,
 				0, false, false, 0, false, false, fmt.Sprintf("r-%08x", uint32(in.ID))}
+			if r.Shape.ComputeIDs {
+				args = append(args, sqlutil.Ptr(in.ComputeID))
+			}
+			return args
 		}); err != nil {
 			return err
 		}
@@ -57,10 +69,14 @@ func InsertCellRows(ctx context.Context, db *storage.DB, r nova.CellRows) error 
 		}); err != nil {
 			return err
 		}
-		return sqlutil.InsertAll(ctx, db, tx, "migrations", migrationCols, r.Migrations, func(m *nova.Migration) []any {
-			return []any{m.ID, m.UUID, db.TimeArg(m.CreatedAt), db.TimeArg(m.UpdatedAt), db.TimeArg(m.DeletedAt), m.Deleted,
+		return sqlutil.InsertAll(ctx, db, tx, "migrations", migCols, r.Migrations, func(m *nova.Migration) []any {
+			args := []any{m.ID, m.UUID, db.TimeArg(m.CreatedAt), db.TimeArg(m.UpdatedAt), db.TimeArg(m.DeletedAt), m.Deleted,
 				m.SourceCompute, m.DestCompute, sqlutil.Ptr(m.DestHost), m.SourceNode, m.DestNode, m.Status, m.InstanceUUID,
 				m.OldInstanceTypeID, m.NewInstanceTypeID, m.MigrationType, m.Hidden, m.CrossCellMove, sqlutil.Ptr(m.UserID), sqlutil.Ptr(m.ProjectID)}
+			if r.Shape.ComputeIDs {
+				args = append(args, sqlutil.Ptr(m.DestComputeID))
+			}
+			return args
 		})
 	})
 }

@@ -1,27 +1,33 @@
 package schema
 
 import (
-	"regexp"
-	"sync"
+	"github.com/rpctl/rpctl/internal/lazyre"
+	"github.com/rpctl/rpctl/internal/release"
 )
 
-// SchemaReleases are the Nova and Placement releases whose db sync produced
-// the embedded schemas (read from the dumps' header, so they cannot drift
-// from the schemas rpctl speaks).
+// SchemaReleases are the Nova and Placement versions whose db sync produced
+// release.Default's embedded schemas.
 func SchemaReleases() (nova, placement string) {
-	releasesOnce.Do(func() {
-		b, err := schemaFS.ReadFile("sql/mysql_cell.sql")
-		if err != nil {
-			return
-		}
-		if m := regexp.MustCompile(`nova ([0-9][0-9.]*); openstack-placement ([0-9][0-9.]*)`).FindSubmatch(b); m != nil {
-			releases[0], releases[1] = string(m[1]), string(m[2])
-		}
-	})
-	return releases[0], releases[1]
+	return SchemaReleasesOf(release.Default)
 }
 
-var (
-	releasesOnce sync.Once
-	releases     [2]string
-)
+// SchemaReleasesOf are the Nova and Placement versions whose db sync
+// produced release rel's embedded schemas (read from the dumps' header, so
+// they cannot drift from the schemas rpctl speaks); "" when rpctl holds no
+// schema of rel.
+func SchemaReleasesOf(rel release.Name) (nova, placement string) {
+	dir, err := ddlDir(rel)
+	if err != nil {
+		return "", ""
+	}
+	b, err := schemaFS.ReadFile(dir + "/mysql_cell.sql")
+	if err != nil {
+		return "", ""
+	}
+	if m := headerRE.Get().FindSubmatch(b); m != nil {
+		return string(m[1]), string(m[2])
+	}
+	return "", ""
+}
+
+var headerRE = &lazyre.Regexp{Expr: `nova ([0-9][0-9.]*); openstack-placement ([0-9][0-9.]*)`}

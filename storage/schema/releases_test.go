@@ -1,0 +1,62 @@
+package schema_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rpctl/rpctl/internal/release"
+	"github.com/rpctl/rpctl/storage/schema"
+)
+
+// TestEveryReleaseHasItsSchema: each release rpctl knows has its own db
+// sync's DDL, for both dialects and every part, with the tables of the
+// default release (the tables rpctl reads and writes exist in each), and
+// its versions in the dump's header.
+func TestEveryReleaseHasItsSchema(t *testing.T) {
+	if got, want := schema.DDLReleases(), release.Strings(); !slices.Equal(got, want) {
+		t.Fatalf("releases with a schema %v, want every release rpctl knows %v", got, want)
+	}
+	wantNova := map[release.Name]string{release.Zed: "26.2.2", release.R2025_1: "31.0.0"}
+	for _, rel := range release.Names() {
+		if nova, pl := schema.SchemaReleasesOf(rel); nova != wantNova[rel] || pl == "" {
+			t.Errorf("%s: schema dumped from nova %q, placement %q; want nova %s", rel, nova, pl, wantNova[rel])
+		}
+		for _, part := range []schema.Part{schema.PartCell, schema.PartAPI, schema.PartPlacement} {
+			for _, dialect := range []string{"mysql", "sqlite"} {
+				stmts, err := schema.SchemaStatementsOf(rel, part, dialect)
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", rel, part, dialect, err)
+				}
+				var tables []string
+				for _, s := range stmts {
+					if !slices.Contains(tables, s.Table) {
+						tables = append(tables, s.Table)
+					}
+				}
+				if !slices.Equal(tables, schema.Tables(part)) {
+					t.Errorf("%s %s %s: tables %v, want %v", rel, part, dialect, tables, schema.Tables(part))
+				}
+			}
+		}
+	}
+	// 2025.1's row shapes: the columns Nova 31 added.
+	cell, _ := schema.SchemaStatementsOf(release.R2025_1, schema.PartCell, "mysql")
+	zed, _ := schema.SchemaStatementsOf(release.Zed, schema.PartCell, "mysql")
+	has := func(stmts []schema.Statement, table, col string) bool {
+		for _, s := range stmts {
+			if s.Table == table && strings.Contains(s.SQL, "`"+col+"` bigint") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range [][2]string{{"instances", "compute_id"}, {"migrations", "dest_compute_id"}} {
+		if !has(cell, c[0], c[1]) || has(zed, c[0], c[1]) {
+			t.Errorf("%s.%s: in 2025.1's schema %v (want true), in Zed's %v (want false)", c[0], c[1], has(cell, c[0], c[1]), has(zed, c[0], c[1]))
+		}
+	}
+	if _, err := schema.SchemaStatementsOf("2024.1", schema.PartCell, "mysql"); err == nil || !strings.Contains(err.Error(), "2025.1") {
+		t.Errorf("a release without a schema: %v", err)
+	}
+}
