@@ -17,9 +17,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdutil"
+	"github.com/rpctl/rpctl/cmd/internal/shared"
 	"github.com/rpctl/rpctl/internal/flagnum"
 	"github.com/rpctl/rpctl/internal/logging"
 	"github.com/rpctl/rpctl/internal/output"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/internal/sanitize"
 	"github.com/rpctl/rpctl/migrate"
 	"github.com/rpctl/rpctl/storage"
@@ -115,7 +117,7 @@ type migrationSpec struct {
 // migrationSpecs are the migrations in the order `migrate all` runs them
 // (by Order), built when a command needs them rather than at init.
 func migrationSpecs() []migrationSpec {
-	specs := []migrationSpec{placementOnlineMigration(), inventoryMigration(), quotasMigration(), uuidsMigration(), missingAZMigration(), queuedForDeleteMigration(), ratiosMigration(), vifListMigration(), userIDMigration(), devUUIDsMigration(), aggregatesMigration(), allocationsMigration()}
+	specs := []migrationSpec{placementOnlineMigration(), inventoryMigration(), quotasMigration(), uuidsMigration(), missingAZMigration(), queuedForDeleteMigration(), ratiosMigration(), vifListMigration(), userIDMigration(), devUUIDsMigration(), computeIDsMigration(), aggregatesMigration(), allocationsMigration()}
 	sort.SliceStable(specs, func(i, j int) bool { return specs[i].Order < specs[j].Order })
 	return specs
 }
@@ -202,23 +204,24 @@ run (exit 2).`,
 // allLong is migrate all's help: its steps in the order it runs them.
 func allLong(specs []migrationSpec) string {
 	var b strings.Builder
-	b.WriteString(`Runs every online data migration of Zed's nova-manage db online_data_migrations (Nova
-26.2.2, in Nova's order: nova/cmd/manage.py DbCommands.online_migrations) and placement-manage
-db online_data_migrations (Placement 8.0.0, first: Placement's own data before rpctl writes
-there), with rpctl's Placement steps (inventory, aggregates, allocations) among them, in
-batches until a batch migrates nothing (a migration that fails or skips bad rows does not stop
-the others). In order (step: summary rows):
+	b.WriteString(`Runs every online data migration of --release's nova-manage db online_data_migrations
+(Zed: Nova 26.2.2's ten, 2025.1: Nova 31.0.0's eleven, in Nova's order: nova/cmd/manage.py
+DbCommands.online_migrations) and placement-manage db online_data_migrations (first:
+Placement's own data before rpctl writes there), with rpctl's Placement steps (inventory,
+aggregates, allocations) among them, in batches until a batch migrates nothing (a migration
+that fails or skips bad rows does not stop the others). In order (step: summary rows):
 
 `)
 	for _, s := range specs {
-		fmt.Fprintf(&b, "  %-19s %s\n", s.Name+":", strings.Join(s.Rows, ", "))
+		fmt.Fprintf(&b, "  %-19s %s%s\n", s.Name+":", strings.Join(s.Rows, ", "), onlyIn(s))
 	}
 	b.WriteString(`
 Each step is also its own subcommand (rpctl migrate STEP --help). The steps that need the
 Nova API database (quotas, fill_virtual_interface_list, the instance mapping ones,
-aggregates) are skipped, saying so, without one. Not run: the one migration Nova 28 (2023.2)
-added, populate_instance_compute_id; --release changes the initial ratios and the standard
-traits only.
+aggregates) are skipped, saying so, without one. A step of another release than --release
+is left out: populate_instance_compute_id runs with --release 2025.1 only, after rpctl's
+inventory step has given compute nodes with a NULL uuid theirs (Nova 31's own migration fails
+while one has none).
 
 Which file gives what: nova.conf gives the cells and the Nova API database, and with
 [placement] credentials (Keystone, or endpoint_override) the Placement API, through which
@@ -228,6 +231,66 @@ Placement's database, which set_root_provider_ids and create_incomplete_consumer
 fail alone without it, naming it, and the run exits 2) and which writes each compute node in
 one transaction.`)
 	return b.String()
+}
+
+// specsOfRelease keeps the steps that run in release rel (--release):
+// rpctl's own steps, and the Nova and Placement migrations of rel's own
+// tools (migrate.OnlineOf), so that a migration of one release never runs
+// on another's schema. A single step (its subcommand) of another release
+// is refused, naming the releases it belongs to.
+func specsOfRelease(specs []migrationSpec, relFlag string) ([]migrationSpec, error) {
+	rel, err := shared.ParseRelease(relFlag)
+	if err != nil {
+		return nil, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+	}
+	online, err := migrate.OnlineOf(rel)
+	if err != nil {
+		return nil, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+	}
+	var out []migrationSpec
+	for _, s := range specs {
+		keep := true
+		for _, r := range s.Rows {
+			if migrate.Upstream(r) && !slices.Contains(online.Nova, r) && !slices.Contains(online.Placement, r) {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, s)
+		} else if len(specs) == 1 {
+			var in []string
+			for _, n := range release.Names() {
+				if o, err := migrate.OnlineOf(n); err == nil && (slices.Contains(o.Nova, s.Rows[0]) || slices.Contains(o.Placement, s.Rows[0])) {
+					in = append(in, string(n))
+				}
+			}
+			return nil, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount,
+				Err: fmt.Errorf("%s is not an online migration of release %s (it is of %s): give --release", strings.Join(s.Rows, ", "), rel, strings.Join(in, ", "))}
+		}
+	}
+	return out, nil
+}
+
+// onlyIn is " (RELEASE only)" for a step that is an online migration of
+// some releases rpctl knows but not of all, for migrate all's help.
+func onlyIn(s migrationSpec) string {
+	var in []string
+	for _, n := range release.Names() {
+		o, err := migrate.OnlineOf(n)
+		if err != nil {
+			continue
+		}
+		for _, r := range s.Rows {
+			if slices.Contains(o.Nova, r) || slices.Contains(o.Placement, r) {
+				in = append(in, string(n))
+				break
+			}
+		}
+	}
+	if len(in) == 0 || len(in) == len(release.Names()) {
+		return ""
+	}
+	return " (" + strings.Join(in, ", ") + " only)"
 }
 
 // migrateExitCodes are nova-manage db online_data_migrations' codes.
@@ -250,6 +313,10 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 	o.skipLog = &migrate.SkipLog{}
 	if o.BatchSize < 1 {
 		return fmt.Errorf("--batch-size must be at least 1, got %d", o.BatchSize)
+	}
+	specs, err := specsOfRelease(specs, o.flags.ratios.release)
+	if err != nil {
+		return err
 	}
 	if o.MaxCountSet {
 		n, err := flagnum.Count("max-count", string(o.maxCountText), 1, math.MaxInt)

@@ -176,3 +176,8 @@ func PlacementOnline(db *storage.DB) migrate.PlacementOnline {
 	}
 	return placementdb.New(db)
 }
+
+// ComputeIDCells wraps cell databases for populate_instance_compute_id.
+func ComputeIDCells(dbs []*storage.DB) []migrate.ComputeIDCell {
+	return cells[migrate.ComputeIDCell](dbs)
+}
