@@ -43,6 +43,9 @@ func commandExample(path string) string {
 	case "rpctl migrate uuids", "rpctl migrate availability-zones", "rpctl migrate dev-uuids", "rpctl migrate queued-for-delete", "rpctl migrate user-id",
 		"rpctl migrate quotas", "rpctl migrate vif-list":
 		return "  rpctl --config-file /etc/nova/nova.conf " + path[len("rpctl "):] + " --dry-run\n  rpctl --db cloud.db " + path[len("rpctl "):] + " --cell cell1 --max-count 500"
+	case "rpctl migrate compute-ids":
+		return `  rpctl --config-file /etc/nova/nova.conf migrate compute-ids --release 2025.1
+  rpctl --db cloud.db migrate compute-ids --release 2025.1 --cell cell1 --max-count 500`
 	case "rpctl provider list":
 		return `  rpctl ` + db + ` provider list --resources VCPU:4,MEMORY_MB:8192
   rpctl ` + api + ` provider list --required HW_CPU_X86_AVX2 --member-of in:AGG1,AGG2 -f value -c name`

@@ -15,6 +15,7 @@ import (
 	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/novaformats"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/samplecloud"
 	"github.com/rpctl/rpctl/storage"
@@ -390,5 +391,52 @@ func BenchmarkWrite100k(b *testing.B) {
 		}
 		b.ReportMetric(time.Since(start).Seconds(), "list-s")
 		db.Close()
+	}
+}
+
+// TestRowShapeByRelease: with --release 2025.1 every placed instance has
+// the compute_id of the live node of its host and node and every migration
+// its destination node's dest_compute_id (Nova 31's resource tracker);
+// Zed's rows have neither; the rest of the cloud is the same for a seed.
+func TestRowShapeByRelease(t *testing.T) {
+	zed := samplecloud.Generate(samplecloud.Options{Nodes: 40, Seed: 3})
+	r25, err := samplecloud.GenerateContext(context.Background(), samplecloud.Options{Nodes: 40, Seed: 3, Release: release.R2025_1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[[2]string]int64{}
+	for _, n := range r25.Cells[0].ComputeNodes {
+		if !n.IsDeleted() && n.Host != nil && n.HypervisorHostname != nil {
+			ids[[2]string{*n.Host, *n.HypervisorHostname}] = n.ID
+		}
+	}
+	if len(r25.Cells[0].Instances) == 0 || len(r25.Cells[0].Migrations) == 0 {
+		t.Fatal("no instances or migrations to check")
+	}
+	for i, in := range r25.Cells[0].Instances {
+		if in.ComputeID == nil || *in.ComputeID != ids[[2]string{*in.Host, *in.Node}] {
+			t.Errorf("instance %d on %s/%s: compute_id %v", in.ID, *in.Host, *in.Node, in.ComputeID)
+		}
+		z := zed.Cells[0].Instances[i]
+		if z.ComputeID != nil {
+			t.Errorf("zed instance %d has a compute_id", z.ID)
+		}
+		z.ComputeID = in.ComputeID
+		if !reflect.DeepEqual(z, in) {
+			t.Errorf("instance %d differs between releases beyond compute_id", in.ID)
+		}
+	}
+	for _, m := range r25.Cells[0].Migrations {
+		if m.DestComputeID == nil || *m.DestComputeID != ids[[2]string{m.DestCompute, m.DestNode}] {
+			t.Errorf("migration %d to %s/%s: dest_compute_id %v", m.ID, m.DestCompute, m.DestNode, m.DestComputeID)
+		}
+	}
+	for _, m := range zed.Cells[0].Migrations {
+		if m.DestComputeID != nil {
+			t.Errorf("zed migration %d has a dest_compute_id", m.ID)
+		}
+	}
+	if _, err := samplecloud.GenerateContext(context.Background(), samplecloud.Options{Nodes: 1, Release: "2024.1"}); err == nil {
+		t.Error("a release without row shapes: no error")
 	}
 }

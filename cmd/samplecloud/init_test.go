@@ -171,3 +171,56 @@ func TestInitRelease2025_1(t *testing.T) {
 		t.Errorf("init --release 2025.2: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestSampleCloudRelease2025_1: sample-cloud --release 2025.1 into
+// databases Nova 31's own db sync made gives every instance the
+// compute_id of its node and every migration its destination node's
+// dest_compute_id, so that Nova 31's own populate_instance_compute_id finds
+// nothing to do; on an empty SQLite file it creates 2025.1's schema first.
+func TestSampleCloudRelease2025_1(t *testing.T) {
+	chroot := testdb.ReleaseChroot(t, "2025.1")
+	cell, api := testdb.NewMySQL(t), testdb.NewMySQL(t)
+	chroot.DBSync(t, cell, api, nil)
+	if out, errOut, code := cmdtest.Rpctl(t, "--cell-db", cell.URL, "--api-db", api.URL, "sample-cloud", "--release", "2025.1", "--nodes", "8", "--seed", "4"); code != 0 {
+		t.Fatalf("sample-cloud --release 2025.1: exit %d\n%s%s", code, out, errOut)
+	}
+	count := func(q string) int {
+		var n int
+		if err := cell.Admin.QueryRow(strings.ReplaceAll(q, "DB.", "`"+cell.Name+"`.")).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	if n := count(`SELECT COUNT(*) FROM DB.instances`); n == 0 || count(`SELECT COUNT(*) FROM DB.migrations`) == 0 {
+		t.Fatalf("no instances (%d) or migrations to check", n)
+	}
+	if n := count(`SELECT COUNT(*) FROM DB.instances i LEFT JOIN DB.compute_nodes n ON n.id = i.compute_id AND n.host = i.host AND n.hypervisor_hostname = i.node AND n.deleted = 0 WHERE n.id IS NULL`); n != 0 {
+		t.Errorf("%d instances without their node's compute_id", n)
+	}
+	if n := count(`SELECT COUNT(*) FROM DB.migrations m LEFT JOIN DB.compute_nodes n ON n.id = m.dest_compute_id AND n.host = m.dest_compute AND n.hypervisor_hostname = m.dest_node AND n.deleted = 0 WHERE n.id IS NULL`); n != 0 {
+		t.Errorf("%d migrations without their destination node's dest_compute_id", n)
+	}
+	// Nova 31's own migration: nothing to do.
+	dir := chroot.TempDir(t)
+	conf := filepath.Join(dir, "nova.conf")
+	if err := os.WriteFile(conf, []byte("[DEFAULT]\ntransport_url = fake://\n[database]\nconnection = "+cell.URL+"\n[api_database]\nconnection = "+api.URL+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, _ := chroot.Python(t, `import sys
+from nova import config, context, objects
+from nova.objects import instance
+config.parse_args(["nova-manage", "--config-file", "`+conf+`"])
+objects.register_all()
+print(instance.populate_instance_compute_id(context.get_admin_context(), 1000))`, "")
+	if strings.TrimSpace(out) != "(0, 0)" {
+		t.Errorf("Nova 31's populate_instance_compute_id after sample-cloud --release 2025.1: %q %s", out, errOut)
+	}
+
+	file := filepath.Join(t.TempDir(), "cloud.db")
+	if out, errOut, code := cmdtest.Rpctl(t, "--db", file, "sample-cloud", "--release", "2025.1", "--nodes", "4"); code != 0 {
+		t.Fatalf("sample-cloud --release 2025.1 --db: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := cmdtest.Rpctl(t, "--db", file, "migrate", "compute-ids", "--release", "2025.1"); code != 0 || !strings.Contains(out, "populate_instance_compute_id") {
+		t.Errorf("migrate compute-ids on sample-cloud --release 2025.1's file: exit %d\n%s%s", code, out, errOut)
+	}
+}
