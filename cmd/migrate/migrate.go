@@ -237,15 +237,15 @@ one transaction.`)
 // rpctl's own steps, and the Nova and Placement migrations of rel's own
 // tools (migrate.OnlineOf), so that a migration of one release never runs
 // on another's schema. A single step (its subcommand) of another release
-// is refused, naming the releases it belongs to.
-func specsOfRelease(specs []migrationSpec, relFlag string) ([]migrationSpec, error) {
+// is refused (otherRelease), naming the releases it belongs to.
+func specsOfRelease(specs []migrationSpec, relFlag string) (kept []migrationSpec, otherRelease, err error) {
 	rel, err := shared.ParseRelease(relFlag)
 	if err != nil {
-		return nil, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+		return nil, nil, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
 	}
 	online, err := migrate.OnlineOf(rel)
 	if err != nil {
-		return nil, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
+		return nil, nil, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount, Err: err}
 	}
 	var out []migrationSpec
 	for _, s := range specs {
@@ -264,11 +264,11 @@ func specsOfRelease(specs []migrationSpec, relFlag string) ([]migrationSpec, err
 					in = append(in, string(n))
 				}
 			}
-			return nil, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount,
-				Err: fmt.Errorf("%s is not an online migration of release %s (it is of %s): give --release", strings.Join(s.Rows, ", "), rel, strings.Join(in, ", "))}
+			return specs, &cmdutil.ExitError{Code: cmdutil.ExitBadMaxCount,
+				Err: fmt.Errorf("%s is not an online migration of release %s (it is of %s): give --release", strings.Join(s.Rows, ", "), rel, strings.Join(in, ", "))}, nil
 		}
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // onlyIn is " (RELEASE only)" for a step that is an online migration of
@@ -314,7 +314,11 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 	if o.BatchSize < 1 {
 		return fmt.Errorf("--batch-size must be at least 1, got %d", o.BatchSize)
 	}
-	specs, err := specsOfRelease(specs, o.flags.ratios.release)
+	// A bad --release is refused before anything connects; a step of
+	// another release (its own subcommand) once the config files and
+	// databases have been read, so that their errors come first, as in
+	// every other step.
+	specs, otherRelease, err := specsOfRelease(specs, o.flags.ratios.release)
 	if err != nil {
 		return err
 	}
@@ -350,6 +354,9 @@ func runMigrations(ctx context.Context, f *cmdutil.Factory, specs []migrationSpe
 		return err
 	}
 	defer dbs.Close()
+	if otherRelease != nil {
+		return otherRelease
+	}
 	if err := cmdutil.SelectCells(ctx, f, dbs, o.Cells); err != nil {
 		return err
 	}

@@ -18,10 +18,10 @@ import (
 
 // ratiosEmbedded creates an embedded database with a few compute nodes that
 // need fixing and returns its path.
-func ratiosEmbedded(t *testing.T) string {
+func ratiosEmbedded(t *testing.T, initArgs ...string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "cloud.db")
-	if _, errOut, code := cmdtest.Rpctl(t, "--db", path, "init"); code != 0 {
+	if _, errOut, code := cmdtest.Rpctl(t, append([]string{"--db", path, "init"}, initArgs...)...); code != 0 {
 		t.Fatalf("init: %s", errOut)
 	}
 	db, err := storage.Open(context.Background(), dsn.SQLiteFile(path), storage.RoleCell, "cell1")
@@ -199,8 +199,9 @@ func TestMigrateRatiosRelease(t *testing.T) {
 		})
 	}
 	// migrate all takes the same flag: its inventory step and its ratios
-	// step both follow it.
-	path := ratiosEmbedded(t)
+	// step both follow it (on 2025.1's schema, which its
+	// populate_instance_compute_id needs).
+	path := ratiosEmbedded(t, "--release", "2025.1")
 	if _, errOut, code := cmdtest.Rpctl(t, "--db", path, "migrate", "all", "--release", "2025.1"); code != 0 {
 		t.Fatalf("migrate all --release 2025.1: %d\n%s", code, errOut)
 	}

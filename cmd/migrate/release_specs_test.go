@@ -16,9 +16,9 @@ import (
 func TestOnlineMigrationsOfRelease(t *testing.T) {
 	for _, rel := range release.Names() {
 		t.Run(string(rel), func(t *testing.T) {
-			specs, err := specsOfRelease(migrationSpecs(), string(rel))
-			if err != nil {
-				t.Fatal(err)
+			specs, other, err := specsOfRelease(migrationSpecs(), string(rel))
+			if err != nil || other != nil {
+				t.Fatal(err, other)
 			}
 			online, err := migrate.OnlineOf(rel)
 			if err != nil {
@@ -51,7 +51,7 @@ func TestOnlineMigrationsOfRelease(t *testing.T) {
 	if got := len(must(migrate.OnlineOf(release.R2025_1)).Nova); got != 11 {
 		t.Errorf("2025.1's nova-manage has 11 online migrations, the table %d", got)
 	}
-	_, err := specsOfRelease([]migrationSpec{computeIDsMigration()}, "zed")
+	_, err, _ := specsOfRelease([]migrationSpec{computeIDsMigration()}, "zed")
 	if err == nil || !strings.Contains(err.Error(), "populate_instance_compute_id is not an online migration of release zed (it is of 2025.1)") {
 		t.Errorf("compute-ids --release zed: %v", err)
 	}
