@@ -28,15 +28,23 @@ func OnlineOf(rel release.Name) (Online, error) {
 	}
 	// Zed: Nova 26.2.2 nova/cmd/manage.py:160-184; 2025.1: Nova 31.0.0
 	// nova/cmd/manage.py:198-224, the same ten and, last,
-	// populate_instance_compute_id ("Added in 2023.2"). placement-manage's
-	// two are the same in Placement 8.0.0 and 13.0.0
-	// (placement/cmd/manage.py:32-50).
+	// populate_instance_compute_id ("Added in 2023.2"). Between them, read
+	// from the tags' nova/cmd/manage.py online_migrations: 27.5.1 has Zed's
+	// ten, 28.3.1, 29.4.0 and 30.3.0 2025.1's eleven (their
+	// populate_instance_compute_id is 31.0.0's, byte for byte).
+	// placement-manage's two are the same in Placement 8.0.0 through 13.0.0
+	// (placement/cmd/manage.py online_migrations).
 	zed := []string{QuotaLimitsName, QuotaClassesName, MigrationUUIDName, BDMUUIDName, MissingAZName,
 		QueuedForDeleteName, EmptyRatioName, FillVIFListName, UserIDName, PCIDevUUIDName}
+	bobcat := append(slices.Clip(zed), InstanceComputeIDName)
 	placement := []string{SetRootProviderIDsName, CreateIncompleteConsumersName}
 	lists := map[release.Name]Online{
 		release.Zed:     {Nova: zed, Placement: placement},
-		release.R2025_1: {Nova: append(slices.Clip(zed), InstanceComputeIDName), Placement: placement},
+		release.R2023_1: {Nova: zed, Placement: placement},
+		release.R2023_2: {Nova: bobcat, Placement: placement},
+		release.R2024_1: {Nova: bobcat, Placement: placement},
+		release.R2024_2: {Nova: bobcat, Placement: placement},
+		release.R2025_1: {Nova: bobcat, Placement: placement},
 	}
 	o, ok := lists[rel]
 	if !ok {

@@ -219,7 +219,7 @@ that fails or skips bad rows does not stop the others). In order (step: summary 
 Each step is also its own subcommand (rpctl migrate STEP --help). The steps that need the
 Nova API database (quotas, fill_virtual_interface_list, the instance mapping ones,
 aggregates) are skipped, saying so, without one. A step of another release than --release
-is left out: populate_instance_compute_id runs with --release 2025.1 only, after rpctl's
+is left out: populate_instance_compute_id runs with --release 2023.2 or later, after rpctl's
 inventory step has given compute nodes with a NULL uuid theirs (Nova 31's own migration fails
 while one has none).
 

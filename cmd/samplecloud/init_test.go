@@ -224,3 +224,24 @@ print(instance.populate_instance_compute_id(context.get_admin_context(), 1000))`
 		t.Errorf("migrate compute-ids on sample-cloud --release 2025.1's file: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestInitRulesOnlyRelease: a release rpctl knows by its rules only
+// (2023.1-2024.2) has no schema here: init creates no table in an empty
+// database and says whose db sync makes them, and accepts databases whose
+// tables exist (as that release's own db sync left them), syncing its
+// standard traits.
+func TestInitRulesOnlyRelease(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.db")
+	out, errOut, code := cmdtest.Rpctl(t, "--db", empty, "init", "--release", "2024.1")
+	if code == 0 || !strings.Contains(errOut, "2024.1's own db sync") || !strings.Contains(errOut, "zed, 2025.1") {
+		t.Errorf("init --release 2024.1 on an empty database: exit %d\n%s%s", code, out, errOut)
+	}
+	made := filepath.Join(t.TempDir(), "made.db")
+	if _, errOut, code := cmdtest.Rpctl(t, "--db", made, "init"); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	out, errOut, code = cmdtest.Rpctl(t, "--db", made, "init", "--release", "2024.1")
+	if code != 0 || strings.Contains(out, "created") {
+		t.Errorf("init --release 2024.1 on a complete schema: exit %d\n%s%s", code, out, errOut)
+	}
+}

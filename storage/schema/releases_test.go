@@ -9,16 +9,25 @@ import (
 	"github.com/rpctl/rpctl/storage/schema"
 )
 
-// TestEveryReleaseHasItsSchema: each release rpctl knows has its own db
-// sync's DDL, for both dialects and every part, with the tables of the
-// default release (the tables rpctl reads and writes exist in each), and
-// its versions in the dump's header.
+// TestEveryReleaseHasItsSchema: each release proven by running its own
+// code has its db sync's DDL, for both dialects and every part, with the
+// tables of the default release (the tables rpctl reads and writes exist in
+// each), and its versions in the dump's header. The releases known by
+// their rules only (2023.1-2024.2) have none: no db sync of theirs was run
+// to dump one.
 func TestEveryReleaseHasItsSchema(t *testing.T) {
-	if got, want := schema.DDLReleases(), release.Strings(); !slices.Equal(got, want) {
-		t.Fatalf("releases with a schema %v, want every release rpctl knows %v", got, want)
+	var proven []string
+	for _, rel := range release.Names() {
+		if release.IsProven(rel) {
+			proven = append(proven, string(rel))
+		}
+	}
+	if got := schema.DDLReleases(); !slices.Equal(got, proven) {
+		t.Fatalf("releases with a schema %v, want the releases proven by running them %v", got, proven)
 	}
 	wantNova := map[release.Name]string{release.Zed: "26.2.2", release.R2025_1: "31.0.0"}
-	for _, rel := range release.Names() {
+	for _, name := range proven {
+		rel := release.Name(name)
 		if nova, pl := schema.SchemaReleasesOf(rel); nova != wantNova[rel] || pl == "" {
 			t.Errorf("%s: schema dumped from nova %q, placement %q; want nova %s", rel, nova, pl, wantNova[rel])
 		}
