@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -127,7 +129,13 @@ func newHealCloud() *healCloud {
 // buildHealCloud writes c into Nova's own schemas and the real Placement.
 func buildHealCloud(t *testing.T, c *healCloud) *cmdtest.HealSide {
 	t.Helper()
-	s := cmdtest.ReferenceSide(t)
+	return fillHealCloud(t, c, cmdtest.ReferenceSide(t), testdb.PlacementAPI)
+}
+
+// fillHealCloud writes c into s, databases a release's own db sync made,
+// and into the Placement startAPI serves (that release's placement-api).
+func fillHealCloud(t *testing.T, c *healCloud, s *cmdtest.HealSide, startAPI func(testing.TB, string) string) *cmdtest.HealSide {
+	t.Helper()
 	ctx := context.Background()
 	cell := cmdtest.OpenDB(t, s.Cell, storage.RoleCell)
 	if err := celldb.InsertCellRows(ctx, cell, nova.CellRows{ComputeNodes: c.nodes, Instances: c.instances, Migrations: c.migrations}); err != nil {
@@ -154,7 +162,7 @@ VALUES (NOW(), ?, 'image', ?, 0, '/dev/vda', 0, UUID())`, u, dest); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.URL = testdb.PlacementAPI(t, s.Placement.URL)
+	s.URL = startAPI(t, s.Placement.URL)
 	do := func(method, path, body string, want int) {
 		t.Helper()
 		code, out := testdb.PlacementDo(t, method, s.URL, path, "1.28", body)
@@ -215,8 +223,45 @@ func TestClaimsHealParityWithNova(t *testing.T) {
 	rpctlSide := cmdtest.CloneSide(t, novaSide)
 	novaSide.WriteNovaConf(t)
 	rpctlSide.WriteNovaConf(t)
-	nm := cmdtest.StartNovaManage(t)
-	twins := newHealTwins(t, c, [2]*cmdtest.HealSide{novaSide, rpctlSide}, [2]string{"nova", "rpctl"})
+	healParity(t, "nova-manage", cmdtest.StartNovaManage(t), newHealTwins(t, c, [2]*cmdtest.HealSide{novaSide, rpctlSide}, [2]string{"nova", "rpctl"}))
+}
+
+// TestClaimsHealParityWithNova31 is TestClaimsHealParityWithNova against
+// 2025.1's own code (issue 33's second leg): the databases made by Nova 31's
+// and Placement 13's db sync in the release chroot, Placement 13's
+// placement-api serving each copy, and Nova 31's heal_allocations run
+// inside the chroot on one copy, rpctl claims heal on the other; the same
+// steps must give the same exit codes and the same GET answers.
+func TestClaimsHealParityWithNova31(t *testing.T) {
+	chroot := testdb.ReleaseChroot(t, "2025.1")
+	c := newHealCloud()
+	s := &cmdtest.HealSide{Cell: testdb.NewMySQL(t), API: testdb.NewMySQL(t), Placement: testdb.NewMySQL(t)}
+	chroot.DBSync(t, s.Cell, s.API, s.Placement)
+	startAPI := func(t testing.TB, url string) string { return chroot.PlacementAPI(t, url, "") }
+	novaSide := fillHealCloud(t, c, s, startAPI)
+	rpctlSide := cmdtest.CloneSideWith(t, novaSide, startAPI)
+	novaSide.WriteNovaConf(t)
+	rpctlSide.WriteNovaConf(t)
+	// The steps script where the chroot sees it (the host's /tmp).
+	script := filepath.Join(chroot.TempDir(t), "nova_manage_steps.py")
+	b, err := os.ReadFile(cmdtest.NovaManageSteps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nm := cmdtest.StartNovaManageCmd(t, chroot.Command("python3", script))
+	healParity(t, "nova-manage (Nova 31)", nm, newHealTwins(t, c, [2]*cmdtest.HealSide{novaSide, rpctlSide}, [2]string{"nova 31", "rpctl"}))
+}
+
+// healParity runs healSteps with nm's heal_allocations on twins' first copy
+// and rpctl claims heal on the second.
+func healParity(t *testing.T, novaName string, nm interface {
+	Run(testing.TB, ...string) (string, int)
+}, twins *healTwins) {
+	t.Helper()
+	novaSide, rpctlSide := twins.sides[0], twins.sides[1]
 	twins.run(t, func(st healStep) string {
 		novaArgs := append([]string{"--config-file", novaSide.Conf, "placement", "heal_allocations", "--skip-port-allocations", "--verbose"}, st.args...)
 		novaOut, novaCode := nm.Run(t, novaArgs...)
@@ -224,12 +269,12 @@ func TestClaimsHealParityWithNova(t *testing.T) {
 		rargs := append([]string{"--config-file", rpctlSide.Conf, "claims", "heal", "--skip-port-allocations"}, st.args...)
 		rOut, rErr, rCode := cmdtest.Rpctl(t, rargs...)
 		if novaCode != rCode {
-			t.Errorf("%s: exit code nova-manage %d, rpctl %d\nnova-manage:\n%s\nrpctl:\n%s%s", st.name, novaCode, rCode, novaOut, rOut, rErr)
+			t.Errorf("%s: exit code %s %d, rpctl %d\n%s:\n%s\nrpctl:\n%s%s", st.name, novaName, novaCode, rCode, novaName, novaOut, rOut, rErr)
 		}
 		if novaCode != st.want {
-			t.Errorf("%s: nova-manage exited %d, the reading of its code says %d:\n%s", st.name, novaCode, st.want, novaOut)
+			t.Errorf("%s: %s exited %d, the reading of its code says %d:\n%s", st.name, novaName, novaCode, st.want, novaOut)
 		}
-		return fmt.Sprintf("nova-manage:\n%s\nrpctl:\n%s%s", novaOut, rOut, rErr)
+		return fmt.Sprintf("%s:\n%s\nrpctl:\n%s%s", novaName, novaOut, rOut, rErr)
 	})
 }
 

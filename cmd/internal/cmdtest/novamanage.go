@@ -27,6 +27,13 @@ type HealSide struct {
 // the copy of Placement's.
 func CloneSide(t testing.TB, src *HealSide) *HealSide {
 	t.Helper()
+	return CloneSideWith(t, src, testdb.PlacementAPI)
+}
+
+// CloneSideWith is CloneSide with the placement-api startAPI starts (another
+// release's: testdb.Chroot.PlacementAPI).
+func CloneSideWith(t testing.TB, src *HealSide, startAPI func(t testing.TB, sqlalchemyURL string) string) *HealSide {
+	t.Helper()
 	s := &HealSide{Cell: testdb.NewMySQL(t), API: testdb.NewMySQL(t), Placement: testdb.NewMySQL(t)}
 	CloneDB(t, src.Cell, s.Cell)
 	CloneDB(t, src.API, s.API)
@@ -34,7 +41,7 @@ func CloneSide(t testing.TB, src *HealSide) *HealSide {
 	if _, err := s.API.Admin.Exec(fmt.Sprintf("UPDATE `%s`.cell_mappings SET database_connection = ? WHERE name = 'cell1'", s.API.Name), s.Cell.URL); err != nil {
 		t.Fatal(err)
 	}
-	s.URL = testdb.PlacementAPI(t, s.Placement.URL)
+	s.URL = startAPI(t, s.Placement.URL)
 	return s
 }
 
@@ -103,7 +110,18 @@ type novaManage struct {
 
 func StartNovaManage(t testing.TB) *novaManage {
 	t.Helper()
-	cmd := exec.Command(testdb.Python, filepath.Join(testdb.RepoRoot(), "cmd", "testdata", "nova_manage_steps.py"))
+	return StartNovaManageCmd(t, exec.Command(testdb.Python, NovaManageSteps()))
+}
+
+// NovaManageSteps is the path of the script StartNovaManage runs.
+func NovaManageSteps() string {
+	return filepath.Join(testdb.RepoRoot(), "cmd", "testdata", "nova_manage_steps.py")
+}
+
+// StartNovaManageCmd runs cmd, a python3 running NovaManageSteps' script
+// (another release's: inside its chroot), as StartNovaManage does.
+func StartNovaManageCmd(t testing.TB, cmd *exec.Cmd) *novaManage {
+	t.Helper()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
