@@ -16,8 +16,8 @@ import (
 // everything the API says about every consumer and provider must be equal.
 func TestClaimsAuditAPIBackend(t *testing.T) {
 	t.Parallel()
-	dbSide, consumers := seedAuditCopy(t, false)
-	apiSide, _ := seedAuditCopy(t, false)
+	dbSide, consumers := seedAuditCopy(t, false, nil)
+	apiSide, _ := seedAuditCopy(t, false, nil)
 	if a, b := dbSide.placementState(t, consumers), apiSide.placementState(t, consumers); a != b {
 		t.Fatalf("the two copies differ before the test:\n%s\n%s", a, b)
 	}

@@ -54,8 +54,8 @@ func auditScenario() ([]nova.Instance, []nova.Migration, []claimsConsumer) {
 	return instances, migrations, consumers
 }
 
-func seedAuditCopy(t *testing.T, forNova bool) (*claimsCopy, []string) {
-	c := newClaimsCopy(t, forNova)
+func seedAuditCopy(t *testing.T, forNova bool, chroot *testdb.Chroot) (*claimsCopy, []string) {
+	c := newClaimsCopyOf(t, forNova, chroot)
 	instances, migrations, consumers := auditScenario()
 	c.seedProviders(t)
 	c.seedCell(t, instances, migrations)
@@ -98,8 +98,25 @@ func TestClaimsAuditParityWithNova(t *testing.T) {
 	// Waits on MariaDB, placement-api and Python: overlap with the other slow tests.
 	t.Parallel()
 	testdb.RequirePython(t, "nova.cmd.manage", "pymysql")
-	novaSide, consumers := seedAuditCopy(t, true)
-	rpctlSide, _ := seedAuditCopy(t, false)
+	auditParity(t, "nova-manage", nil)
+}
+
+// TestClaimsAuditParityWithNova31 is TestClaimsAuditParityWithNova against
+// 2025.1's own code (issue 33's second leg): Nova 31's nova-manage
+// placement audit in the release chroot on databases Nova 31's and
+// Placement 13's db sync made, rpctl claims audit on databases rpctl init
+// --release 2025.1 made, each served by Placement 13's placement-api.
+func TestClaimsAuditParityWithNova31(t *testing.T) {
+	t.Parallel()
+	auditParity(t, "nova-manage (Nova 31)", testdb.ReleaseChroot(t, "2025.1"))
+}
+
+// auditParity runs the audit steps with chroot's release's nova-manage
+// (nil: the host's Nova 26) on one copy and rpctl on the other.
+func auditParity(t *testing.T, novaName string, chroot *testdb.Chroot) {
+	t.Helper()
+	novaSide, consumers := seedAuditCopy(t, true, chroot)
+	rpctlSide, _ := seedAuditCopy(t, false, chroot)
 	if a, b := novaSide.placementState(t, consumers), rpctlSide.placementState(t, consumers); a != b {
 		t.Fatalf("the two copies differ before the test:\n%s\n%s", a, b)
 	}
@@ -120,7 +137,7 @@ func TestClaimsAuditParityWithNova(t *testing.T) {
 		novaOut, novaCode := novaSide.novaManage(t, st.nova...)
 		rOut, rErr, rCode := cmdtest.Rpctl(t, rpctlSide.rpctlArgs(append(st.rpctl, "-f", "json")...)...)
 		if novaCode != st.wantCode || rCode != st.wantCode {
-			t.Errorf("%s: exit codes nova-manage %d, rpctl %d, want %d\nnova-manage:\n%s\nrpctl:\n%s%s", st.name, novaCode, rCode, st.wantCode, novaOut, rOut, rErr)
+			t.Errorf("%s: exit codes %s %d, rpctl %d, want %d\n%s:\n%s\nrpctl:\n%s%s", st.name, novaName, novaCode, rCode, st.wantCode, novaName, novaOut, rOut, rErr)
 			continue
 		}
 		novaPairs := novaAuditPairs(novaOut)
@@ -129,13 +146,13 @@ func TestClaimsAuditParityWithNova(t *testing.T) {
 			rpctlPairs = rpctlAuditPairs(t, rOut)
 		}
 		if strings.Join(novaPairs, "\n") != strings.Join(rpctlPairs, "\n") {
-			t.Errorf("%s: orphans differ\nnova-manage:\n%s\nrpctl:\n%s", st.name, strings.Join(novaPairs, "\n"), strings.Join(rpctlPairs, "\n"))
+			t.Errorf("%s: orphans differ\n%s:\n%s\nrpctl:\n%s", st.name, novaName, strings.Join(novaPairs, "\n"), strings.Join(rpctlPairs, "\n"))
 		}
 		if len(novaPairs) != st.wantPairs {
-			t.Errorf("%s: nova-manage found %d orphans, the scenario has %d:\n%s", st.name, len(novaPairs), st.wantPairs, novaOut)
+			t.Errorf("%s: %s found %d orphans, the scenario has %d:\n%s", st.name, novaName, len(novaPairs), st.wantPairs, novaOut)
 		}
 		if a, b := novaSide.placementState(t, consumers), rpctlSide.placementState(t, consumers); a != b {
-			t.Errorf("%s: Placement differs afterwards\nnova-manage's copy:\n%s\nrpctl's copy:\n%s", st.name, a, b)
+			t.Errorf("%s: Placement differs afterwards\n%s's copy:\n%s\nrpctl's copy:\n%s", st.name, novaName, a, b)
 		}
 	}
 }

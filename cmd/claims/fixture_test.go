@@ -29,6 +29,10 @@ type claimsCopy struct {
 	Cell, API, Placement *testdb.MySQL
 	URL                  string // placement-api
 	Conf                 string // nova.conf for nova-manage
+	// chroot, when set, is the release whose own code made and serves the
+	// copy and runs nova-manage (issue 33's 2025.1 leg); nil is Zed, the
+	// host's Nova and Placement.
+	chroot *testdb.Chroot
 }
 
 // Fixture uuids.
@@ -46,21 +50,45 @@ const (
 // not have, such as instance_system_metadata), else with rpctl init.
 func newClaimsCopy(t *testing.T, forNova bool) *claimsCopy {
 	t.Helper()
-	c := &claimsCopy{Cell: testdb.NewMySQL(t), API: testdb.NewMySQL(t), Placement: testdb.NewMySQL(t)}
-	if forNova {
+	return newClaimsCopyOf(t, forNova, nil)
+}
+
+// newClaimsCopyOf is newClaimsCopy made by chroot's release (nil: Zed, the
+// host's): its db sync or rpctl init --release, its placement-api.
+func newClaimsCopyOf(t *testing.T, forNova bool, chroot *testdb.Chroot) *claimsCopy {
+	t.Helper()
+	c := &claimsCopy{Cell: testdb.NewMySQL(t), API: testdb.NewMySQL(t), Placement: testdb.NewMySQL(t), chroot: chroot}
+	switch {
+	case chroot != nil && forNova:
+		chroot.DBSync(t, c.Cell, c.API, c.Placement)
+	case chroot != nil:
+		if _, errOut, code := cmdtest.Rpctl(t, "--cell-db", c.Cell.URL, "--api-db", c.API.URL, "--placement-db", c.Placement.URL, "init", "--release", chroot.Release); code != 0 {
+			t.Fatalf("rpctl init --release %s: %s", chroot.Release, errOut)
+		}
+	case forNova:
 		prefix := c.Cell.URL[:strings.LastIndex(c.Cell.URL, "/")]
 		script := filepath.Join(testdb.RepoRoot(), "scripts", "reference-dbsync.sh")
 		if out, err := exec.Command(script, prefix, c.Cell.Name, c.API.Name, c.Placement.Name).CombinedOutput(); err != nil {
 			t.Fatalf("reference db sync: %v\n%s", err, out)
 		}
-	} else if _, errOut, code := cmdtest.Rpctl(t, "--cell-db", c.Cell.URL, "--api-db", c.API.URL, "--placement-db", c.Placement.URL, "init"); code != 0 {
-		t.Fatalf("rpctl init: %s", errOut)
+	default:
+		if _, errOut, code := cmdtest.Rpctl(t, "--cell-db", c.Cell.URL, "--api-db", c.API.URL, "--placement-db", c.Placement.URL, "init"); code != 0 {
+			t.Fatalf("rpctl init: %s", errOut)
+		}
 	}
-	c.URL = testdb.PlacementAPI(t, c.Placement.URL)
+	if chroot != nil {
+		c.URL = chroot.PlacementAPI(t, c.Placement.URL, "")
+	} else {
+		c.URL = testdb.PlacementAPI(t, c.Placement.URL)
+	}
 	// auth_type = none would send the token "notused", which Placement's
 	// noauth2 takes for a user without the admin role (403 on every call);
 	// admin_token sends "admin", noauth2's admin.
-	c.Conf = filepath.Join(t.TempDir(), "nova.conf")
+	dir := t.TempDir()
+	if chroot != nil {
+		dir = chroot.TempDir(t) // where the chroot sees it
+	}
+	c.Conf = filepath.Join(dir, "nova.conf")
 	conf := fmt.Sprintf("[DEFAULT]\ntransport_url = fake://\n[database]\nconnection = %s\n[api_database]\nconnection = %s\n"+
 		"[placement]\nauth_type = admin_token\ntoken = admin\nendpoint = %s\nendpoint_override = %s\n", c.Cell.URL, c.API.URL, c.URL, c.URL)
 	if err := os.WriteFile(c.Conf, []byte(conf), 0o600); err != nil {
@@ -200,12 +228,17 @@ func (c *claimsCopy) placementState(t *testing.T, consumers []string) string {
 	return b.String()
 }
 
-// novaManage runs Nova 26's nova-manage with the copy's nova.conf and
-// returns its output and exit code.
+// novaManage runs Nova 26's nova-manage (the chroot's release's, when the
+// copy has one) with the copy's nova.conf and returns its output and exit
+// code.
 func (c *claimsCopy) novaManage(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	argv := append([]string{"nova-manage", "--config-file", c.Conf}, args...)
 	py := fmt.Sprintf("import sys; from nova.cmd import manage; sys.argv=%s; sys.exit(manage.main())", cmdtest.PyList(argv))
+	if c.chroot != nil {
+		out, errOut, code := c.chroot.Python(t, py, "")
+		return out + errOut, code
+	}
 	out, err := exec.Command(testdb.Python, "-c", py).CombinedOutput()
 	if err != nil {
 		var ee *exec.ExitError

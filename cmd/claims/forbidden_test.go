@@ -14,7 +14,7 @@ import (
 // one line naming the refused request, not 255 with a stack of wrapping.
 func TestClaimsPlacementForbidden(t *testing.T) {
 	t.Parallel()
-	c, consumers := seedAuditCopy(t, false)
+	c, consumers := seedAuditCopy(t, false, nil)
 	snap := filepath.Join(t.TempDir(), "claims.db")
 	if out, errOut, code := cmdtest.Rpctl(t, c.rpctlArgs("claims", "snapshot", "--out", snap)...); code != 0 {
 		t.Fatalf("snapshot: exit %d: %s%s", code, out, errOut)
