@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -257,7 +258,52 @@ func TestDifferentialOSC(t *testing.T) {
 		t.Skip("openstack not installed")
 	}
 	p := placementtest.New(t)
-	api := []string{"--os-endpoint", p.Base, "--os-token", "admin"}
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OS_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	differentialOSC(t, p.Base, func(args ...string) *exec.Cmd {
+		c := exec.Command(osc, args...)
+		c.Env = env
+		return c
+	}, func() *exec.Cmd {
+		c := exec.Command(testdb.Python, "testdata/osc_batch.py")
+		c.Env = env
+		return c
+	})
+}
+
+// TestDifferentialOSC2025_1 is TestDifferentialOSC against 2025.1's own
+// code (issue 33's second leg): osc-placement 4.6.0 and openstackclient in
+// the release chroot, and Placement 13's placement-api on a database its
+// own db sync made, serving both tools.
+func TestDifferentialOSC2025_1(t *testing.T) {
+	chroot := testdb.ReleaseChroot(t, "2025.1")
+	my := testdb.NewMySQL(t)
+	chroot.DBSync(t, nil, nil, my)
+	base := chroot.PlacementAPI(t, my.URL, "")
+	// The batch script where the chroot sees it (the host's /tmp).
+	script := filepath.Join(chroot.TempDir(t), "osc_batch.py")
+	b, err := os.ReadFile("testdata/osc_batch.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	differentialOSC(t, base, func(args ...string) *exec.Cmd {
+		return chroot.Command(append([]string{"openstack"}, args...)...)
+	}, func() *exec.Cmd { return chroot.Command("python3", script) })
+}
+
+// differentialOSC is TestDifferentialOSC's comparison on the placement-api
+// at base: alone runs one openstack command, batch starts
+// testdata/osc_batch.py (each with the release's own osc and Python).
+func differentialOSC(t *testing.T, base string, alone func(args ...string) *exec.Cmd, batch func() *exec.Cmd) {
+	t.Helper()
+	api := []string{"--os-endpoint", base, "--os-token", "admin"}
 	for _, line := range [][]string{
 		{"provider", "create", "cmp-b", "--uuid", oscCN1},
 		{"provider", "create", "cmp-a", "--uuid", oscCN2},
@@ -289,18 +335,12 @@ func TestDifferentialOSC(t *testing.T) {
 			t.Fatalf("fixture %v: exit %d: %s", line, code, errOut)
 		}
 	}
-	env := []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OS_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
-			env = append(env, kv)
-		}
-	}
 	oscArgs := func(version string, args []string) []string {
-		return append([]string{"--os-endpoint", p.Base, "--os-token", "admin", "--os-placement-api-version", version}, args...)
+		return append([]string{"--os-endpoint", base, "--os-token", "admin", "--os-placement-api-version", version}, args...)
 	}
 	// Two osc processes answer the read-only commands side by side; the
 	// first also answers the writes.
-	shells := []*oscShell{startOSCShell(t, env), startOSCShell(t, env)}
+	shells := []*oscShell{startOSCShellCmd(t, batch()), startOSCShellCmd(t, batch())}
 
 	// The batch runs each command as /usr/bin/openstack does; this pins
 	// it: commands at two microversions (a state kept from one command to
@@ -309,14 +349,12 @@ func TestDifferentialOSC(t *testing.T) {
 		oscArgs("1.39", []string{"resource", "provider", "list", "-f", "table", "--sort-column", "name"}),
 		oscArgs("1.1", []string{"resource", "provider", "list", "-f", "table", "--sort-column", "name"}),
 	} {
-		c := exec.Command(osc, probe...)
-		c.Env = env
-		alone, err := c.Output()
+		single, err := alone(probe...).Output()
 		if err != nil {
 			t.Fatalf("openstack %v: %v", probe, err)
 		}
-		if batched, code := shells[0].run(t, probe); code != 0 || batched != string(alone) {
-			t.Fatalf("osc in a batch differs from osc alone (exit %d):\n%s\nalone:\n%s", code, batched, alone)
+		if batched, code := shells[0].run(t, probe); code != 0 || batched != string(single) {
+			t.Fatalf("osc in a batch differs from osc alone (exit %d):\n%s\nalone:\n%s", code, batched, single)
 		}
 	}
 
@@ -531,6 +569,13 @@ func startOSCShell(t *testing.T, env []string) *oscShell {
 	t.Helper()
 	c := exec.Command(testdb.Python, "testdata/osc_batch.py") // /usr/bin/openstack's interpreter too
 	c.Env = env
+	return startOSCShellCmd(t, c)
+}
+
+// startOSCShellCmd starts c, a python running testdata/osc_batch.py
+// (another release's: inside its chroot).
+func startOSCShellCmd(t *testing.T, c *exec.Cmd) *oscShell {
+	t.Helper()
 	in, err := c.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
