@@ -249,7 +249,49 @@ func classSet(res func(...string) []string, version string, opts ...string) oscW
 // and value, plain and with -c and (lists) --sort-column and
 // --sort-descending, and requires byte-equal output: the same rows in the
 // same order, printed the same way.
-func TestDifferentialOSC(t *testing.T) {
+func TestDifferentialOSC(t *testing.T) { differentialOSC(t, oscOf(t, "zed")) }
+
+// TestDifferentialOSC2025_1 is TestDifferentialOSC against 2025.1's own
+// code (issue 33's second leg): osc-placement 4.6.0 and openstackclient in
+// the release chroot, and Placement 13's placement-api on a database its
+// own db sync made, serving both tools.
+func TestDifferentialOSC2025_1(t *testing.T) { differentialOSC(t, oscOf(t, "2025.1")) }
+
+// oscPlacement is where an osc differential runs, all of one release: a
+// placement-api (Base) on its database (URL, for rpctl's database
+// backend), osc-placement run alone (one openstack command) and in a batch
+// (testdata/osc_batch.py), with the release's own openstackclient and
+// Python.
+type oscPlacement struct {
+	Base, URL string
+	alone     func(args ...string) *exec.Cmd
+	batch     func() *exec.Cmd
+}
+
+// oscOf is release's oscPlacement: "zed" the host's osc-placement and
+// placement-api 8.0.0 on a database rpctl init made (the test skips
+// without openstack outside make test); "2025.1" the release chroot's
+// osc-placement 4.6.0 and placement-api 13.0.0 on a database Placement
+// 13's own db sync made (skipped without RPCTL_CHROOT_2025_1).
+func oscOf(t *testing.T, release string) oscPlacement {
+	t.Helper()
+	if release != "zed" {
+		chroot := testdb.ReleaseChroot(t, release)
+		my := testdb.NewMySQL(t)
+		chroot.DBSync(t, nil, nil, my)
+		// The batch script where the chroot sees it (the host's /tmp).
+		script := filepath.Join(chroot.TempDir(t), "osc_batch.py")
+		b, err := os.ReadFile(filepath.Join(testdb.RepoRoot(), "cmd", "testdata", "osc_batch.py"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(script, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return oscPlacement{Base: chroot.PlacementAPI(t, my.URL, ""), URL: my.URL,
+			alone: func(args ...string) *exec.Cmd { return chroot.Command(append([]string{"openstack"}, args...)...) },
+			batch: func() *exec.Cmd { return chroot.Command("python3", script) }}
+	}
 	osc, err := exec.LookPath("/usr/bin/openstack")
 	if err != nil {
 		if testdb.Required() {
@@ -257,52 +299,38 @@ func TestDifferentialOSC(t *testing.T) {
 		}
 		t.Skip("openstack not installed")
 	}
+	testdb.RequirePython(t, "placement")
 	p := placementtest.New(t)
+	env := oscEnv(t)
+	return oscPlacement{Base: p.Base, URL: p.URL,
+		alone: func(args ...string) *exec.Cmd {
+			c := exec.Command(osc, args...)
+			c.Env = env
+			return c
+		},
+		batch: func() *exec.Cmd {
+			c := exec.Command(testdb.Python, filepath.Join(testdb.RepoRoot(), "cmd", "testdata", "osc_batch.py")) // /usr/bin/openstack's interpreter too
+			c.Env = env
+			return c
+		}}
+}
+
+// oscEnv is the host's osc's environment: no OS_ variable of the caller's,
+// a HOME of the test's own.
+func oscEnv(t *testing.T) []string {
 	env := []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "OS_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
 			env = append(env, kv)
 		}
 	}
-	differentialOSC(t, p.Base, func(args ...string) *exec.Cmd {
-		c := exec.Command(osc, args...)
-		c.Env = env
-		return c
-	}, func() *exec.Cmd {
-		c := exec.Command(testdb.Python, "testdata/osc_batch.py")
-		c.Env = env
-		return c
-	})
+	return env
 }
 
-// TestDifferentialOSC2025_1 is TestDifferentialOSC against 2025.1's own
-// code (issue 33's second leg): osc-placement 4.6.0 and openstackclient in
-// the release chroot, and Placement 13's placement-api on a database its
-// own db sync made, serving both tools.
-func TestDifferentialOSC2025_1(t *testing.T) {
-	chroot := testdb.ReleaseChroot(t, "2025.1")
-	my := testdb.NewMySQL(t)
-	chroot.DBSync(t, nil, nil, my)
-	base := chroot.PlacementAPI(t, my.URL, "")
-	// The batch script where the chroot sees it (the host's /tmp).
-	script := filepath.Join(chroot.TempDir(t), "osc_batch.py")
-	b, err := os.ReadFile("testdata/osc_batch.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(script, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	differentialOSC(t, base, func(args ...string) *exec.Cmd {
-		return chroot.Command(append([]string{"openstack"}, args...)...)
-	}, func() *exec.Cmd { return chroot.Command("python3", script) })
-}
-
-// differentialOSC is TestDifferentialOSC's comparison on the placement-api
-// at base: alone runs one openstack command, batch starts
-// testdata/osc_batch.py (each with the release's own osc and Python).
-func differentialOSC(t *testing.T, base string, alone func(args ...string) *exec.Cmd, batch func() *exec.Cmd) {
+// differentialOSC is TestDifferentialOSC's comparison on p.
+func differentialOSC(t *testing.T, p oscPlacement) {
 	t.Helper()
+	base, alone, batch := p.Base, p.alone, p.batch
 	api := []string{"--os-endpoint", base, "--os-token", "admin"}
 	for _, line := range [][]string{
 		{"provider", "create", "cmp-b", "--uuid", oscCN1},
@@ -700,15 +728,25 @@ func TestDifferentialOSCSilentWrites(t *testing.T) {
 		t.Skip("openstack not installed")
 	}
 	for _, be := range []string{"database", "api"} {
-		t.Run(be, func(t *testing.T) { testSilentWrites(t, be) })
+		t.Run(be, func(t *testing.T) { testSilentWrites(t, be, "zed") })
+	}
+}
+
+// TestDifferentialOSCSilentWrites2025_1 is TestDifferentialOSCSilentWrites
+// against 2025.1's own code (issue 33): osc-placement 4.6.0 in the release
+// chroot and Placement 13's placement-api on a database its db sync made,
+// rpctl on that database and through that API.
+func TestDifferentialOSCSilentWrites2025_1(t *testing.T) {
+	for _, be := range []string{"database", "api"} {
+		t.Run(be, func(t *testing.T) { testSilentWrites(t, be, "2025.1") })
 	}
 }
 
 // testSilentWrites is TestDifferentialOSCSilentWrites with rpctl on one
-// backend (osc always through the API, on the same Placement).
-func testSilentWrites(t *testing.T, backend string) {
-	testdb.RequirePython(t, "placement")
-	p := placementtest.New(t)
+// backend (osc always through the API, on the same Placement) of release
+// (oscOf).
+func testSilentWrites(t *testing.T, backend, release string) {
+	p := oscOf(t, release)
 	osc := []string{"--os-endpoint", p.Base, "--os-token", "admin"}
 	api := osc
 	if backend == "database" {
@@ -732,13 +770,7 @@ func testSilentWrites(t *testing.T, backend string) {
 	} {
 		rpctl(line...)
 	}
-	env := []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OS_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
-			env = append(env, kv)
-		}
-	}
-	sh := startOSCShell(t, env)
+	sh := startOSCShellCmd(t, p.batch())
 	res := func(args ...string) []string { return append([]string{"resource", "provider"}, args...) }
 	setInst := []string{"allocation", "set", oscInst, "--allocation", "rp=" + oscCN1 + ",VCPU=2,MEMORY_MB=512", "--allocation", "rp=" + oscCN2 + ",DISK_GB=10", "--project-id", oscProj, "--user-id", oscUser}
 	usages := [][]string{{"usage", "show", oscCN1, "-f", "value"}, {"usage", "show", oscCN2, "-f", "value"}, {"usage", "project", oscProj, "-f", "value"}}

@@ -1,15 +1,10 @@
 package cmd_test
 
 import (
-	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
-	"github.com/rpctl/rpctl/internal/placementtest"
-	"github.com/rpctl/rpctl/internal/testdb"
 )
 
 // oscPrintingWrite is an osc-placement write that prints the state it
@@ -34,13 +29,30 @@ type oscPrintingWrite struct {
 // floats — and provider create and set what osc's print, in every format, plain and with -c, --sort-column and
 // --sort-descending, on the database backend and through the API, each
 // against osc on the same real placement-api from the same state.
-func TestDifferentialOSCInventorySet(t *testing.T) {
-	if _, err := exec.LookPath("/usr/bin/openstack"); err != nil {
-		if testdb.Required() {
-			t.Fatal("openstack not installed (apt-get install python3-openstackclient python3-osc-placement)")
-		}
-		t.Skip("openstack not installed")
-	}
+func TestDifferentialOSCInventorySet(t *testing.T) { differentialOSCInventorySet(t, "zed") }
+
+// TestDifferentialOSCInventorySet2025_1 is TestDifferentialOSCInventorySet
+// against 2025.1's own code (issue 33): osc-placement 4.6.0 in the release
+// chroot and Placement 13's placement-api on a database its db sync made,
+// rpctl on that database and through that API.
+func TestDifferentialOSCInventorySet2025_1(t *testing.T) { differentialOSCInventorySet(t, "2025.1") }
+
+// oscInventorySetKnown are the differences of differentialOSCInventorySet
+// not fixed yet, by release, backend and case: still run and compared,
+// their mismatches logged rather than failed; the test fails once one no
+// longer shows, so that its mark goes.
+var oscInventorySetKnown = map[[3]string]string{
+	// Placement 13's schema dropped inventories_resource_provider_id_idx:
+	// its read of a provider's inventories (placement/objects/inventory.py
+	// _get_inventory_by_provider_id, no ORDER BY) now goes through the
+	// unique (resource_provider_id, resource_class_id) key and returns the
+	// classes in class id order; rpctl's database backend still reads them
+	// in the order they were written (storage/placementdb inventoryList:
+	// ORDER BY i.id), Zed's plan.
+	{"2025.1", "database", "aggregate"}: "issue 33: inventory order on Placement 13's schema",
+}
+
+func differentialOSCInventorySet(t *testing.T, release string) {
 	res := func(args ...string) []string {
 		return append([]string{"resource", "provider", "inventory", "set"}, args...)
 	}
@@ -83,8 +95,7 @@ func TestDifferentialOSCInventorySet(t *testing.T) {
 	}
 	for _, be := range []string{"database", "api"} {
 		t.Run(be, func(t *testing.T) {
-			testdb.RequirePython(t, "placement")
-			p := placementtest.New(t)
+			p := oscOf(t, release)
 			api := []string{"--os-endpoint", p.Base, "--os-token", "admin"}
 			flags := api
 			if be == "database" {
@@ -107,13 +118,7 @@ func TestDifferentialOSCInventorySet(t *testing.T) {
 					t.Fatalf("fixture %v: exit %d: %s", line, code, errOut)
 				}
 			}
-			env := []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
-			for _, kv := range os.Environ() {
-				if !strings.HasPrefix(kv, "OS_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
-					env = append(env, kv)
-				}
-			}
-			sh := startOSCShell(t, env)
+			sh := startOSCShellCmd(t, p.batch())
 			reset := func(tc oscPrintingWrite) {
 				t.Helper()
 				for _, r := range tc.reset {
@@ -127,7 +132,9 @@ func TestDifferentialOSCInventorySet(t *testing.T) {
 				return sh.run(t, slices.Concat(api, []string{"--os-placement-api-version", tc.version}, tc.osc, opts))
 			}
 			compared := 0
+			differs := map[string]int{}
 			for _, tc := range cases {
+				known := oscInventorySetKnown[[3]string{release, be, tc.name}]
 				js, code := osc(tc, "-f", "json")
 				if code != 0 {
 					t.Fatalf("%s: openstack %v: exit %d", tc.name, tc.osc, code)
@@ -138,12 +145,22 @@ func TestDifferentialOSCInventorySet(t *testing.T) {
 					reset(tc)
 					got, errOut, code := rpctl(slices.Concat([]string{"--os-placement-api-version", tc.version}, tc.rpctl, v.rpctl)...)
 					if wcode != 0 || code != 0 || got != want {
-						t.Errorf("%s: rpctl %v %v (exit %d) vs openstack %v %v (exit %d): %s\nrpctl:\n%s\nosc:\n%s", tc.name, tc.rpctl, v.rpctl, code, tc.osc, v.osc, wcode, errOut, got, want)
+						report := t.Errorf
+						if known != "" {
+							differs[tc.name]++
+							report = func(format string, args ...any) {
+								t.Logf("known difference (%s): "+format, append([]any{known}, args...)...)
+							}
+						}
+						report("%s: rpctl %v %v (exit %d) vs openstack %v %v (exit %d): %s\nrpctl:\n%s\nosc:\n%s", tc.name, tc.rpctl, v.rpctl, code, tc.osc, v.osc, wcode, errOut, got, want)
 					}
 					compared++
 				}
+				if known != "" && differs[tc.name] == 0 {
+					t.Errorf("%s: known difference %q no longer shows: remove its mark", tc.name, known)
+				}
 			}
-			t.Logf("%d outputs of %d writes compared byte for byte", compared, len(cases))
+			t.Logf("%d outputs of %d writes compared byte for byte, %d of them known to differ", compared, len(cases), sum(differs))
 		})
 	}
 }
