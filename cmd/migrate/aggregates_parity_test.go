@@ -28,10 +28,27 @@ type aggSide struct {
 // migrates its inventory, so that both copies hold the same providers.
 func newAggSide(t *testing.T) *aggSide {
 	t.Helper()
-	s := &aggSide{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t), pl: placementtest.New(t)}
+	return newAggSideOf(t, nil)
+}
+
+// newAggSideOf is newAggSide of chroot's release (nil: Zed, the host's):
+// rpctl init and sample-cloud --release, that release's Placement db sync
+// and placement-api.
+func newAggSideOf(t *testing.T, chroot *testdb.Chroot) *aggSide {
+	t.Helper()
+	s := &aggSide{cell: testdb.NewMySQL(t), api: testdb.NewMySQL(t)}
+	var rel []string // --release, for another release than Zed (the default)
+	if chroot != nil {
+		rel = []string{"--release", chroot.Release}
+		my := testdb.NewMySQL(t)
+		chroot.DBSync(t, nil, nil, my)
+		s.pl = placementtest.Placement{URL: my.URL, Base: chroot.PlacementAPI(t, my.URL, "")}
+	} else {
+		s.pl = placementtest.New(t)
+	}
 	for _, args := range [][]string{
-		{"--cell-db", s.cell.URL, "--api-db", s.api.URL, "init"},
-		{"--cell-db", s.cell.URL, "--api-db", s.api.URL, "sample-cloud", "--nodes", "24", "--seed", "11"},
+		append([]string{"--cell-db", s.cell.URL, "--api-db", s.api.URL, "init"}, rel...),
+		append([]string{"--cell-db", s.cell.URL, "--api-db", s.api.URL, "sample-cloud", "--nodes", "24", "--seed", "11"}, rel...),
 	} {
 		if _, errOut, code := cmdtest.Rpctl(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
@@ -40,10 +57,14 @@ func newAggSide(t *testing.T) *aggSide {
 	// Generated uuids would differ between the copies; Nova's messages name
 	// them.
 	s.cellExec(t, "UPDATE compute_nodes SET uuid = CONCAT('00000000-0000-4000-8000-', LPAD(id, 12, '0')) WHERE uuid IS NULL")
-	if _, errOut, code := cmdtest.Rpctl(t, "--api-db", s.api.URL, "--placement-db", s.pl.URL, "migrate", "inventory"); code != 0 {
+	if _, errOut, code := cmdtest.Rpctl(t, append([]string{"--api-db", s.api.URL, "--placement-db", s.pl.URL, "migrate", "inventory"}, rel...)...); code != 0 {
 		t.Fatalf("migrate inventory: exit %d: %s", code, errOut)
 	}
-	s.conf = filepath.Join(t.TempDir(), "nova.conf")
+	dir := t.TempDir()
+	if chroot != nil {
+		dir = chroot.TempDir(t) // where the chroot sees it
+	}
+	s.conf = filepath.Join(dir, "nova.conf")
 	body := fmt.Sprintf("[DEFAULT]\ntransport_url = fake://\n[database]\nconnection = %s\n[api_database]\nconnection = %s\n[placement]\nauth_type = admin_token\nendpoint = %s\ntoken = admin\n",
 		s.cell.URL, s.api.URL, s.pl.Base)
 	if err := os.WriteFile(s.conf, []byte(body), 0o600); err != nil {
@@ -162,8 +183,34 @@ func diffMaps(t *testing.T, what string, want, got map[string]string) {
 // and print the same sentences.
 func TestMigrateAggregatesParityWithNova(t *testing.T) {
 	testdb.RequirePython(t, "nova.cmd.manage", "pymysql")
-	sides := [3]*aggSide{newAggSide(t), newAggSide(t), newAggSide(t)}
-	nm := cmdtest.StartNovaManage(t)
+	aggregatesParity(t, "nova-manage", [3]*aggSide{newAggSide(t), newAggSide(t), newAggSide(t)}, cmdtest.StartNovaManage(t))
+}
+
+// TestMigrateAggregatesParityWithNova31 is TestMigrateAggregatesParityWithNova
+// against 2025.1's own code (issue 33): Nova 31's nova-manage placement
+// sync_aggregates in the release chroot, Placement 13's placement-api and
+// db sync, databases made by rpctl init and sample-cloud --release 2025.1.
+func TestMigrateAggregatesParityWithNova31(t *testing.T) {
+	chroot := testdb.ReleaseChroot(t, "2025.1")
+	sides := [3]*aggSide{newAggSideOf(t, chroot), newAggSideOf(t, chroot), newAggSideOf(t, chroot)}
+	// The steps script where the chroot sees it (the host's /tmp).
+	script := filepath.Join(chroot.TempDir(t), "nova_manage_steps.py")
+	b, err := os.ReadFile(cmdtest.NovaManageSteps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	aggregatesParity(t, "nova-manage (Nova 31)", sides, cmdtest.StartNovaManageCmd(t, chroot.Command("python3", script)))
+}
+
+// aggregatesParity runs the sync_aggregates steps with nm on sides[0], rpctl
+// through the API on sides[1] and on the database of sides[2].
+func aggregatesParity(t *testing.T, novaName string, sides [3]*aggSide, nm interface {
+	Run(testing.TB, ...string) (string, int)
+}) {
+	t.Helper()
 
 	// The provider of a host in an early aggregate goes away on both.
 	var goneHost, goneUUID string
@@ -209,7 +256,7 @@ func TestMigrateAggregatesParityWithNova(t *testing.T) {
 		novaOut, novaCode := nm.Run(t, "--config-file", sides[0].conf, "placement", "sync_aggregates", "--verbose")
 		rOut, rErr, rCode := sides[1].rpctlAPI(t, "migrate", "aggregates", "--verbose")
 		if novaCode != st.want || rCode != st.want {
-			t.Errorf("%s: exit codes nova-manage %d, rpctl %d, want %d", st.name, novaCode, rCode, st.want)
+			t.Errorf("%s: exit codes %s %d, rpctl %d, want %d", st.name, novaName, novaCode, rCode, st.want)
 		}
 		dOut, dErr, dCode := sides[2].rpctlDB(t, "migrate", "aggregates", "--verbose")
 		if dCode != st.want {
@@ -217,13 +264,13 @@ func TestMigrateAggregatesParityWithNova(t *testing.T) {
 		}
 		nl, rl, dl := novaLines(novaOut), novaLines(rOut+rErr), novaLines(dOut+dErr)
 		if len(nl) < 3 {
-			t.Errorf("%s: nova-manage printed too little to compare:\n%s", st.name, novaOut)
+			t.Errorf("%s: %s printed too little to compare:\n%s", st.name, novaName, novaOut)
 		}
 		if !slices.Equal(nl, rl) {
-			t.Errorf("%s: output differs\nnova-manage:\n%s\nrpctl:\n%s", st.name, strings.Join(nl, "\n"), strings.Join(rl, "\n"))
+			t.Errorf("%s: output differs\n%s:\n%s\nrpctl:\n%s", st.name, novaName, strings.Join(nl, "\n"), strings.Join(rl, "\n"))
 		}
 		if !slices.Equal(nl, dl) {
-			t.Errorf("%s: output on the database differs\nnova-manage:\n%s\nrpctl:\n%s", st.name, strings.Join(nl, "\n"), strings.Join(dl, "\n"))
+			t.Errorf("%s: output on the database differs\n%s:\n%s\nrpctl:\n%s", st.name, novaName, strings.Join(nl, "\n"), strings.Join(dl, "\n"))
 		}
 		if st.must != "" && !slices.Contains(rl, st.must) {
 			t.Errorf("%s: rpctl did not say %q:\n%s", st.name, st.must, strings.Join(rl, "\n"))
@@ -239,7 +286,7 @@ func TestMigrateAggregatesParityWithNova(t *testing.T) {
 		diffMaps(t, st.name+": provider", want, sides[1].memberships(t))
 		diffMaps(t, st.name+": provider (database)", want, sides[2].memberships(t))
 		if t.Failed() {
-			t.Logf("nova-manage (exit %d):\n%s\nrpctl (exit %d):\n%s%s", novaCode, novaOut, rCode, rOut, rErr)
+			t.Logf("%s (exit %d):\n%s\nrpctl (exit %d):\n%s%s", novaName, novaCode, novaOut, rCode, rOut, rErr)
 			return
 		}
 	}
