@@ -593,15 +593,8 @@ type oscShell struct {
 	stderr *bytes.Buffer
 }
 
-func startOSCShell(t *testing.T, env []string) *oscShell {
-	t.Helper()
-	c := exec.Command(testdb.Python, "testdata/osc_batch.py") // /usr/bin/openstack's interpreter too
-	c.Env = env
-	return startOSCShellCmd(t, c)
-}
-
 // startOSCShellCmd starts c, a python running testdata/osc_batch.py
-// (another release's: inside its chroot).
+// (oscPlacement.batch: the host's, or another release's inside its chroot).
 func startOSCShellCmd(t *testing.T, c *exec.Cmd) *oscShell {
 	t.Helper()
 	in, err := c.StdinPipe()

@@ -45,16 +45,11 @@ const (
 	cell1UUID = "ce110000-0000-4000-8000-000000000001"
 )
 
-// newClaimsCopy makes the databases with Nova's and Placement's own db sync
-// when nova-manage is to run on them (Nova reads tables rpctl's schema does
-// not have, such as instance_system_metadata), else with rpctl init.
-func newClaimsCopy(t *testing.T, forNova bool) *claimsCopy {
-	t.Helper()
-	return newClaimsCopyOf(t, forNova, nil)
-}
-
-// newClaimsCopyOf is newClaimsCopy made by chroot's release (nil: Zed, the
-// host's): its db sync or rpctl init --release, its placement-api.
+// newClaimsCopyOf makes the databases with Nova's and Placement's own db
+// sync when nova-manage is to run on them (Nova reads tables rpctl's schema
+// does not have, such as instance_system_metadata), else with rpctl init;
+// of chroot's release (its db sync, rpctl init --release, its
+// placement-api), or Zed's, the host's, when chroot is nil.
 func newClaimsCopyOf(t *testing.T, forNova bool, chroot *testdb.Chroot) *claimsCopy {
 	t.Helper()
 	c := &claimsCopy{Cell: testdb.NewMySQL(t), API: testdb.NewMySQL(t), Placement: testdb.NewMySQL(t), chroot: chroot}
