@@ -39,8 +39,11 @@ func TestDifferentialOSCInventorySet2025_1(t *testing.T) { differentialOSCInvent
 
 // oscInventorySetKnown are the differences of differentialOSCInventorySet
 // not fixed yet, by release, backend and case: still run and compared,
-// their mismatches logged rather than failed; the test fails once one no
-// longer shows, so that its mark goes.
+// their mismatches logged rather than failed, and counted in the log. Not
+// failed either when one does not show: the one listed depends on
+// MariaDB's plan for Placement 13's unordered read (a table with few rows
+// is scanned in written order), which showed in 3 and in 8 of 10 outputs
+// on two runs; a run where it shows in none is no news.
 var oscInventorySetKnown = map[[3]string]string{
 	// Placement 13's schema dropped inventories_resource_provider_id_idx:
 	// its read of a provider's inventories (placement/objects/inventory.py
@@ -157,7 +160,7 @@ func differentialOSCInventorySet(t *testing.T, release string) {
 					compared++
 				}
 				if known != "" && differs[tc.name] == 0 {
-					t.Errorf("%s: known difference %q no longer shows: remove its mark", tc.name, known)
+					t.Logf("%s: known difference %q did not show this run", tc.name, known)
 				}
 			}
 			t.Logf("%d outputs of %d writes compared byte for byte, %d of them known to differ", compared, len(cases), sum(differs))
