@@ -19,6 +19,9 @@ var _ migrate.ComputeIDCell = (*Cell)(nil)
 // order).
 func (c *Cell) InstancesWithoutComputeID(ctx context.Context, limit int) ([]migrate.InstanceNode, error) {
 	rows, err := c.DB.QueryContext(ctx, c.DB.Rebind(`SELECT id, uuid, host, node FROM instances WHERE compute_id IS NULL LIMIT ?`), limit)
+	if sqlutil.IsUnknownColumn(err) {
+		return nil, c.DB.Errorf("instances has no compute_id column: this cell's schema is older than Nova 28 (2023.2), which added it with populate_instance_compute_id; run the release's own nova-manage db sync first, or give --release the release this schema is of")
+	}
 	if err != nil {
 		return nil, c.DB.Errorf("read instances: %w", storage.CleanError(err))
 	}

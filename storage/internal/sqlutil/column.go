@@ -1,0 +1,20 @@
+package sqlutil
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// IsUnknownColumn reports whether err is the database saying a column the
+// statement names does not exist (MySQL's ER_BAD_FIELD_ERROR 1054,
+// SQLite's "no such column"): a schema older than the release the command
+// was told, which deserves a sentence naming the release, not the driver's.
+func IsUnknownColumn(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1054
+	}
+	return err != nil && strings.Contains(err.Error(), "no such column")
+}
