@@ -53,6 +53,11 @@ var oscInventorySetKnown = map[[3]string]string{
 	// in the order they were written (storage/placementdb inventoryList:
 	// ORDER BY i.id), Zed's plan.
 	{"2025.1", "database", "aggregate"}: "issue 33: inventory order on Placement 13's schema",
+	// The same read through the API: osc and rpctl each read Placement
+	// 13 after their own reset of the inventories, and its unordered read
+	// may come back in written order for one and in class id order for
+	// the other (seen once in four full runs, CI of 79ca7ca).
+	{"2025.1", "api", "aggregate"}: "issue 33: inventory order on Placement 13's schema (its own read, not ordered)",
 }
 
 func differentialOSCInventorySet(t *testing.T, release string) {
