@@ -16,7 +16,10 @@ import (
 // randomize_allocation_candidates.
 type Options struct {
 	// MaxCandidates stops generation once that many distinct candidates
-	// exist (0 = unlimited). It applies before Request.Limit.
+	// exist (0 = unlimited). It applies before Request.Limit and, below
+	// microversion 1.29 on a cloud with trees, before the candidates that
+	// use two providers of one tree are dropped: those count toward it, as
+	// in Placement 13 (see merge).
 	MaxCandidates int
 	// Strategy is "depth-first" (default: all candidates of one anchor, then
 	// the next) or "breadth-first" (one candidate per anchor per turn), which
@@ -1272,7 +1275,27 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 		}
 	}
 
+	// The order of Placement's stages (AllocationCandidates._get_by_requests,
+	// placement/objects/allocation_candidate.py:134-181 in Placement 13.0.0):
+	//  1. _merge_candidates (:741) generates the merged candidates into a
+	//     set, depth- or breadth-first (_generate_areq_lists, :722), and
+	//     stops once the set holds [placement] max_allocation_candidates
+	//     (:822, checked after each add);
+	//  2. below microversion 1.29 on a cloud with trees,
+	//     RequestWideSearchContext.exclude_nested_providers
+	//     (research_context.py:259) drops every candidate using two
+	//     providers of one tree, and the summaries of providers no kept
+	//     candidate uses;
+	//  3. limit_results (research_context.py:291) applies ?limit=.
+	// So a candidate step 2 drops has already counted toward step 1's
+	// bound: below 1.29 on trees Placement may return fewer than
+	// max_allocation_candidates, even none, where other candidates would
+	// have passed. nestedCut says that case is on: dropped candidates are
+	// then kept in the set (they count, once each, as Placement's set
+	// holds them) and removed after generation. Without a bound the order
+	// of 1 and 2 changes nothing, and they are dropped as they come.
 	excludeNested := !s.nestedAware && m.hasTrees
+	nestedCut := excludeNested && s.opt.MaxCandidates > 0
 	limit := s.req.Limit
 	stop := 0
 	if limit > 0 && !s.opt.Randomize && !excludeNested {
@@ -1281,6 +1304,9 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 	if s.opt.MaxCandidates > 0 && (stop == 0 || s.opt.MaxCandidates < stop) {
 		stop = s.opt.MaxCandidates
 	}
+	// dropped marks, when nestedCut, the candidates of out that step 2
+	// removes.
+	var dropped []bool
 
 	// Duplicates (AllocationRequest equality) are found by a 64-bit hash of
 	// the candidate's key, confirmed on the rare collision by comparing the
@@ -1296,10 +1322,13 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 	anchored := newBitset(len(m.providers))
 	emit := func(anchor int32, combo []*gcand) bool {
 		c := s.consolidate(anchor, ctxs, combo)
-		if excludeNested && usesTwoOfOneTree(m, c.Resources) {
+		drop := excludeNested && usesTwoOfOneTree(m, c.Resources)
+		if drop && !nestedCut {
 			return true
 		}
-		anchored.set(anchor)
+		if !drop {
+			anchored.set(anchor)
+		}
 		h := candidateHash(&c)
 		head, ok := seen[h]
 		if ok {
@@ -1322,6 +1351,9 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 		seen[h] = int32(len(out))
 		chain = append(chain, head)
 		out = append(out, c)
+		if nestedCut {
+			dropped = append(dropped, drop)
+		}
 		return stop == 0 || len(out) < stop
 	}
 	if s.opt.Strategy == "breadth-first" {
@@ -1376,8 +1408,21 @@ func (s *searcher) merge(ctxs []*groupCtx, per [][]gcand, multi []multiTrees) *R
 		}
 	}
 
+	if nestedCut {
+		// Step 2 after step 1's bound: the generated candidates that use
+		// two providers of one tree go now.
+		k := 0
+		for i := range out {
+			if !dropped[i] {
+				out[k] = out[i]
+				k++
+			}
+		}
+		clear(out[k:])
+		out = out[:k]
+	}
 	// Pre-1.29 summaries only list providers used by some (pre-limit)
-	// candidate; remember them before limiting.
+	// kept candidate; remember them before limiting.
 	var usedBefore bitset
 	if excludeNested {
 		usedBefore = newBitset(len(m.providers))
