@@ -115,6 +115,9 @@ that is listed as "explanation incomplete" rather than guessed at.
 max_allocation_candidates (it stops generating there; 0 still gives one, a negative value
 no bound) and allocation_candidates_generation_strategy (depth-first or breadth-first):
 rpctl applies them from the config files unless --max-candidates or --strategy is given.
+Below microversion 1.29 on a cloud with nested providers, the candidates that use two
+providers of one tree count toward the bound before they are dropped, as in Placement 13:
+the answer may hold fewer than the bound, even none.
 2023.2, 2024.1 and 2024.2 read them too, from their point releases Placement 10.0.1, 11.0.1
 and 12.0.1 on (backports). Zed's Placement 8 and 2023.1's Placement 9 have neither option,
 and --release zed (the default) or 2023.1 ignores them.` + apiHelp + compareHelp,
