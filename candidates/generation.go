@@ -53,7 +53,10 @@ func generationOptions(rel release.Name) (bool, error) {
 // as release rel's Placement applies them. Placement stops merging once
 // the set of candidates holds max_allocation_candidates (the check comes
 // after a candidate is added, so 0 still gives one); a negative value is
-// no bound. A release whose Placement lacks the options ignores them.
+// no bound. Below microversion 1.29 on a cloud with trees the candidates
+// exclude_nested_providers drops afterwards have counted toward it (the
+// searcher's merge holds that order). A release whose Placement lacks the
+// options ignores them.
 func GenerationOf(rel release.Name, maxRaw, maxSrc, strategyRaw, strategySrc string) (Generation, error) {
 	g := Generation{Strategy: "depth-first"}
 	ok, err := generationOptions(rel)
