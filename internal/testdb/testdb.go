@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -398,4 +399,29 @@ func Open(t testing.TB, raw string, role storage.Role) *storage.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// QueryRoundTrip is the median time of n `SELECT 1` on one open connection
+// to the database dsn names: what one round trip costs there, for the
+// benchmarks that put a delaying proxy between rpctl and MariaDB to say
+// what delay they really measured under.
+func QueryRoundTrip(tb testing.TB, dsn string, n int) time.Duration {
+	tb.Helper()
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	ds := make([]time.Duration, n)
+	var one int
+	for i := range ds {
+		start := time.Now()
+		if err := db.QueryRow("SELECT 1").Scan(&one); err != nil {
+			tb.Fatal(err)
+		}
+		ds[i] = time.Since(start)
+	}
+	slices.Sort(ds)
+	return ds[n/2]
 }
