@@ -517,11 +517,12 @@ func features(q string, mv int) []string {
 // newPlacementDB is a fresh MariaDB database with Placement's schema, open
 // through storage and closed when the test ends.
 // sameNarrowed loads the model placementdb.LoadPlacementModelFor reads for req
-// and checks that it answers req exactly as full, the model of everything:
-// the same body (or the same error), the same summaries. It returns the
-// narrowed model.
+// with narrowing forced (these clouds are far below placementdb.NarrowFrom,
+// where `rpctl candidates` reads everything) and checks that it answers req
+// exactly as full, the model of everything: the same body (or the same
+// error), the same summaries. It returns the narrowed model.
 func sameNarrowed(ctx context.Context, db *storage.DB, full *candidates.Model, req *candidates.Request) (*candidates.Model, error) {
-	in, err := placementdb.LoadPlacementModelFor(ctx, db, req)
+	in, err := placementdb.LoadPlacementModelFor(ctx, db, req, 0)
 	if err != nil {
 		return nil, err
 	}

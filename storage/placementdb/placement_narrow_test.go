@@ -10,8 +10,10 @@ import (
 
 // TestLoadPlacementNarrowed: the narrowed read answers every query exactly
 // as the full one (body, summaries, errors), on SQLite and MariaDB, and
-// leaves providers out where the query allows it. The cloud has trees,
-// sharing providers (DISK_GB, in one aggregate each) and usage.
+// leaves providers out where the query allows it; LoadPlacementFor, below
+// NarrowFrom providers, reads everything in the same transaction and
+// answers the same. The cloud has trees, sharing providers (DISK_GB, in
+// one aggregate each) and usage.
 func TestLoadPlacementNarrowed(t *testing.T) {
 	ctx := context.Background()
 	in := candidates.ScaleInput(400)
@@ -61,15 +63,29 @@ func TestLoadPlacementNarrowed(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := placementdb.LoadPlacementFor(ctx, db, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if narrowed := got.NumProviders() < full.NumProviders(); narrowed != tc.narrowed {
-					t.Errorf("read %d of %d providers, want narrowed %v", got.NumProviders(), full.NumProviders(), tc.narrowed)
-				}
-				if a, b := answerReq(t, full, req), answerReq(t, got, req); a != b {
-					t.Errorf("narrowed answer differs:\nnarrowed: %.400s\nfull:     %.400s", b, a)
+				// Narrowing forced (0), at the cloud's own size (the
+				// bound is inclusive), and left to LoadPlacementFor,
+				// which does not narrow a cloud this small.
+				for _, from := range []int{0, full.NumProviders(), -1} {
+					var got *candidates.Model
+					if from < 0 {
+						got, err = placementdb.LoadPlacementFor(ctx, db, req)
+					} else {
+						var in *candidates.ModelInput
+						if in, err = placementdb.LoadPlacementModelFor(ctx, db, req, from); err == nil {
+							got, err = candidates.NewModel(in)
+						}
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := tc.narrowed && from >= 0
+					if narrowed := got.NumProviders() < full.NumProviders(); narrowed != want {
+						t.Errorf("narrowing from %d: read %d of %d providers, want narrowed %v", from, got.NumProviders(), full.NumProviders(), want)
+					}
+					if a, b := answerReq(t, full, req), answerReq(t, got, req); a != b {
+						t.Errorf("narrowing from %d: answer differs:\nnarrowed: %.400s\nfull:     %.400s", from, b, a)
+					}
 				}
 			})
 		}
