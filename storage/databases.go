@@ -51,6 +51,10 @@ const (
 	NeedCells Need = 1 << iota
 	NeedAPI
 	NeedPlacement
+	// PlacementReadScripts is no database but how the Placement database
+	// is opened (OpenReadScripts): for a command that only reads it, so
+	// that RawReadTx sends several statements in one round trip.
+	PlacementReadScripts
 )
 
 // Databases are the open connections of one rpctl run.
@@ -141,7 +145,11 @@ func Connect(ctx context.Context, s Sources, need, want Need) (*Databases, error
 		if err != nil {
 			return nil, fmt.Errorf("%s (from %s): %w", roleLabel(role, name), src.Origin, err)
 		}
-		db, err := Open(ctx, t, role, name)
+		opener := Open
+		if role == RolePlacement && want&PlacementReadScripts != 0 {
+			opener = OpenReadScripts
+		}
+		db, err := opener(ctx, t, role, name)
 		if err != nil {
 			return nil, err
 		}

@@ -57,6 +57,9 @@ type DB struct {
 	// scripts is the second pool ScriptConn opens, from the DSN this pool
 	// was opened with, on first use (MySQL only).
 	scripts *scriptPool
+	// readScripts: this pool's own connections take several statements
+	// per query (OpenReadScripts), and RawReadTx uses them so.
+	readScripts bool
 }
 
 // IsMySQL reports whether the database is MySQL/MariaDB (else SQLite).
@@ -84,6 +87,33 @@ var ConnectTimeout = 10 * time.Second
 // Open connects to t and checks the server answers. The error names the role
 // and the redacted URL, never the password.
 func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error) {
+	return open(ctx, t, role, name, false)
+}
+
+// OpenReadScripts is Open for a database that is only read, through
+// RawReadTx (and the statements Open and a failed read's schema lookup
+// run): on MySQL, other than a Galera node, its connections take several
+// statements per query (go-sql-driver's multiStatements), and RawReadTx
+// sends its transaction's start with the first query and each query's
+// statements in one round trip (ReadsScripts). ScriptConn keeps such
+// connections in a pool of their own so that no statement carrying
+// values written into its text runs where a second statement could be
+// smuggled in; the reads sent here carry values only as
+// sqlutil.AppendLiteral writes them (quoted, refused when they hold a
+// backslash or NUL: the text means the same in every sql_mode) or bound,
+// and `rpctl candidates` takes them from a request Placement's own
+// schema has validated (UUIDs, class and trait names). One pool instead
+// of two saves the second connection's handshake: two round trips.
+func OpenReadScripts(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error) {
+	return open(ctx, t, role, name, true)
+}
+
+// ReadsScripts reports whether RawReadTx's queries may hold several
+// statements separated by semicolons: the database was opened by
+// OpenReadScripts on a MySQL server that is not a Galera node.
+func (db *DB) ReadsScripts() bool { return db.readScripts }
+
+func open(ctx context.Context, t dsn.Target, role Role, name string, readScripts bool) (*DB, error) {
 	quietDriver()
 	driverDSN := t.DSN
 	var cfg *mysql.Config
@@ -95,6 +125,7 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 		if cfg.Timeout == 0 {
 			cfg.Timeout = ConnectTimeout
 		}
+		cfg.MultiStatements = readScripts
 		driverDSN = cfg.FormatDSN()
 	}
 	readOnly := false
@@ -120,6 +151,7 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 		return nil, err
 	}
 	if !galera {
+		db.readScripts = readScripts
 		return db, nil
 	}
 	// A Galera node applies the other nodes' writes asynchronously: without
@@ -142,6 +174,9 @@ func Open(ctx context.Context, t dsn.Target, role Role, name string) (*DB, error
 	// returned the other node's row), where a plain query reports the
 	// abort as error 1213, which is retried (TestGaleraAbortsNeverSilent).
 	cfg.InterpolateParams = true
+	// Nor several statements per query: a brute-force abort can end the
+	// transaction between two of them (TakesScripts).
+	cfg.MultiStatements = false
 	driverDSN = cfg.FormatDSN()
 	if db, err = openPool(ctx, t, role, name, driverDSN, true); err != nil {
 		return nil, err

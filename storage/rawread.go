@@ -8,7 +8,10 @@ import (
 
 // RawQuery runs a query inside RawReadTx's transaction and returns the
 // driver's own rows: Next fills its destination with the row's values as
-// the driver makes them ([]byte ones valid until the next call).
+// the driver makes them ([]byte ones valid until the next call). On a
+// database that ReadsScripts, a query without arguments may hold several
+// SELECTs separated by semicolons: their rows come as the driver's
+// result sets, one after the other (driver.RowsNextResultSet).
 type RawQuery func(query string, args ...any) (driver.Rows, error)
 
 // Prepared, as a RawQuery's first argument, runs the query as a prepared
@@ -42,15 +45,49 @@ func (db *DB) rawReadTx1(ctx context.Context, fn func(query RawQuery) error) err
 		if !ok || !ok2 || !ok3 {
 			return db.Errorf("the %T driver cannot run bulk reads", dc)
 		}
-		tx, err := begin.BeginTx(ctx, driver.TxOptions{ReadOnly: db.IsMySQL()})
-		if err != nil {
-			return db.Errorf("begin transaction: %w", CleanError(err))
+		// On a connection that takes scripts (ReadsScripts) the
+		// transaction starts in the first query's round trip, pending
+		// until then, and ends with a ROLLBACK of its own; elsewhere the
+		// driver starts it, one round trip, and rolls it back.
+		pending := ""
+		if db.readScripts {
+			pending = "START TRANSACTION READ ONLY"
+			defer func() {
+				if pending != "" {
+					return // nothing was sent
+				}
+				// As tx.Rollback, whose error is not reported either: a
+				// lost connection is not used again, and the server
+				// ends its transaction.
+				if rows, err := queryer.QueryContext(ctx, "ROLLBACK", nil); err == nil {
+					rows.Close()
+				}
+			}()
+		} else {
+			tx, err := begin.BeginTx(ctx, driver.TxOptions{ReadOnly: db.IsMySQL()})
+			if err != nil {
+				return db.Errorf("begin transaction: %w", CleanError(err))
+			}
+			defer tx.Rollback()
 		}
-		defer tx.Rollback()
 		return fn(func(query string, args ...any) (driver.Rows, error) {
 			prepare := false
 			if len(args) > 0 && args[0] == Prepared {
 				prepare, args = db.IsMySQL(), args[1:]
+			}
+			if pending != "" {
+				if !prepare && len(args) == 0 {
+					query, pending = pending+"; "+query, ""
+				} else {
+					// A prepared statement holds one statement: the
+					// start goes first, on its own.
+					rows, err := queryer.QueryContext(ctx, pending, nil)
+					if err != nil {
+						return nil, err
+					}
+					rows.Close()
+					pending = ""
+				}
 			}
 			named := make([]driver.NamedValue, len(args))
 			for i, a := range args {

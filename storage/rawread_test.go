@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -122,4 +123,124 @@ func stmtCloses(t *testing.T, query storage.RawQuery) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestRawReadTxScripts: a database opened by OpenReadScripts takes several
+// SELECTs in one query inside RawReadTx, their rows in one result set
+// each; the transaction starts with the first query (a prepared first
+// query still runs inside it), is read-only and is over when RawReadTx
+// returns. Open's connections keep refusing a second statement.
+func TestRawReadTxScripts(t *testing.T) {
+	if !testdb.MySQLWanted() {
+		t.Skip("needs MariaDB (RPCTL_INTEGRATION=1, RPCTL_TEST_MYSQL)")
+	}
+	ctx := context.Background()
+	my := testdb.NewMySQL(t)
+	plain := testdb.Open(t, my.DSN, storage.RolePlacement)
+	if plain.ReadsScripts() {
+		t.Fatal("Open: ReadsScripts")
+	}
+	if _, err := plain.ExecContext(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, name VARCHAR(20))"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.ExecContext(ctx, "INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	err := plain.RawReadTx(ctx, func(query storage.RawQuery) error {
+		rows, err := query("SELECT 1; SELECT 2")
+		if err == nil {
+			rows.Close()
+			return errors.New("a second statement ran on Open's connection")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := dsn.Parse(my.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.OpenReadScripts(ctx, tg, storage.RolePlacement, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if !db.ReadsScripts() {
+		t.Fatal("OpenReadScripts: not ReadsScripts")
+	}
+	// One connection, so that the transaction's end shows on the next use.
+	db.SetMaxOpenConns(1)
+	inTx := func(query storage.RawQuery) int64 {
+		rows, err := query("SELECT @@in_transaction")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rawRows(t, rows)
+		n, err := strconv.ParseInt(fmt.Sprint(got[0][0]), 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, first := range []struct {
+		name string
+		args []any
+	}{{"literal first", nil}, {"prepared first", []any{storage.Prepared}}} {
+		t.Run(first.name, func(t *testing.T) {
+			err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
+				rows, err := query("SELECT id, name FROM t WHERE id = 1", first.args...)
+				if err != nil {
+					return err
+				}
+				if got := rawRows(t, rows); len(got) != 1 {
+					t.Errorf("first query: %v", got)
+				}
+				if n := inTx(query); n != 1 {
+					t.Errorf("after the first query @@in_transaction = %d, want 1", n)
+				}
+				rows, err = query("SELECT id, name FROM t WHERE id < 3 ORDER BY id; SELECT id, name FROM t WHERE id = 3")
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				sets := rows.(driver.RowsNextResultSet)
+				var got [][][]any
+				for {
+					var set [][]any
+					vals := make([]driver.Value, 2)
+					for rows.Next(vals) == nil {
+						set = append(set, []any{vals[0], vals[1]})
+					}
+					got = append(got, set)
+					if !sets.HasNextResultSet() || sets.NextResultSet() != nil {
+						break
+					}
+				}
+				if len(got) != 2 || len(got[0]) != 2 || len(got[1]) != 1 || got[1][0][1] != nil {
+					t.Errorf("two statements: %v, want rows 1 and 2, then 3", got)
+				}
+				if _, err := query("INSERT INTO t VALUES (4, 'd')"); err == nil {
+					t.Error("an INSERT in the raw read succeeded: the transaction is not read-only")
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.RawReadTx(ctx, func(query storage.RawQuery) error {
+				if n := inTx(query); n != 1 {
+					t.Errorf("the next read's first query: @@in_transaction = %d, want 1", n)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int64
+			if err := db.QueryRowContext(ctx, "SELECT @@in_transaction").Scan(&n); err != nil || n != 0 {
+				t.Errorf("after RawReadTx: @@in_transaction %d (%v), want 0", n, err)
+			}
+		})
+	}
 }

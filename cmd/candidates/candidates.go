@@ -272,7 +272,9 @@ func runCandidates(c *cobra.Command, f *cmdutil.Factory, o *CandidatesOptions) e
 		return runCandidatesAPI(c, f, o, mv)
 	}
 	ctx := c.Context()
-	dbs, err := f.Databases(ctx, storage.NeedPlacement, 0)
+	// Only reads: the Placement database's connection takes the read's
+	// statements in one round trip (storage.OpenReadScripts).
+	dbs, err := f.Databases(ctx, storage.NeedPlacement|storage.PlacementReadScripts, 0)
 	if err != nil {
 		return err
 	}

@@ -127,13 +127,13 @@ func readTree(db *storage.DB, query storage.RawQuery, extra ...treeBranch) (prov
 	hasTrees := false
 	raw := newRawRow(7)
 	var s providerScope
-	q := `SELECT 0, id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`
+	selects := []string{`SELECT 0, id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`}
 	var args []any
 	for i, b := range extra {
-		q += " UNION ALL SELECT " + strconv.Itoa(i+1) + ", " + b.cols + strings.Repeat(", NULL", 6-strings.Count(b.cols, ",")-1) + " FROM " + b.from
+		selects = append(selects, "SELECT "+strconv.Itoa(i+1)+", "+b.cols+strings.Repeat(", NULL", 6-strings.Count(b.cols, ",")-1)+" FROM "+b.from)
 		args = append(args, b.args...)
 	}
-	q, args = sqlutil.Inline(db, q, args...)
+	q, args := branches(db, selects, args)
 	err := scanRaw(db, query, "resource_providers", raw, q, args, func() error {
 		t := raw.int(0)
 		if t > 0 && t <= int64(len(extra)) {
@@ -271,7 +271,7 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	// over inventories, with the largest amount any group asks of it (a
 	// tree with a provider that holds that much meets every group's own
 	// condition on the class).
-	var branches []string
+	var conds []string
 	var args []any
 	amounts := map[int64]int64{}
 	var classes []int64
@@ -295,13 +295,13 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 		}
 		if own {
 			for _, set := range g.MemberOf {
-				branches = append(branches, `SELECT ?, pa.resource_provider_id FROM resource_provider_aggregates pa
+				conds = append(conds, `SELECT ?, pa.resource_provider_id FROM resource_provider_aggregates pa
 				JOIN placement_aggregates ag ON ag.id = pa.aggregate_id WHERE ag.uuid IN (`+sqlutil.InList(len(set))+`)`)
 				args = append(append(args, nconds), anys(set)...)
 				nconds++
 			}
 			if g.InTree != "" {
-				branches = append(branches, `SELECT ?, id FROM resource_providers WHERE uuid = ?`)
+				conds = append(conds, `SELECT ?, id FROM resource_providers WHERE uuid = ?`)
 				args = append(args, nconds, g.InTree)
 				nconds++
 			}
@@ -316,7 +316,7 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 			if shared {
 				continue
 			}
-			branches = append(branches, `SELECT ?, resource_provider_id FROM resource_provider_traits WHERE trait_id IN (`+sqlutil.InList(len(tids))+`)`)
+			conds = append(conds, `SELECT ?, resource_provider_id FROM resource_provider_traits WHERE trait_id IN (`+sqlutil.InList(len(tids))+`)`)
 			args = append(append(args, nconds), tids...)
 			nconds++
 		}
@@ -337,7 +337,7 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 		number += " END"
 		amount += " END"
 		in := sqlutil.InList(len(classes))
-		branches = append(branches, `SELECT `+number+`, i.resource_provider_id FROM inventories i
+		conds = append(conds, `SELECT `+number+`, i.resource_provider_id FROM inventories i
 			LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used) AS used FROM allocations WHERE resource_class_id IN (`+in+`)
 				GROUP BY resource_provider_id, resource_class_id) u
 			ON u.resource_provider_id = i.resource_provider_id AND u.resource_class_id = i.resource_class_id
@@ -366,7 +366,7 @@ func narrowRoots(db *storage.DB, query storage.RawQuery, req *candidates.Request
 	}
 	// Literals (one round trip on MySQL instead of a prepare, an execute
 	// and a close).
-	cq, cargs := sqlutil.Inline(db, strings.Join(branches, " UNION ALL "), args...)
+	cq, cargs := branches(db, conds, args)
 	err = scanRaw(db, query, "narrowing conditions", raw2, cq, cargs, tagged(raw2, dsts, func() int64 { return raw2.int(1) }))
 	if err != nil {
 		return providerScope{}, false, err

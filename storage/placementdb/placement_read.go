@@ -44,13 +44,14 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 // providers in scope (readTree's rows, all or the kept trees') with their
 // inventories, usages and links; the name tables are read whole.
 //
-// One statement, its branches tagged by their first column (see tagged):
-// the database is a network hop away from the operator and each statement
-// is a round trip (issue 35: candidates ≤ 8 per query, the connection
-// included). MariaDB copies a UNION's rows into a temporary table before
-// it sends them, which costs the server about 1.5 ms more than separate
-// statements on placement-perfload (none on nested-perfload): a round trip
-// to a database 0.5 ms away costs 1 ms. On MySQL the FLOAT
+// One query, its branches tagged by their first column (see tagged and
+// branches): the database is a network hop away from the operator and
+// each query is a round trip (issue 35: candidates ≤ 8 per query, the
+// connection included). Where the connection takes several statements
+// per query they are separate SELECTs; else a UNION ALL, which MariaDB
+// copies into a temporary table before it sends a row (on
+// placement-perfload the UNION took the server 6.0 ms, its branches alone
+// 3-4 ms). On MySQL the FLOAT
 // allocation_ratio is read twice through the text protocol (one round
 // trip, where the binary protocol costs a prepare and an execute): CAST AS
 // CHAR is the decimal PyMySQL hands Placement, CAST AS DOUBLE the float32
@@ -75,7 +76,7 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 	link := func(dst *[]candidates.LinkRow) func() {
 		return func() { *dst = push(*dst, candidates.LinkRow{ProviderID: raw.int(1), OtherID: raw.int(2)}) }
 	}
-	branches := []func(){
+	branch := []func(){
 		func() {
 			in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw.int(1), ResourceClassID: raw.int(2),
 				Total: raw.int(3), Reserved: raw.int(4), MinUnit: raw.int(5), MaxUnit: raw.int(6), StepSize: raw.int(7),
@@ -91,22 +92,24 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 	// them), so that no column mixes a number's and a name's type more
 	// than it must.
 	const pad5 = "NULL, NULL, NULL, NULL, NULL"
-	q := `SELECT 0, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, ` + ratios + ` FROM inventories` + scope.where("resource_provider_id") +
-		` UNION ALL SELECT 1, resource_provider_id, resource_class_id, CAST(SUM(used) AS SIGNED), ` + pad5 + `, NULL FROM allocations` + scope.where("resource_provider_id") + ` GROUP BY resource_provider_id, resource_class_id` +
-		` UNION ALL SELECT 2, id, NULL, ` + pad5 + `, name, NULL FROM resource_classes` +
-		` UNION ALL SELECT 3, id, NULL, ` + pad5 + `, name, NULL FROM traits` +
-		` UNION ALL SELECT 4, id, NULL, ` + pad5 + `, uuid, NULL FROM placement_aggregates` +
-		` UNION ALL SELECT 5, resource_provider_id, trait_id, ` + pad5 + `, NULL, NULL FROM resource_provider_traits` + scope.where("resource_provider_id") +
-		` UNION ALL SELECT 6, resource_provider_id, aggregate_id, ` + pad5 + `, NULL, NULL FROM resource_provider_aggregates` + scope.where("resource_provider_id")
+	q, _ := branches(db, []string{
+		`SELECT 0, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, ` + ratios + ` FROM inventories` + scope.where("resource_provider_id"),
+		`SELECT 1, resource_provider_id, resource_class_id, CAST(SUM(used) AS SIGNED), ` + pad5 + `, NULL FROM allocations` + scope.where("resource_provider_id") + ` GROUP BY resource_provider_id, resource_class_id`,
+		`SELECT 2, id, NULL, ` + pad5 + `, name, NULL FROM resource_classes`,
+		`SELECT 3, id, NULL, ` + pad5 + `, name, NULL FROM traits`,
+		`SELECT 4, id, NULL, ` + pad5 + `, uuid, NULL FROM placement_aggregates`,
+		`SELECT 5, resource_provider_id, trait_id, ` + pad5 + `, NULL, NULL FROM resource_provider_traits` + scope.where("resource_provider_id"),
+		`SELECT 6, resource_provider_id, aggregate_id, ` + pad5 + `, NULL, NULL FROM resource_provider_aggregates` + scope.where("resource_provider_id"),
+	}, nil)
 	err := scanRaw(db, query, "inventories, allocations, names and links", raw, q, nil, func() error {
 		t := raw.int(0)
-		if raw.err == nil && (t < 0 || t >= int64(len(branches))) {
-			raw.fail(fmt.Errorf("branch %d of %d", t, len(branches)))
+		if raw.err == nil && (t < 0 || t >= int64(len(branch))) {
+			raw.fail(fmt.Errorf("branch %d of %d", t, len(branch)))
 		}
 		if raw.err != nil {
 			return raw.err
 		}
-		branches[t]()
+		branch[t]()
 		return raw.err
 	})
 	if err != nil {

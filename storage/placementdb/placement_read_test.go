@@ -18,7 +18,9 @@ import (
 )
 
 // placementDBs returns an initialised, empty Placement database of each kind
-// rpctl reads: the embedded SQLite file and MariaDB.
+// rpctl reads: the embedded SQLite file and MariaDB, the latter also opened
+// as `rpctl candidates` opens it (storage.OpenReadScripts: each read's
+// statements in one query, not a UNION).
 func placementDBs(t *testing.T) map[string]*storage.DB {
 	t.Helper()
 	ctx := context.Background()
@@ -32,6 +34,19 @@ func placementDBs(t *testing.T) map[string]*storage.DB {
 	if testdb.MySQLWanted() {
 		m := testdb.NewMySQL(t)
 		out["mysql"] = testdb.Open(t, m.DSN, storage.RolePlacement)
+		tg, err := dsn.Parse(testdb.NewMySQL(t).DSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scripts, err := storage.OpenReadScripts(ctx, tg, storage.RolePlacement, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { scripts.Close() })
+		if !scripts.ReadsScripts() {
+			t.Fatal("OpenReadScripts: not ReadsScripts")
+		}
+		out["mysql scripts"] = scripts
 	}
 	for name, db := range out {
 		if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
@@ -186,7 +201,7 @@ func TestLoadPlacementRatioSource(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantSrc := candidates.RatioDouble
-			if name == "mysql" {
+			if db.IsMySQL() {
 				wantSrc = candidates.RatioMySQLFloat
 			}
 			if got.Ratios != wantSrc {
@@ -195,7 +210,7 @@ func TestLoadPlacementRatioSource(t *testing.T) {
 			for _, row := range got.Inventories {
 				r := ratios[row.ProviderID-1]
 				py, sql := r.written, r.written
-				if name == "mysql" {
+				if db.IsMySQL() {
 					py, sql = r.py, r.mysqlSQL
 				}
 				if math.IsNaN(py) { // the sweep: the SQL value only

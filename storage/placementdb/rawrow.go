@@ -7,8 +7,10 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
 
 // rawRow holds a row's columns as the driver hands them (int64 and float32
@@ -28,7 +30,8 @@ func newRawRow(n int) *rawRow {
 
 // scanRaw runs q (with args, when it has any) through query and calls scan
 // for every row, the row's values in raw, the first failed conversion in
-// raw.err (reset for each row).
+// raw.err (reset for each row). A q of several statements (see branches)
+// gives its rows one result set after the other, each of raw's width.
 func scanRaw(db *storage.DB, query storage.RawQuery, table string, raw *rawRow, q string, args []any, scan func() error) error {
 	rows, err := query(q, args...)
 	if err != nil {
@@ -38,18 +41,49 @@ func scanRaw(db *storage.DB, query storage.RawQuery, table string, raw *rawRow, 
 	if n := len(rows.Columns()); n != len(raw.vals) {
 		return db.Errorf("read %s: %d columns, want %d", table, n, len(raw.vals))
 	}
+	sets, _ := rows.(driver.RowsNextResultSet)
 	for n := 1; ; n++ {
 		if err := rows.Next(raw.vals); err != nil {
-			if errors.Is(err, io.EOF) {
+			if !errors.Is(err, io.EOF) {
+				return db.Errorf("read %s: %w", table, storage.CleanError(err))
+			}
+			if sets == nil || !sets.HasNextResultSet() {
 				return nil
 			}
-			return db.Errorf("read %s: %w", table, storage.CleanError(err))
+			if err := sets.NextResultSet(); errors.Is(err, io.EOF) {
+				return nil
+			} else if err != nil {
+				return db.Errorf("read %s: %w", table, storage.CleanError(err))
+			}
+			if c := len(rows.Columns()); c != len(raw.vals) {
+				return db.Errorf("read %s: %d columns, want %d", table, c, len(raw.vals))
+			}
+			n--
+			continue
 		}
 		raw.err = nil
 		if err := scan(); err != nil {
 			return db.Errorf("read %s row %d: %w", table, n, storage.CleanError(err))
 		}
 	}
+}
+
+// branches joins SELECTs of the same columns, each tagged by its first
+// column, into one query (one round trip): as separate statements where
+// the database reads scripts (storage.ReadsScripts), else as a UNION ALL.
+// MariaDB copies a UNION's rows into a temporary table before it sends
+// any, each row as wide as the widest column of any branch; separate
+// statements stream each table's rows as they are read. Values are
+// written into the text as literals (sqlutil.Inline), so that a query of
+// several statements needs no prepared one; a value that cannot be a
+// literal keeps the UNION and its binding.
+func branches(db *storage.DB, selects []string, args []any) (string, []any) {
+	if db.ReadsScripts() {
+		if q, rest := sqlutil.Inline(db, strings.Join(selects, "; "), args...); rest == nil {
+			return q, nil
+		}
+	}
+	return sqlutil.Inline(db, strings.Join(selects, " UNION ALL "), args...)
 }
 
 var errNullNumber = errors.New("NULL where a number is required")
