@@ -19,9 +19,11 @@ import (
 const maxCandidatesRoundTrips = 8
 
 // TestCandidatesRoundTrips (issue 35) runs `rpctl candidates` on the two
-// data sets of Placement's perf jobs through the counting proxy, once
-// narrowing the read and once reading everything (--explain needs the
-// whole model), and fails above the bound: counts, not times. The
+// data sets of Placement's perf jobs through the counting proxy, as asked
+// (both are below placementdb.NarrowFrom, so the read is whole) and with
+// --explain (the whole model always), and on a cloud of NarrowFrom
+// providers with a request few trees meet, whose read is narrowed (one
+// statement more), and fails above the bound: counts, not times. The
 // answers are compared with placement-api's by the difftest suites.
 func TestCandidatesRoundTrips(t *testing.T) {
 	if testing.Short() {
@@ -30,17 +32,32 @@ func TestCandidatesRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	bin := buildRpctl(t)
 	for _, s := range []struct {
-		name  string
-		input *candidates.ModelInput
-		query string
+		name     string
+		input    *candidates.ModelInput
+		query    string
+		narrowed bool
 	}{
-		{"placement-perfload", candidates.PerfloadInput(1000), candidates.PerfloadQuery},
-		{"placement-nested-perfload", candidates.NestedPerfloadInput(1000), candidates.NestedPerfloadQuery},
+		{"placement-perfload", candidates.PerfloadInput(1000), candidates.PerfloadQuery, false},
+		{"placement-nested-perfload", candidates.NestedPerfloadInput(1000), candidates.NestedPerfloadQuery, false},
+		{"narrowed", candidates.ScaleInput(placementdb.NarrowFrom), "resources=VCPU:2,MEMORY_MB:4096&member_of=" + candidates.SyntheticUUID(5, 3), true},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			my, db := newPlacementDB(t)
 			if err := placementdb.WriteSyntheticPlacement(ctx, db, s.input); err != nil {
 				t.Fatal(err)
+			}
+			// The read `rpctl candidates` makes is narrowed, or not, as
+			// the case says.
+			req, err := candidates.ParseQuery(s.query, candidates.MaxMicroversion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := placementdb.LoadPlacementFor(ctx, openReadScripts(t, my), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if narrowed := m.NumProviders() < len(s.input.Providers); narrowed != s.narrowed {
+				t.Fatalf("read %d of %d providers, want narrowed %v", m.NumProviders(), len(s.input.Providers), s.narrowed)
 			}
 			cfg, err := mysql.ParseDSN(my.DSN)
 			if err != nil {
