@@ -73,7 +73,7 @@ def table(text):
                 # sharing the test binary's memory (CLONE_VM), whose pages
                 # its peak RSS then counts.
                 "placement-api %s; rpctl process end to end %s: **%sx**%s; core %s: %sx" % (m.group(1), m.group(4), m.group(5),
-                    " (of which the narrowed read and the model %s)" % m.group(7) if m.group(7) else "", m.group(2), m.group(3)),
+                    " (of which the read and the model %s)" % m.group(7) if m.group(7) else "", m.group(2), m.group(3)),
                 "e2e >= 10x, core >= 100x")
         else:
             row("`candidates` vs the real placement-api, %s" % label, "not run", "e2e >= 10x, core >= 100x")
