@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """The benchmark table of one `make bench` run.
 
-    scripts/bench-table.py RUN.txt                  print the table (markdown)
-    scripts/bench-table.py RUN.txt --update F...    replace it in each F between
+    scripts/bench-table.py RUN.txt [RUN2.txt...]                 print the table (markdown)
+    scripts/bench-table.py RUN.txt [RUN2.txt...] --update F...   replace it in each F between
                                                     <!-- bench-table --> and <!-- /bench-table -->
 
 RUN.txt is what scripts/bench.sh wrote (its first line has the date and the
 load average, its last the end and the load average then). Every figure in
 the table is read from that one run; a benchmark the run did not report
-shows as "not run", never as an older figure.
+shows as "not run", never as an older figure. A later RUN2 (e.g. `BENCH=X
+make bench` after a change) replaces the benchmarks it reports, and the
+table's first line says which rows came from which run.
 """
 import re
 import sys
@@ -45,10 +47,22 @@ def find(lines, pattern):
     return None
 
 
-def table(text):
-    metrics, startup, lines = parse(text)
-    head = lines[0] if lines else ""
+def when(lines):
+    head = (lines[0] if lines else "").replace("make bench, ", "")
     tail = next((l for l in reversed(lines) if l.startswith("finished")), "finished: (not in the output: the run did not end)")
+    return "%s; %s" % (head, tail)
+
+
+def table(texts):
+    metrics, startup, lines = parse(texts[0])
+    runs = ["From one `make bench` run: %s." % when(lines)]
+    for text in texts[1:]:
+        m2, s2, l2 = parse(text)
+        metrics.update(m2)
+        startup.update(s2)
+        # find() takes the first match: the later run's printed tables first.
+        lines = l2 + lines
+        runs.append("Replaced by a later run (%s): %s." % (when(l2), ", ".join("`%s`" % n for n in sorted(m2)) or "nothing"))
     rows = []
 
     def row(what, figure, target):
@@ -163,8 +177,7 @@ def table(text):
     if n in metrics:
         row("`sample-cloud`, 100,000 nodes written to MariaDB", "%.1f s" % (g(n, "ns/op") / 1e9), "-")
 
-    out = ["From one `make bench` run: %s; %s." % (head.replace("make bench, ", ""), tail), "",
-           "| what | this run | target |", "|---|---|---|"] + rows
+    out = [" ".join(runs), "", "| what | this run | target |", "|---|---|---|"] + rows
     return "\n".join(out) + "\n"
 
 
@@ -172,7 +185,8 @@ def main():
     args = sys.argv[1:]
     if not args:
         sys.exit(__doc__)
-    t = table(open(args[0]).read())
+    runs = args[:args.index("--update")] if "--update" in args else args
+    t = table([open(r).read() for r in runs])
     if "--update" not in args:
         sys.stdout.write(t)
         return
