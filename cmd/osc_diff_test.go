@@ -3,6 +3,7 @@ package cmd_test
 import (
 	"bufio"
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -264,6 +265,7 @@ func TestDifferentialOSC2025_1(t *testing.T) { differentialOSC(t, oscOf(t, "2025
 // Python.
 type oscPlacement struct {
 	Base, URL string
+	db        *sql.DB // the Placement database, for what a test checks of MariaDB itself
 	alone     func(args ...string) *exec.Cmd
 	batch     func() *exec.Cmd
 }
@@ -288,7 +290,12 @@ func oscOf(t *testing.T, release string) oscPlacement {
 		if err := os.WriteFile(script, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return oscPlacement{Base: chroot.PlacementAPI(t, my.URL, ""), URL: my.URL,
+		db, err := sql.Open("mysql", my.DSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return oscPlacement{Base: chroot.PlacementAPI(t, my.URL, ""), URL: my.URL, db: db,
 			alone: func(args ...string) *exec.Cmd { return chroot.Command(append([]string{"openstack"}, args...)...) },
 			batch: func() *exec.Cmd { return chroot.Command("python3", script) }}
 	}
@@ -302,7 +309,7 @@ func oscOf(t *testing.T, release string) oscPlacement {
 	testdb.RequirePython(t, "placement")
 	p := placementtest.New(t)
 	env := oscEnv(t)
-	return oscPlacement{Base: p.Base, URL: p.URL,
+	return oscPlacement{Base: p.Base, URL: p.URL, db: p.DB.DB.DB,
 		alone: func(args ...string) *exec.Cmd {
 			c := exec.Command(osc, args...)
 			c.Env = env

@@ -24,9 +24,35 @@ type batchProvider struct {
 }
 
 // providersInventories reads the providers of uuids with their
-// inventories (in Placement's order, as inventoryList), keyed by uuid as
-// stored.
+// inventories, each provider's in the order Placement's own read of it
+// returns them (inventoryList), keyed by uuid as stored. On MariaDB that
+// order is the plan's of placementInventoryRead for that one provider, so
+// one query over all the providers cannot give it: each provider gets
+// Placement's statement, all of them sent as scripts (many per round trip,
+// issue 35's bound) where the database takes them, else one by one in the
+// read's transaction (a Galera cluster: one round trip per provider).
+// SQLite's order is the written one (sqliteInventoryOrder), which one
+// query gives.
 func (s *Store) providersInventories(ctx context.Context, uuids []string) (map[string]*batchProvider, error) {
+	var out map[string]*batchProvider
+	var err error
+	switch {
+	case !s.db.IsMySQL():
+		out, err = s.providersInventoriesOrdered(ctx, uuids)
+	case s.db.TakesScripts():
+		out, err = s.providersInventoriesScripted(ctx, uuids)
+	default:
+		out, err = s.providersInventoriesOneByOne(ctx, uuids)
+	}
+	if err != nil {
+		return nil, s.fail("read inventories", err)
+	}
+	return out, nil
+}
+
+// providersInventoriesOrdered is providersInventories in one query, in
+// written order (SQLite).
+func (s *Store) providersInventoriesOrdered(ctx context.Context, uuids []string) (map[string]*batchProvider, error) {
 	out := map[string]*batchProvider{}
 	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		clear(out)
@@ -43,21 +69,176 @@ func (s *Store) providersInventories(ctx context.Context, uuids []string) (map[s
 			}
 			p := out[u]
 			if p == nil {
-				p = &batchProvider{id: id, inv: inventory.ProviderInventories{Generation: gen, Inventories: map[string]inventory.Inventory{}}}
+				p = newBatchProvider(id, gen)
 				out[u] = p
 			}
 			if class.Valid {
-				p.inv.Order = append(p.inv.Order, class.String)
-				p.inv.Inventories[class.String] = inventory.Inventory{Total: total.Int64, Reserved: reserved.Int64, MinUnit: minUnit.Int64,
-					MaxUnit: maxUnit.Int64, StepSize: step.Int64, AllocationRatio: s.db.Float(ratio)}
+				p.add(inventory.ClassInventory{Class: class.String, Inventory: inventory.Inventory{Total: total.Int64, Reserved: reserved.Int64, MinUnit: minUnit.Int64,
+					MaxUnit: maxUnit.Int64, StepSize: step.Int64, AllocationRatio: s.db.Float(ratio)}})
 			}
 			return nil
 		})
 	})
+	return out, err
+}
+
+func newBatchProvider(id, gen int64) *batchProvider {
+	return &batchProvider{id: id, inv: inventory.ProviderInventories{Generation: gen, Inventories: map[string]inventory.Inventory{}}}
+}
+
+func (p *batchProvider) add(v inventory.ClassInventory) {
+	p.inv.Order = append(p.inv.Order, v.Class)
+	p.inv.Inventories[v.Class] = v.Inventory
+}
+
+// providerIDs reads the ids of the providers of uuids, keyed by uuid as
+// stored.
+func (s *Store) providerIDs(ctx context.Context, tx *sqlx.Tx, uuids []string) (map[string]int64, error) {
+	ids := map[string]int64{}
+	err := sqlutil.SelectIn(ctx, s.db, tx, `SELECT uuid, id FROM resource_providers WHERE uuid IN (%s)`, uuids, func(r *sql.Rows) error {
+		var u string
+		var id int64
+		if err := r.Scan(&u, &id); err != nil {
+			return err
+		}
+		ids[u] = id
+		return nil
+	})
+	return ids, err
+}
+
+// providersInventoriesOneByOne is providersInventories with Placement's
+// statement sent once per provider, in one read transaction.
+func (s *Store) providersInventoriesOneByOne(ctx context.Context, uuids []string) (map[string]*batchProvider, error) {
+	out := map[string]*batchProvider{}
+	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		clear(out)
+		ids, err := s.providerIDs(ctx, tx, uuids)
+		if err != nil {
+			return err
+		}
+		for u, id := range ids {
+			var gen int64
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(generation, 0) FROM resource_providers WHERE id = ?`, id).Scan(&gen); err != nil {
+				return err
+			}
+			list, err := s.inventoryList(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			p := newBatchProvider(id, gen)
+			for _, v := range list {
+				p.add(v)
+			}
+			out[u] = p
+		}
+		return nil
+	})
+	return out, err
+}
+
+// providersInventoriesScripted is providersInventories as scripts: after
+// one read of the providers' ids, each script is a read-only transaction
+// that reads the resource classes, then for each of its providers the
+// generation and Placement's statement (placementInventoryRead, the id a
+// literal as PyMySQL sends it), so that each provider's generation and
+// inventories come from one snapshot. A provider gone since the first
+// read is left out, as one not found.
+func (s *Store) providersInventoriesScripted(ctx context.Context, uuids []string) (map[string]*batchProvider, error) {
+	var ids map[string]int64
+	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		ids, err = s.providerIDs(ctx, tx, uuids)
+		return err
+	})
 	if err != nil {
-		return nil, s.fail("read inventories", err)
+		return nil, err
+	}
+	out := make(map[string]*batchProvider, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	order := slices.Sorted(maps.Keys(ids))
+	var c scriptConn
+	if err := c.open(ctx, s.db); err != nil {
+		return nil, err
+	}
+	defer c.release(false)
+	for from := 0; from < len(order); {
+		b := append(make([]byte, 0, 64<<10), "START TRANSACTION READ ONLY;\nSELECT id, name FROM resource_classes;\n"...)
+		to := from
+		for to < len(order) && (to == from || len(b) < sqlutil.MaxLiteralSQL) {
+			id := strconv.FormatInt(ids[order[to]], 10)
+			b = append(b, "SELECT COALESCE(generation, 0) FROM resource_providers WHERE id = "+id+";\n"+placementInventoryRead+id+";\n"...)
+			to++
+		}
+		b = append(b, "COMMIT;\n"...)
+		if err := s.readInventoryScript(ctx, c.conn, string(b), order[from:to], ids, out); err != nil {
+			return nil, c.scriptFailed(ctx, err)
+		}
+		from = to
 	}
 	return out, nil
+}
+
+// readInventoryScript sends one script of providersInventoriesScripted
+// and reads its answers into out: the classes, then per provider of
+// uuids its generation (no row: gone) and its inventories.
+func (s *Store) readInventoryScript(ctx context.Context, conn *sql.Conn, script string, uuids []string, ids map[string]int64, out map[string]*batchProvider) error {
+	rows, err := conn.QueryContext(ctx, script)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	names := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return err
+		}
+		names[id] = name
+	}
+	next := func() error {
+		if rows.NextResultSet() {
+			return nil
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return errors.New("inventory script: fewer answers than statements")
+	}
+	for _, u := range uuids {
+		if err := next(); err != nil {
+			return err
+		}
+		var p *batchProvider
+		for rows.Next() {
+			var gen int64
+			if err := rows.Scan(&gen); err != nil {
+				return err
+			}
+			p = newBatchProvider(ids[u], gen)
+		}
+		if err := next(); err != nil {
+			return err
+		}
+		for rows.Next() {
+			v, err := s.scanInventory(rows, names)
+			if err != nil {
+				return err
+			}
+			if p != nil {
+				p.add(v)
+			}
+		}
+		if p != nil {
+			out[u] = p
+		}
+	}
+	for rows.NextResultSet() {
+	}
+	return rows.Err()
 }
 
 // InventoriesOf implements inventory.BatchStore.

@@ -167,24 +167,79 @@ func (s *Store) nameIDs(ctx context.Context, q sqlx.QueryerContext, query string
 	return byName, byID, rows.Err()
 }
 
+// placementInventoryRead is Placement's own read of one provider's
+// inventories (placement/objects/inventory.py
+// _get_inventory_by_provider_id, the same in Placement 8.0.0 and 13.0.0),
+// as SQLAlchemy renders it for MySQL: the same columns, alias and WHERE,
+// and no ORDER BY. MariaDB returns its rows in the order of the plan it
+// picks, so rpctl sends this very statement (PyMySQL and rpctl's driver
+// both send the provider id as a literal: interpolateParams) and lists the
+// classes as they come back: on Zed's schema the provider's index gives
+// the order they were written; on Placement 13's schema, which dropped
+// inventories_resource_provider_id_idx (a082b8bb98d0), the unique
+// (resource_provider_id, resource_class_id) key gives class id order, and
+// a table of a few rows is scanned in written order (measured on MariaDB
+// 10.11: a provider's 3 rows alone in the table are scanned, with one
+// other provider's rows beside them read through the key, issue 33). A
+// JOIN or an ORDER BY here would change the plan, and with it the order.
+const placementInventoryRead = "SELECT i.resource_class_id, i.total, i.reserved, i.min_unit, i.max_unit, i.step_size, i.allocation_ratio, i.updated_at, i.created_at \nFROM inventories AS i \nWHERE i.resource_provider_id = "
+
+// sqliteInventoryOrder is what SQLite adds to placementInventoryRead: an
+// explicit order, the written one. Placement runs on MySQL in every cloud
+// rpctl reads, so on SQLite (tests, demos, sample clouds) there is no
+// Placement answer to follow, and SQLite's unordered answer would be its
+// planner's choice of index (class id order through the unique key's
+// autoindex on both releases' schemas, measured): written order is the
+// one Zed's MariaDB gives and the one the SQLite-backed tests and the
+// comparisons between backends were proven with.
+const sqliteInventoryOrder = " ORDER BY i.id"
+
+// inventoryRead is placementInventoryRead for db, its placeholder
+// rebound (SQLite gets its order, above).
+func inventoryRead(db *storage.DB) string {
+	if db.IsMySQL() {
+		return placementInventoryRead + "?"
+	}
+	return db.Rebind(placementInventoryRead + "?" + sqliteInventoryOrder)
+}
+
+// scanInventory reads one row of placementInventoryRead; the timestamps
+// Placement reads too are not part of an answer.
+func (s *Store) scanInventory(r interface{ Scan(...any) error }, names map[int64]string) (inventory.ClassInventory, error) {
+	var v inventory.ClassInventory
+	var class int64
+	var ratio sql.NullFloat64
+	var updated, created any
+	if err := r.Scan(&class, &v.Total, &v.Reserved, &v.MinUnit, &v.MaxUnit, &v.StepSize, &ratio, &updated, &created); err != nil {
+		return v, err
+	}
+	name, ok := names[class]
+	if !ok {
+		return v, fmt.Errorf("inventory of resource class id %d, which has no resource_classes row", class)
+	}
+	v.Class, v.AllocationRatio = name, s.db.Float(ratio)
+	return v, nil
+}
+
 // inventoryList reads a provider's inventory records in the order
-// Placement's query reads them: through the provider's index, whose
-// entries follow the primary key, so in the order they were written.
+// Placement's own read returns them (placementInventoryRead), the class
+// names looked up as Placement's resource class cache does.
 func (s *Store) inventoryList(ctx context.Context, q sqlx.QueryerContext, id int64) ([]inventory.ClassInventory, error) {
-	rows, err := q.QueryxContext(ctx, s.db.Rebind(`SELECT rc.name, i.total, i.reserved, i.min_unit, i.max_unit, i.step_size, i.allocation_ratio
-		FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id WHERE i.resource_provider_id = ? ORDER BY i.id`), id)
+	_, names, err := s.classIDs(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, inventoryRead(s.db), id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []inventory.ClassInventory
 	for rows.Next() {
-		var v inventory.ClassInventory
-		var ratio sql.NullFloat64
-		if err := rows.Scan(&v.Class, &v.Total, &v.Reserved, &v.MinUnit, &v.MaxUnit, &v.StepSize, &ratio); err != nil {
+		v, err := s.scanInventory(rows, names)
+		if err != nil {
 			return nil, err
 		}
-		v.AllocationRatio = s.db.Float(ratio)
 		out = append(out, v)
 	}
 	return out, rows.Err()
