@@ -19,6 +19,7 @@ import (
 
 	"github.com/rpctl/rpctl/internal/nova"
 	"github.com/rpctl/rpctl/internal/release"
+	"github.com/rpctl/rpctl/status"
 )
 
 // Options say what cloud to generate.
@@ -75,14 +76,31 @@ const (
 // about 4 GB, and more than any cell holds.
 const MaxNodes = 1_000_000
 
-// Service versions (nova/objects/service.py): Zed is 64, the oldest a Zed
-// control plane accepts (OLDEST_SUPPORTED_SERVICE_VERSION, Yoga) is 61.
-// Computes are spread over 61..64 so that "Older than N-1 computes" passes;
-// control services run Zed.
-const (
-	ServiceVersionZed  = 64
-	ServiceVersionYoga = 61
-)
+// ServiceVersions is what release rel's sample cloud's services report:
+// the control services (conductors, API, scheduler) rel's SERVICE_VERSION,
+// and the computes spread from it down to the oldest compute version rel's
+// control plane supports (OLDEST_SUPPORTED_SERVICE_VERSION's alias), both
+// looked up in status's per-release tables (status.ServiceVersionOf,
+// status.Releases), so that "Older than N-1 computes" passes at its edge
+// and "status" on a fresh sample cloud says what that release's
+// nova-status would: Zed 64 over 64, 63, 62, 61; 2025.1 68 over 68, 67,
+// 66, 66. The spread always has six entries, so that a seed draws the
+// same rows in every release.
+func ServiceVersions(rel release.Name) (control int64, computes []int64, err error) {
+	if rel == "" {
+		rel = release.Default
+	}
+	top := status.ServiceVersionOf(rel)
+	r, ok := status.Releases[rel]
+	if top == 0 || !ok {
+		return 0, nil, fmt.Errorf("sample-cloud knows no service versions of release %q", rel)
+	}
+	oldest := r.OldestComputeVersion
+	// Versions 65 (2023.1's cycle) and the like that no release shipped
+	// can show in the middle of the spread; a compute's version is only
+	// ever compared with the thresholds.
+	return top, []int64{top, top, top, max(top-1, oldest), max(top-2, oldest), oldest}, nil
+}
 
 // Snapshot is the moment the generated cloud describes: every timestamp is
 // relative to it, so output does not depend on when it is generated.
@@ -148,6 +166,10 @@ type gen struct {
 	// the calls of done, which looks at it every 1,024.
 	ctx   context.Context
 	polls int
+	// control and computes are the release's service versions
+	// (ServiceVersions).
+	control  int64
+	computes []int64
 }
 
 // done says whether the generation should stop: its context is done. It
@@ -192,7 +214,12 @@ func generate(ctx context.Context, o Options) (*Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &gen{rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x5eed_c10d)), o: o, computeSvc: map[string]int{}, ctx: ctx}
+	control, computes, err := ServiceVersions(o.Release)
+	if err != nil {
+		return nil, err
+	}
+	g := &gen{rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x5eed_c10d)), o: o, computeSvc: map[string]int{}, ctx: ctx,
+		control: control, computes: computes}
 	g.c = &Cloud{Options: o, Kinds: map[string][]int64{}, Flavors: flavors()}
 	for i := 0; i < o.Cells; i++ {
 		n := o.Nodes / o.Cells
@@ -297,7 +324,7 @@ func (g *gen) cell(idx, nodes int) Cell {
 		g.ids.svc++
 		c.Services = append(c.Services, nova.Service{ID: g.ids.svc, UUID: sp(g.uuid()), Host: sp(host), Binary: sp(binary), Topic: topic,
 			ReportCount: 100000 + g.rng.Int64N(900000), CreatedAt: g.ago(400*24*time.Hour, 900*24*time.Hour),
-			UpdatedAt: g.ago(0, 10*time.Second), LastSeenUp: g.ago(0, 10*time.Second), Version: ServiceVersionZed})
+			UpdatedAt: g.ago(0, 10*time.Second), LastSeenUp: g.ago(0, 10*time.Second), Version: g.control})
 	}
 	for i := 1; i <= 2; i++ {
 		ctl(fmt.Sprintf("cond-%s-%d", c.Name, i), "nova-conductor", sp("conductor"))
@@ -368,7 +395,6 @@ var (
 	diskChoices   = []int64{447, 893, 1788, 3576, 7152}
 	hvVersions    = []int64{6002000, 6002000, 7000000, 4002000}
 	cpuModels     = []string{"Cascadelake-Server-noTSX", "Icelake-Server", "EPYC-Rome", "Skylake-Server-IBRS"}
-	computeVers   = []int64{64, 64, 64, 63, 62, 61}
 	extraCustomRC = []string{"CUSTOM_FPGA_ARRIA10", "CUSTOM_NVME_SLOT", "CUSTOM_GPU_TESLA_T4"}
 )
 
@@ -399,7 +425,7 @@ func (g *gen) computeNode(c *Cell, cellIdx int, host string, st rowState) *node 
 		g.ids.svc++
 		s := nova.Service{ID: g.ids.svc, UUID: sp(g.uuid()), Host: sp(host), Binary: sp("nova-compute"), Topic: sp("compute"),
 			ReportCount: 1000 + r.Int64N(2000000), CreatedAt: g.ago(200*24*time.Hour, 1500*24*time.Hour),
-			UpdatedAt: g.ago(0, 20*time.Second), LastSeenUp: g.ago(0, 20*time.Second), Version: pick(r, computeVers)}
+			UpdatedAt: g.ago(0, 20*time.Second), LastSeenUp: g.ago(0, 20*time.Second), Version: pick(r, g.computes)}
 		if r.IntN(20) == 0 && !decommissioned {
 			s.Disabled, s.DisabledReason = true, sp("maintenance: DIMM replacement")
 		}

@@ -3,10 +3,12 @@ package samplecloud_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/samplecloud"
+	"github.com/rpctl/rpctl/status"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/apidb"
 	"github.com/rpctl/rpctl/storage/celldb"
@@ -82,12 +85,16 @@ func TestValidByDefault(t *testing.T) {
 	if len(c.Kinds["bad"]) != 0 {
 		t.Fatalf("bad rows without BadRows: %v", c.Kinds["bad"])
 	}
+	_, computes, err := samplecloud.ServiceVersions(release.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
 	live, hosts := 0, map[string]bool{}
 	services := map[int64]nova.Service{}
 	for _, cell := range c.Cells {
 		for _, s := range cell.Services {
 			services[s.ID] = s
-			if s.Deleted == 0 && *s.Binary == "nova-compute" && s.Version < samplecloud.ServiceVersionYoga {
+			if s.Deleted == 0 && *s.Binary == "nova-compute" && s.Version < slices.Min(computes) {
 				t.Errorf("service %d: version %d is older than N-1", s.ID, s.Version)
 			}
 		}
@@ -438,5 +445,71 @@ func TestRowShapeByRelease(t *testing.T) {
 	}
 	if _, err := samplecloud.GenerateContext(context.Background(), samplecloud.Options{Nodes: 1, Release: "2024.1"}); err == nil {
 		t.Error("a release without row shapes: no error")
+	}
+}
+
+// TestServiceVersionsByRelease (issue 33): a release's sample cloud runs
+// its control services at that release's SERVICE_VERSION and its computes
+// from there down to the oldest its control plane supports
+// (OLDEST_SUPPORTED_SERVICE_VERSION's alias), read from each Nova:
+// Nova 26.2.2 nova/objects/service.py:34 SERVICE_VERSION = 64, :233
+// 'Yoga', :238 'Yoga': 61; Nova 31.0.0 :34 68, :262 'Caracal', :271
+// 'Caracal': 66. So "Older than N-1 computes" passes at its edge (the
+// oldest compute is at the threshold, none below) and the release
+// detected from the services is the one named. Zed's spread is the one
+// sample clouds always had, so a seed's Zed cloud is unchanged.
+func TestServiceVersionsByRelease(t *testing.T) {
+	for _, tc := range []struct {
+		rel      release.Name
+		control  int64
+		computes []int64 // the distinct versions the computes report
+	}{
+		{"", 64, []int64{61, 62, 63, 64}},
+		{release.Zed, 64, []int64{61, 62, 63, 64}},
+		{release.R2025_1, 68, []int64{66, 67, 68}},
+	} {
+		t.Run(string(tc.rel), func(t *testing.T) {
+			c, err := samplecloud.GenerateContext(context.Background(), samplecloud.Options{Nodes: 300, Cells: 2, Seed: 7, Release: tc.rel})
+			if err != nil {
+				t.Fatal(err)
+			}
+			control, computes := map[int64]bool{}, map[int64]bool{}
+			for _, cell := range c.Cells {
+				for _, s := range cell.Services {
+					switch {
+					case s.Deleted != 0:
+					case *s.Binary == "nova-compute":
+						computes[s.Version] = true
+					default:
+						control[s.Version] = true
+					}
+				}
+			}
+			if got := slices.Sorted(maps.Keys(control)); !slices.Equal(got, []int64{tc.control}) {
+				t.Errorf("control services at %v, want %d", got, tc.control)
+			}
+			if got := slices.Sorted(maps.Keys(computes)); !slices.Equal(got, tc.computes) {
+				t.Errorf("computes at %v, want %v", got, tc.computes)
+			}
+		})
+	}
+	_, zed, err := samplecloud.ServiceVersions(release.Zed)
+	if err != nil || !slices.Equal(zed, []int64{64, 64, 64, 63, 62, 61}) {
+		t.Errorf("Zed's spread %v (%v): the seeds' Zed clouds would change", zed, err)
+	}
+	// Every release rpctl knows has versions, from status's tables.
+	for _, rel := range release.Names() {
+		control, computes, err := samplecloud.ServiceVersions(rel)
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			continue
+		}
+		oldest := status.Releases[rel].OldestComputeVersion
+		if control != status.ServiceVersionOf(rel) || len(computes) != 6 || slices.Max(computes) != control || slices.Min(computes) != oldest {
+			t.Errorf("%s: control %d, computes %v; want control %d, computes from it down to %d, six of them", rel, control, computes, status.ServiceVersionOf(rel), oldest)
+		}
+	}
+	if _, _, err := samplecloud.ServiceVersions("1999.1"); err == nil {
+		t.Error("a release without service versions: no error")
 	}
 }

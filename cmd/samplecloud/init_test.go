@@ -215,6 +215,33 @@ print(instance.populate_instance_compute_id(context.get_admin_context(), 1000))`
 	if strings.TrimSpace(out) != "(0, 0)" {
 		t.Errorf("Nova 31's populate_instance_compute_id after sample-cloud --release 2025.1: %q %s", out, errOut)
 	}
+	// Nova 31's own "Older than N-1 computes" (nova/cmd/status.py
+	// _check_old_computes) on the same cloud, and rpctl status's: the
+	// computes are within Nova 31's supported range (issue 33: they were at
+	// Zed's 61-64, which Nova 31 fails).
+	out, errOut, _ = chroot.Python(t, `from nova import config, objects
+from nova.cmd import status
+config.parse_args(["nova-status", "--config-file", "`+conf+`"])
+objects.register_all()
+r = status.UpgradeCommands()._check_old_computes()
+print({0: "Success", 1: "Warning", 2: "Failure"}[r.code] + "|" + (r.details or ""))`, "")
+	nova31 := strings.TrimSpace(out)
+	if nova31 != "Success|" {
+		t.Errorf("Nova 31's _check_old_computes on sample-cloud --release 2025.1: %q %s", out, errOut)
+	}
+	out, errOut, _ = cmdtest.Rpctl(t, "--config-file", conf, "status", "--release", "2025.1", "--check", "nova-status", "-f", "value", "-c", "Check", "-c", "Result", "-c", "Details")
+	var rpctl string
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "Older than N-1 computes "); ok {
+			rpctl = strings.Replace(strings.TrimRight(rest, " "), " ", "|", 1)
+			if !strings.Contains(rpctl, "|") {
+				rpctl += "|"
+			}
+		}
+	}
+	if rpctl != nova31 {
+		t.Errorf("Older than N-1 computes: rpctl status %q, Nova 31's nova-status %q\n%s%s", rpctl, nova31, out, errOut)
+	}
 
 	file := filepath.Join(t.TempDir(), "cloud.db")
 	if out, errOut, code := cmdtest.Rpctl(t, "--db", file, "sample-cloud", "--release", "2025.1", "--nodes", "4"); code != 0 {

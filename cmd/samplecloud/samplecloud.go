@@ -37,10 +37,14 @@ func NewCmdSampleCloud(f *cmdutil.Factory) *cobra.Command {
 into Placement, and write it into the cell (and API) databases: compute nodes with NULL
 and set uuids, 0.0/NULL/valid allocation ratios, pci_stats and numa_topology in every
 format Nova has stored, soft-deleted rows, services, instances with flavors and
-in-progress migrations. The same --seed always gives the same cloud. --release 2025.1
-gives its rows Nova 31's shape: each instance's compute_id and each migration's
-dest_compute_id hold the id of the compute node they are on or go to, as Nova 31's resource
-tracker writes them, in 2025.1's schema (rpctl init --release); the rest is the same cloud.
+in-progress migrations. The same --seed always gives the same cloud. --release names
+the release whose service versions the services report: the control services that
+release's, the computes spread from it down to the oldest compute its control plane
+supports (Zed: 64 over 61-64; 2025.1: 68 over 66-68), so that status on a fresh sample
+cloud says what that release's nova-status would. --release 2025.1 also gives its rows
+Nova 31's shape: each instance's compute_id and each migration's dest_compute_id hold the
+id of the compute node they are on or go to, as Nova 31's resource tracker writes them, in
+2025.1's schema (rpctl init --release); the rest is the same cloud.
 
 With --db FILE the file's schemas are created if it is empty and the nodes go into its
 one cell database, mapped to cell "cell1" (more cells need one --cell-db per cell). With

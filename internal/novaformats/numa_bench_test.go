@@ -1,8 +1,12 @@
-package novaformats
+package novaformats_test
+
+// An external test: samplecloud imports status, whose imports reach this
+// package (status -> migrate -> novaformats).
 
 import (
 	"testing"
 
+	"github.com/rpctl/rpctl/internal/novaformats"
 	"github.com/rpctl/rpctl/samplecloud"
 )
 
@@ -22,8 +26,8 @@ func BenchmarkParseNUMATopology(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name string
-		fn   func([]byte) ([]NUMACell, error)
-	}{{"fast", parseNUMA}, {"general", parseNUMAGeneral}} {
+		fn   func([]byte) ([]novaformats.NUMACell, error)
+	}{{"fast", novaformats.ParseNUMAForTest}, {"general", novaformats.GeneralNUMAForTest}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(size))
 			for b.Loop() {
