@@ -67,7 +67,8 @@ var oscInventoryKey = map[string]string{
 
 // oscInventoryPlan is MariaDB's plan for Placement's read of provider
 // uuid's inventories (the statement Placement sends, the id a literal as
-// PyMySQL sends it) and the classes' written order, for the log.
+// PyMySQL sends it): the key it reads through ("" for a table scan), and
+// the provider's classes in written order, for the log.
 func oscInventoryPlan(t *testing.T, db *sql.DB, uuid string) (key, written string) {
 	t.Helper()
 	var id int64
@@ -95,6 +96,9 @@ func oscInventoryPlan(t *testing.T, db *sql.DB, uuid string) (key, written strin
 			}
 		}
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	var classes []string
 	r2, err := db.Query("SELECT rc.name FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id WHERE i.resource_provider_id = ? ORDER BY i.id", id)
 	if err != nil {
@@ -107,6 +111,9 @@ func oscInventoryPlan(t *testing.T, db *sql.DB, uuid string) (key, written strin
 			t.Fatal(err)
 		}
 		classes = append(classes, n)
+	}
+	if err := r2.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return key, strings.Join(classes, ", ")
 }

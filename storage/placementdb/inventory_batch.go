@@ -108,29 +108,35 @@ func (s *Store) providerIDs(ctx context.Context, tx *sqlx.Tx, uuids []string) (m
 }
 
 // providersInventoriesOneByOne is providersInventories with Placement's
-// statement sent once per provider, in one read transaction.
+// statement sent once per provider, in one read transaction after one
+// read of the providers and one of the class names.
 func (s *Store) providersInventoriesOneByOne(ctx context.Context, uuids []string) (map[string]*batchProvider, error) {
 	out := map[string]*batchProvider{}
 	err := s.db.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		clear(out)
-		ids, err := s.providerIDs(ctx, tx, uuids)
+		if err := sqlutil.SelectIn(ctx, s.db, tx, `SELECT uuid, id, COALESCE(generation, 0) FROM resource_providers WHERE uuid IN (%s)`, uuids, func(r *sql.Rows) error {
+			var u string
+			var id, gen int64
+			if err := r.Scan(&u, &id, &gen); err != nil {
+				return err
+			}
+			out[u] = newBatchProvider(id, gen)
+			return nil
+		}); err != nil {
+			return err
+		}
+		_, names, err := s.classIDs(ctx, tx)
 		if err != nil {
 			return err
 		}
-		for u, id := range ids {
-			var gen int64
-			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(generation, 0) FROM resource_providers WHERE id = ?`, id).Scan(&gen); err != nil {
-				return err
-			}
-			list, err := s.inventoryList(ctx, tx, id)
+		for _, p := range out {
+			list, err := s.inventoryListNamed(ctx, tx, p.id, names)
 			if err != nil {
 				return err
 			}
-			p := newBatchProvider(id, gen)
 			for _, v := range list {
 				p.add(v)
 			}
-			out[u] = p
 		}
 		return nil
 	})

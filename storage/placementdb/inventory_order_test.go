@@ -114,9 +114,12 @@ func TestInventoryOrderAsPlacement(t *testing.T) {
 				t.Errorf("InventoriesOf: %v, Placement's statement: %v", got, placement)
 			}
 			// Without scripts (a Galera cluster) the statements go one by one.
-			one, err := s.providersInventoriesOneByOne(ctx, []string{probe})
+			one, err := s.providersInventoriesOneByOne(ctx, []string{probe, "00000000-0000-0000-0000-0000000000ff"})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(one) != 1 || one[probe] == nil || one[probe].inv.Generation != 1 {
+				t.Fatalf("one by one: %d providers read, want the one that exists at generation 1", len(one))
 			}
 			if got := one[probe].inv.Order; !slices.Equal(got, placement) {
 				t.Errorf("one by one: %v, Placement's statement: %v", got, placement)

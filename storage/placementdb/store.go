@@ -229,6 +229,11 @@ func (s *Store) inventoryList(ctx context.Context, q sqlx.QueryerContext, id int
 	if err != nil {
 		return nil, err
 	}
+	return s.inventoryListNamed(ctx, q, id, names)
+}
+
+// inventoryListNamed is inventoryList with the class names already read.
+func (s *Store) inventoryListNamed(ctx context.Context, q sqlx.QueryerContext, id int64, names map[int64]string) ([]inventory.ClassInventory, error) {
 	rows, err := q.QueryContext(ctx, inventoryRead(s.db), id)
 	if err != nil {
 		return nil, err
