@@ -20,19 +20,19 @@ type scriptPool struct {
 }
 
 // TakesScripts reports whether ScriptConn can give db a connection for
-// several statements per query: a MySQL or MariaDB server opened by Open,
-// and not a Galera node. On Galera a brute-force abort (a replicated write
-// winning a conflict) can end a script's transaction between two of its
-// statements, or silently inside one, and MariaDB 10.11 then runs the rest
-// of the script in autocommit mode with no error: the Galera race test
-// caught an inventories row committed on its own after its provider's
-// insert was rolled back, and TestGaleraScriptAborts reproduces it. That
-// test also measures a fix (every write guarded by @@in_transaction, a
-// WSREP_LAST_WRITTEN_GTID check after each COMMIT) which the scripts do
-// not carry yet: docs/galera.md says what is missing before this may say
-// yes on Galera (issue 35).
+// several statements per query: a MySQL or MariaDB server opened by Open.
+// On a Galera node a brute-force abort (a replicated write winning a
+// conflict) can end a script's transaction between two of its statements,
+// or silently inside one, and MariaDB 10.11 then runs the rest of the
+// script in autocommit mode with no error (the Galera race test caught an
+// inventories row committed on its own after its provider's insert was
+// rolled back; TestGaleraScriptAborts reproduces it). So there the scripts
+// guard every write with @@in_transaction and check after each COMMIT that
+// the transaction replicated (placementdb's scriptGuard, issue 35), and
+// ScriptConn gives none when the server lacks what they use (MySQL-based
+// Galera, a session without autocommit): ErrNoScripts, the statement path.
 func (db *DB) TakesScripts() bool {
-	return db.IsMySQL() && db.scripts != nil && !db.Galera
+	return db.IsMySQL() && db.scripts != nil
 }
 
 // ErrNoScripts is ScriptConn's answer for a database that cannot take
@@ -67,8 +67,12 @@ func (db *DB) ScriptConn(ctx context.Context) (*sql.Conn, error) {
 		var x *DB
 		// No ping: a server that cannot be reached now is the error of
 		// this call's Conn below, not of every later one.
-		if x, p.err = openPool(ctx, db.Target, db.Role, db.Name, cfg.FormatDSN(), false); p.err == nil {
-			p.db = x.DB
+		if x, p.err = openPool(ctx, db.Target, db.Role, db.Name, cfg.FormatDSN(), false); p.err != nil {
+			return
+		}
+		p.db = x.DB
+		if db.Galera && !guardsWork(ctx, p.db) {
+			p.err = ErrNoScripts
 		}
 	})
 	if p.err != nil {
@@ -79,6 +83,18 @@ func (db *DB) ScriptConn(ctx context.Context) (*sql.Conn, error) {
 		return nil, db.Errorf("connect: %w", CleanError(err))
 	}
 	return c, nil
+}
+
+// guardsWork reports whether a Galera node's script session has what the
+// scripts' guards use (see TakesScripts): @@in_transaction (MariaDB 10.3
+// on), WSREP_LAST_WRITTEN_GTID() and autocommit on, without which a guard
+// would let a statement after a brute-force abort write outside the
+// transaction. Any failure answers no: the statement path is always right.
+func guardsWork(ctx context.Context, x *sqlx.DB) bool {
+	var inTrx, autocommit sql.NullInt64
+	var gtid sql.NullString
+	err := x.QueryRowContext(ctx, "SELECT @@in_transaction, @@autocommit, WSREP_LAST_WRITTEN_GTID()").Scan(&inTrx, &autocommit, &gtid)
+	return err == nil && inTrx.Valid && inTrx.Int64 == 0 && autocommit.Int64 == 1 && gtid.Valid
 }
 
 // Close closes the database's pools.

@@ -3,7 +3,6 @@ package placementdb
 import (
 	"context"
 	"slices"
-	"strconv"
 
 	"github.com/jmoiron/sqlx"
 
@@ -93,7 +92,7 @@ func (s *Store) WriteAggregates(ctx context.Context, ws []migrate.AggregateWrite
 		b := make([]byte, 0, 64<<10)
 		to := done
 		for to < len(ws) && (to == done || len(b) < sqlutil.MaxLiteralSQL) {
-			script, ok := aggregateScript(&ws[to], ts, to)
+			script, ok := aggregateScript(&ws[to], ts, to, scriptGuard(s.db.Galera))
 			if !ok {
 				break
 			}
@@ -120,7 +119,7 @@ func (s *Store) WriteAggregates(ctx context.Context, ws []migrate.AggregateWrite
 
 // aggregateScript is w's transaction and marker k as SQL, or false when an
 // aggregate is not a uuid.
-func aggregateScript(w *migrate.AggregateWrite, ts []byte, k int) ([]byte, bool) {
+func aggregateScript(w *migrate.AggregateWrite, ts []byte, k int, g scriptGuard) ([]byte, bool) {
 	ok := true
 	lit := func(b []byte, v any) []byte {
 		b, good := sqlutil.AppendLiteral(b, v)
@@ -147,17 +146,17 @@ func aggregateScript(w *migrate.AggregateWrite, ts []byte, k int) ([]byte, bool)
 		return out
 	}
 	add, remove := canon(w.Add), canon(w.Remove)
-	b := append(make([]byte, 0, 1024), "START TRANSACTION;\nUPDATE resource_providers SET generation = "...)
+	b := append(g.begin(make([]byte, 0, 1024)), "UPDATE resource_providers SET generation = "...)
 	b = lit(b, w.Generation+1)
 	b = append(append(b, ", updated_at = "...), ts...)
 	b = lit(append(b, " WHERE uuid = "...), w.Provider)
-	b = lit(append(b, " AND generation = "...), w.Generation)
+	b = g.and(lit(append(b, " AND generation = "...), w.Generation))
 	b = append(b, ";\nSET @rpctl_generation_check = (SELECT 1 FROM (SELECT 1 UNION ALL SELECT 2) two WHERE ROW_COUNT() <> 1);\n"...)
 	for _, a := range add {
 		b = append(append(b, "INSERT INTO placement_aggregates (created_at, uuid) SELECT "...), ts...)
 		b = lit(append(b, ", "...), a)
 		b = lit(append(b, " FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM placement_aggregates WHERE uuid = "...), a)
-		b = append(b, ");\n"...)
+		b = append(g.and(append(b, ')')), ";\n"...)
 	}
 	if len(add) > 0 {
 		// A membership already there (written by a client that does not
@@ -165,13 +164,12 @@ func aggregateScript(w *migrate.AggregateWrite, ts []byte, k int) ([]byte, bool)
 		// SetProviderAggregates skips it.
 		b = append(append(b, "INSERT INTO resource_provider_aggregates (created_at, resource_provider_id, aggregate_id) SELECT "...), ts...)
 		b = append(b, ", rp.id, pa.id FROM resource_providers rp JOIN placement_aggregates pa ON pa.uuid IN ("...)
-		b = lit(append(list(b, add), ") WHERE rp.uuid = "...), w.Provider)
+		b = g.and(lit(append(list(b, add), ") WHERE rp.uuid = "...), w.Provider))
 		b = append(b, " ON DUPLICATE KEY UPDATE created_at = resource_provider_aggregates.created_at;\n"...)
 	}
 	if len(remove) > 0 {
 		b = lit(append(b, "DELETE FROM resource_provider_aggregates WHERE resource_provider_id = (SELECT id FROM resource_providers WHERE uuid = "...), w.Provider)
-		b = append(list(append(b, ") AND aggregate_id IN (SELECT id FROM placement_aggregates WHERE uuid IN ("...), remove), "));\n"...)
+		b = append(g.and(append(list(append(b, ") AND aggregate_id IN (SELECT id FROM placement_aggregates WHERE uuid IN ("...), remove), "))"...)), ";\n"...)
 	}
-	b = strconv.AppendInt(append(b, "COMMIT;\nSELECT "...), int64(k), 10)
-	return append(b, ";\n"...), ok
+	return g.commit(b, k), ok
 }

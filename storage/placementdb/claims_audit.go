@@ -121,7 +121,7 @@ func (l ClaimsLedger) RemoveConsumersFromProviders(ctx context.Context, rs []cla
 		b := make([]byte, 0, 64<<10)
 		to := done
 		for to < len(rs) && to-done < removalsPerScript {
-			script, ok := removalScript(rs[to], to)
+			script, ok := removalScript(rs[to], to, scriptGuard(db.Galera))
 			if !ok {
 				break
 			}
@@ -142,7 +142,7 @@ func (l ClaimsLedger) RemoveConsumersFromProviders(ctx context.Context, rs []cla
 }
 
 // removalScript is r's transaction and marker k as SQL.
-func removalScript(r claims.Removal, k int) ([]byte, bool) {
+func removalScript(r claims.Removal, k int, g scriptGuard) ([]byte, bool) {
 	u, ok := sqlutil.AppendLiteral(nil, r.Consumer)
 	if !ok {
 		return nil, false
@@ -155,17 +155,21 @@ func removalScript(r claims.Removal, k int) ([]byte, bool) {
 		}
 	}
 	s := func(x string) []byte { return []byte(x) }
-	add(s("START TRANSACTION;\nSET @rpctl_g = NULL, @rpctl_held = 0, @rpctl_others = 0;\n"),
+	guard := s("")
+	if g {
+		guard = s(" AND @@in_transaction = 1")
+	}
+	add(g.begin(nil), s("SET @rpctl_g = NULL, @rpctl_held = 0, @rpctl_others = 0;\n"),
 		s("SELECT generation INTO @rpctl_g FROM consumers WHERE uuid = "), u, s(" FOR UPDATE;\n"),
 		s("SELECT COUNT(*) INTO @rpctl_held FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id = "), p, s(" FOR UPDATE;\n"),
 		s("SELECT COUNT(*) INTO @rpctl_others FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id <> "), p, s(" FOR UPDATE;\n"),
 		// Another provider's generation goes up when the consumer keeps
 		// allocations there (Nova's PUT of the rest), and so does the
 		// consumer's; a consumer left without allocations goes (DELETE).
-		s("UPDATE resource_providers SET generation = generation + 1 WHERE @rpctl_held > 0 AND id IN (SELECT DISTINCT resource_provider_id FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id <> "), p, s(");\n"),
-		s("UPDATE consumers SET generation = generation + 1 WHERE uuid = "), u, s(" AND generation = @rpctl_g AND @rpctl_held > 0 AND @rpctl_others > 0;\n"),
-		s("DELETE FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id = "), p, s(" AND @rpctl_held > 0;\n"),
-		s("DELETE FROM consumers WHERE uuid = "), u, s(" AND @rpctl_held > 0 AND @rpctl_others = 0;\n"),
-		s("COMMIT;\nSELECT "), strconv.AppendInt(nil, int64(k), 10), s(";\n"))
-	return b, true
+		s("UPDATE resource_providers SET generation = generation + 1 WHERE @rpctl_held > 0 AND id IN (SELECT DISTINCT resource_provider_id FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id <> "), p, s(")"), guard, s(";\n"),
+		s("UPDATE consumers SET generation = generation + 1 WHERE uuid = "), u, s(" AND generation = @rpctl_g AND @rpctl_held > 0 AND @rpctl_others > 0"), guard, s(";\n"),
+		s("DELETE FROM allocations WHERE consumer_id = "), u, s(" AND resource_provider_id = "), p, s(" AND @rpctl_held > 0"), guard, s(";\n"),
+		s("DELETE FROM consumers WHERE uuid = "), u, s(" AND @rpctl_held > 0 AND @rpctl_others = 0"), guard, s(";\n"))
+	// A removal writes only when the consumer held the provider.
+	return g.commitIf(b, k, "@rpctl_held > 0"), true
 }

@@ -303,7 +303,7 @@ func (s *Store) ReplaceInventoriesBatch(ctx context.Context, ws []inventory.Inve
 		b := make([]byte, 0, 64<<10)
 		to := done
 		for to < len(ws) && (to == done || len(b) < sqlutil.MaxLiteralSQL) {
-			script, ok := inventoryScript(&ws[to], have[ws[to].UUID], ids, ts, to)
+			script, ok := inventoryScript(&ws[to], have[ws[to].UUID], ids, ts, to, scriptGuard(s.db.Galera))
 			if !ok {
 				break
 			}
@@ -331,7 +331,7 @@ func (s *Store) ReplaceInventoriesBatch(ctx context.Context, ws []inventory.Inve
 // inventoryScript is w's transaction and marker k as SQL, or false when it
 // is left to ReplaceInventories (see errNotScripted). p is the provider as
 // read, nil when it was not found.
-func inventoryScript(w *inventory.InventoryReplace, p *batchProvider, ids map[string]int64, ts []byte, k int) ([]byte, bool) {
+func inventoryScript(w *inventory.InventoryReplace, p *batchProvider, ids map[string]int64, ts []byte, k int, g scriptGuard) ([]byte, bool) {
 	if p == nil {
 		return nil, false
 	}
@@ -354,11 +354,11 @@ func inventoryScript(w *inventory.InventoryReplace, p *batchProvider, ids map[st
 		}
 		byID[id] = rc
 	}
-	b := append(make([]byte, 0, 1024), "START TRANSACTION;\nUPDATE resource_providers SET generation = "...)
+	b := append(g.begin(make([]byte, 0, 1024)), "UPDATE resource_providers SET generation = "...)
 	b = lit(b, w.Generation+1)
 	b = append(append(b, ", updated_at = "...), ts...)
 	b = lit(append(b, " WHERE id = "...), p.id)
-	b = lit(append(b, " AND generation = "...), w.Generation)
+	b = g.and(lit(append(b, " AND generation = "...), w.Generation))
 	b = append(b, ";\nSET @rpctl_generation_check = (SELECT 1 FROM (SELECT 1 UNION ALL SELECT 2) two WHERE ROW_COUNT() <> 1);\n"...)
 	var inserts [][2]any
 	for _, id := range slices.Sorted(maps.Keys(byID)) {
@@ -376,23 +376,22 @@ func inventoryScript(w *inventory.InventoryReplace, p *batchProvider, ids map[st
 		b = lit(append(b, ", allocation_ratio = "...), v.AllocationRatio)
 		b = append(append(b, ", updated_at = "...), ts...)
 		b = lit(append(b, " WHERE resource_provider_id = "...), p.id)
-		b = append(lit(append(b, " AND resource_class_id = "...), id), ";\n"...)
+		b = append(g.and(lit(append(b, " AND resource_class_id = "...), id)), ";\n"...)
 	}
 	if len(inserts) > 0 {
-		b = append(b, "INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at) VALUES "...)
+		b = g.values(append(b, "INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at) "...))
 		for i, in := range inserts {
 			if i > 0 {
-				b = append(b, ", "...)
+				b = append(b, g.sep()...)
 			}
 			v := in[1].(inventory.Inventory)
-			b = lit(append(b, '('), p.id)
+			b = lit(g.open(b), p.id)
 			for _, x := range []any{in[0], v.Total, v.Reserved, v.MinUnit, v.MaxUnit, v.StepSize, v.AllocationRatio} {
 				b = lit(append(b, ", "...), x)
 			}
-			b = append(append(append(b, ", "...), ts...), ')')
+			b = g.close(append(append(b, ", "...), ts...))
 		}
 		b = append(b, ";\n"...)
 	}
-	b = strconv.AppendInt(append(b, "COMMIT;\nSELECT "...), int64(k), 10)
-	return append(b, ";\n"...), ok
+	return g.commit(b, k), ok
 }

@@ -33,7 +33,7 @@ import (
 // literal that reads the same in every sql_mode. A node neither script
 // takes goes through writeGroup, one transaction of its own sent statement
 // by statement.
-func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int) ([]byte, bool) {
+func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int, g scriptGuard) ([]byte, bool) {
 	if len(w.Moves) > 0 || len(w.Providers) == 0 {
 		return nil, false
 	}
@@ -49,7 +49,7 @@ func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int)
 	index := make(map[string]int, len(w.Providers))
 	root := make([]int, len(w.Providers))
 	ts := lit(nil, now)
-	b := append(make([]byte, 0, 1024), "START TRANSACTION;\n"...)
+	b := g.begin(make([]byte, 0, 1024))
 	for i := range w.Providers {
 		p := &w.Providers[i]
 		if !p.Create || len(p.UpdateInventories) > 0 || len(p.DeleteInventories) > 0 || len(p.RemoveAggregates) > 0 || len(p.RemoveTraits) > 0 {
@@ -61,10 +61,10 @@ func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int)
 		}
 		index[p.UUID], root[i] = i, i
 		if p.ParentUUID == "" {
-			b = append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation) VALUES ("...)
+			b = g.open(g.values(append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation) "...)))
 		} else {
 			root[i] = root[parent]
-			b = append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation, parent_provider_id, root_provider_id) VALUES ("...)
+			b = g.open(g.values(append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation, parent_provider_id, root_provider_id) "...)))
 		}
 		b = append(b, ts...)
 		b = lit(append(b, ", "...), p.UUID)
@@ -73,19 +73,19 @@ func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int)
 		if p.ParentUUID != "" {
 			b = rp(append(rp(append(b, ", "...), parent), ", "...), root[i])
 		}
-		b = append(rp(append(b, ");\nSET "...), i), " = LAST_INSERT_ID();\n"...)
+		b = append(rp(append(g.close(b), ";\nSET "...), i), " = LAST_INSERT_ID();\n"...)
 		if p.ParentUUID == "" {
 			// Placement's _create_in_db sets a root's root_provider_id to
 			// its own id right after the insert, in the same transaction.
 			b = rp(append(b, "UPDATE resource_providers SET root_provider_id = "...), i)
-			b = append(rp(append(b, " WHERE id = "...), i), ";\n"...)
+			b = append(g.and(rp(append(b, " WHERE id = "...), i)), ";\n"...)
 		}
 	}
 	// rows appends one multi-row INSERT of what each provider adds, or
 	// nothing when no provider adds any.
 	rows := func(head string, each func(b []byte, i int, p *migrate.ProviderWrite) []byte) {
 		start := len(b)
-		b = append(b, head...)
+		b = g.values(append(b, head...))
 		body := len(b)
 		for i := range w.Providers {
 			b = each(b, i, &w.Providers[i])
@@ -94,41 +94,40 @@ func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int)
 			b = b[:start]
 			return
 		}
-		b = append(b[:len(b)-2], ";\n"...) // the last row's ", "
+		b = append(b[:len(b)-len(g.sep())], ";\n"...) // the last row's separator
 	}
-	rows("INSERT INTO inventories (created_at, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio) VALUES ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
+	rows("INSERT INTO inventories (created_at, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio) ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
 		for _, rc := range slices.Sorted(maps.Keys(p.AddInventories)) {
 			inv := p.AddInventories[rc]
 			cid, known := ids.Classes[rc]
 			ok = ok && known
-			b = rp(append(append(append(b, '('), ts...), ", "...), i)
+			b = rp(append(append(g.open(b), ts...), ", "...), i)
 			for _, x := range []any{cid, inv.Total, inv.Reserved, inv.MinUnit, inv.MaxUnit, inv.StepSize, inv.AllocationRatio} {
 				b = lit(append(b, ", "...), x)
 			}
-			b = append(b, "), "...)
+			b = append(g.close(b), g.sep()...)
 		}
 		return b
 	})
-	rows("INSERT INTO resource_provider_traits (created_at, trait_id, resource_provider_id) VALUES ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
+	rows("INSERT INTO resource_provider_traits (created_at, trait_id, resource_provider_id) ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
 		for _, t := range p.AddTraits {
 			tid, known := ids.Traits[t]
 			ok = ok && known
-			b = lit(append(append(append(b, '('), ts...), ", "...), tid)
-			b = append(rp(append(b, ", "...), i), "), "...)
+			b = lit(append(append(g.open(b), ts...), ", "...), tid)
+			b = append(g.close(rp(append(b, ", "...), i)), g.sep()...)
 		}
 		return b
 	})
-	rows("INSERT INTO resource_provider_aggregates (created_at, resource_provider_id, aggregate_id) VALUES ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
+	rows("INSERT INTO resource_provider_aggregates (created_at, resource_provider_id, aggregate_id) ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
 		for _, a := range p.AddAggregates {
 			aid, known := ids.Aggregates[a]
 			ok = ok && known
-			b = rp(append(append(append(b, '('), ts...), ", "...), i)
-			b = append(lit(append(b, ", "...), aid), "), "...)
+			b = rp(append(append(g.open(b), ts...), ", "...), i)
+			b = append(g.close(lit(append(b, ", "...), aid)), g.sep()...)
 		}
 		return b
 	})
-	b = strconv.AppendInt(append(b, "COMMIT;\nSELECT "...), int64(k), 10)
-	return append(b, ";\n"...), ok
+	return g.commit(b, k), ok
 }
 
 // writeScripts writes the nodes listed in idx, each in its own
@@ -139,8 +138,9 @@ func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int)
 // A node whose statement fails gets that error; the nodes before it have
 // committed (their markers came back) and the ones after it are sent again.
 // A deadlock or a lock wait timeout is retried from the failed node on,
-// as storage.Retry retries a transaction (scripts are never sent to a
-// Galera node: see WriteNodes).
+// as storage.Retry retries a transaction; on a Galera node that includes
+// the 1213 a guarded script raises after a COMMIT that a brute-force abort
+// left empty (scriptGuard).
 // When the connection is lost, the failed node and every later one of the
 // script are in doubt: the server may have gone on past the last marker the
 // client read, so they get the error wrapped with the session

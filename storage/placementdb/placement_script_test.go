@@ -87,7 +87,7 @@ func TestWriteNodesScriptsLeaveTheRowsOfOneByOne(t *testing.T) {
 		var errs []error
 		if script {
 			for i := range nodes {
-				if _, got := nodeScript(&nodes[i], ids, db.Now(), i); got != (i != 41) {
+				if _, got := nodeScript(&nodes[i], ids, db.Now(), i, false); got != (i != 41) {
 					want := i != 41
 					t.Errorf("node %d scriptable = %v, want %v", i, got, want)
 				}

@@ -252,13 +252,14 @@ func createCustomClass(ctx context.Context, db *storage.DB, name string) (int64,
 // WriteNodes applies each node's writes atomically, each node in a
 // transaction of its own, so that one bad node neither undoes nor blocks
 // the others. Where the database takes scripts (storage.DB.TakesScripts:
-// MySQL, not Galera) the nodes go as scripts, many transactions per round
+// MySQL) the nodes go as scripts, many transactions per round
 // trip (writeScripts): nodeScript's for a node that only creates
-// providers, updateScript's for the others (re-runs, layout switches);
+// providers, updateScript's for the others (re-runs, layout switches),
+// guarded on a Galera node (scriptGuard) so that a brute-force abort
+// writes nothing outside the node's transaction and ends in error 1213;
 // every node elsewhere, and one a script cannot carry, one transaction at
-// a time. On Galera one statement per
-// round trip, with its arguments written into it (storage.Open's Galera
-// sessions), meets a brute-force abort as error 1213. The result has one
+// a time, one statement per round trip, with its arguments written into
+// it on Galera (storage.Open's Galera sessions). The result has one
 // error (or nil) per node.
 func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, nodes []migrate.NodeWrite) []error {
 	errs := make([]error, len(nodes))
@@ -267,9 +268,9 @@ func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, 
 	now := db.Now()
 	for i := range nodes {
 		if db.TakesScripts() {
-			s, ok := nodeScript(&nodes[i], ids, now, len(fast))
+			s, ok := nodeScript(&nodes[i], ids, now, len(fast), scriptGuard(db.Galera))
 			if !ok {
-				s, ok = updateScript(&nodes[i], ids, now, len(fast))
+				s, ok = updateScript(&nodes[i], ids, now, len(fast), scriptGuard(db.Galera))
 			}
 			if ok {
 				fast, scripts = append(fast, i), append(scripts, s)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/jmoiron/sqlx"
 
@@ -107,7 +106,7 @@ func (s *Store) SetProviderTraitsBatch(ctx context.Context, ws []inventory.Trait
 		b := make([]byte, 0, 64<<10)
 		to := done
 		for to < len(ws) && (to == done || len(b) < sqlutil.MaxLiteralSQL) {
-			script, ok := traitsScript(&ws[to], have[ws[to].UUID], ids, ts, to)
+			script, ok := traitsScript(&ws[to], have[ws[to].UUID], ids, ts, to, scriptGuard(s.db.Galera))
 			if !ok {
 				break
 			}
@@ -135,7 +134,7 @@ func (s *Store) SetProviderTraitsBatch(ctx context.Context, ws []inventory.Trait
 // traitsScript is w's transaction and marker k as SQL, or false when it is
 // left to SetProviderTraits (see SetProviderTraitsBatch). p is the provider
 // as read, nil when it was not found.
-func traitsScript(w *inventory.TraitsSet, p *traitsProvider, ids map[string]int64, ts []byte, k int) ([]byte, bool) {
+func traitsScript(w *inventory.TraitsSet, p *traitsProvider, ids map[string]int64, ts []byte, k int, g scriptGuard) ([]byte, bool) {
 	if p == nil {
 		return nil, false
 	}
@@ -171,32 +170,31 @@ func traitsScript(w *inventory.TraitsSet, p *traitsProvider, ids map[string]int6
 		ok = ok && good
 		return b
 	}
-	b := append(make([]byte, 0, 512), "START TRANSACTION;\nUPDATE resource_providers SET generation = "...)
+	b := append(g.begin(make([]byte, 0, 512)), "UPDATE resource_providers SET generation = "...)
 	b = lit(b, w.Generation+1)
 	b = append(append(b, ", updated_at = "...), ts...)
 	b = lit(append(b, " WHERE id = "...), p.id)
-	b = lit(append(b, " AND generation = "...), w.Generation)
+	b = g.and(lit(append(b, " AND generation = "...), w.Generation))
 	b = append(b, ";\nSET @rpctl_generation_check = (SELECT 1 FROM (SELECT 1 UNION ALL SELECT 2) two WHERE ROW_COUNT() <> 1);\n"...)
 	if len(del) > 0 {
 		b = lit(append(b, "DELETE FROM resource_provider_traits WHERE resource_provider_id = "...), p.id)
 		b = append(append(b, " AND trait_id IN ("...), sqlutil.SQLInts(del)...)
-		b = append(b, ");\n"...)
+		b = append(g.and(append(b, ')')), ";\n"...)
 	}
 	if len(add) > 0 {
 		// A link already there (written meanwhile by a client that does
 		// not increment the generation) stays, as SetProviderTraits
 		// skips a duplicate.
-		b = append(b, "INSERT INTO resource_provider_traits (resource_provider_id, trait_id, created_at) VALUES "...)
+		b = g.values(append(b, "INSERT INTO resource_provider_traits (resource_provider_id, trait_id, created_at) "...))
 		for i, id := range add {
 			if i > 0 {
-				b = append(b, ", "...)
+				b = append(b, g.sep()...)
 			}
-			b = lit(append(b, '('), p.id)
+			b = lit(g.open(b), p.id)
 			b = lit(append(b, ", "...), id)
-			b = append(append(append(b, ", "...), ts...), ')')
+			b = g.close(append(append(b, ", "...), ts...))
 		}
 		b = append(b, " ON DUPLICATE KEY UPDATE created_at = resource_provider_traits.created_at;\n"...)
 	}
-	b = strconv.AppendInt(append(b, "COMMIT;\nSELECT "...), int64(k), 10)
-	return append(b, ";\n"...), ok
+	return g.commit(b, k), ok
 }

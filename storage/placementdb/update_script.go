@@ -31,7 +31,7 @@ import (
 // It returns false when the node cannot go in a script: a class, trait or
 // aggregate without an id, or a value with no literal that reads the same
 // in every sql_mode.
-func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int) ([]byte, bool) {
+func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int, g scriptGuard) ([]byte, bool) {
 	if len(w.Providers) == 0 {
 		return nil, false
 	}
@@ -66,7 +66,7 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 	}
 	outside := map[string]int{}
 	ts := lit(nil, now)
-	b := append(make([]byte, 0, 2048), "START TRANSACTION;\n"...)
+	b := g.begin(make([]byte, 0, 2048))
 	// ref is the session variable holding the provider's id, read from
 	// its row the first time an outside provider is named; missing says
 	// a provider outside the node is not there (writeGroup: a conflict or
@@ -98,7 +98,7 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 		b = lit(append(b, "UPDATE resource_providers SET generation = "...), p.Generation)
 		b = append(append(b, ", updated_at = "...), ts...)
 		b = uuids(append(b, " WHERE "...), p.UUID)
-		b = lit(append(b, " AND generation = "...), p.ExpectGeneration)
+		b = g.and(lit(append(b, " AND generation = "...), p.ExpectGeneration))
 		b = check(append(b, ";\n"...), "ROW_COUNT() <> 1")
 		b = v(append(b, "SET "...), "@rp", i)
 		b = uuids(append(b, " = (SELECT id FROM resource_providers WHERE "...), p.UUID)
@@ -125,9 +125,9 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 			}
 		}
 		if p.ParentUUID == "" {
-			b = append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation) VALUES ("...)
+			b = g.open(g.values(append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation) "...)))
 		} else {
-			b = append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation, parent_provider_id, root_provider_id) VALUES ("...)
+			b = g.open(g.values(append(b, "INSERT INTO resource_providers (created_at, uuid, name, generation, parent_provider_id, root_provider_id) "...)))
 		}
 		b = append(b, ts...)
 		b = lit(append(b, ", "...), p.UUID)
@@ -136,18 +136,18 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 		if p.ParentUUID != "" {
 			b = append(append(append(append(b, ", "...), parent...), ", "...), root...)
 		}
-		b = append(v(append(b, ");\nSET "...), "@rp", i), " = LAST_INSERT_ID();\n"...)
+		b = append(v(append(g.close(b), ";\nSET "...), "@rp", i), " = LAST_INSERT_ID();\n"...)
 		if p.ParentUUID == "" {
 			// Placement's _create_in_db: a root is its own root.
 			b = v(append(b, "UPDATE resource_providers SET root_provider_id = "...), "@rp", i)
-			b = append(v(append(b, " WHERE id = "...), "@rp", i), ";\n"...)
+			b = append(g.and(v(append(b, " WHERE id = "...), "@rp", i)), ";\n"...)
 			b = append(v(append(v(append(b, "SET "...), "@rt", i), " = "...), "@rp", i), ";\n"...)
 		} else {
 			b = append(append(v(append(b, "SET "...), "@rt", i), " = "...), root...)
 			b = append(b, ";\n"...)
 		}
 	}
-	b = appendMoves(b, w, ids, ts, lit, check, ref, &ok)
+	b = appendMoves(b, w, ids, ts, lit, check, ref, &ok, g)
 	for i := range w.Providers {
 		p := &w.Providers[i]
 		if len(p.RemoveAggregates) == 0 {
@@ -161,7 +161,7 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 			}
 			b = lit(b, a)
 		}
-		b = append(b, "));\n"...)
+		b = append(g.and(append(b, "))"...)), ";\n"...)
 	}
 	class := func(rc string) int64 {
 		id, known := ids.Classes[rc]
@@ -180,12 +180,12 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 				b = lit(append(append(append(b, ", "...), f.col...), " = "...), f.val)
 			}
 			b = v(append(b, " WHERE resource_provider_id = "...), "@rp", i)
-			b = append(lit(append(b, " AND resource_class_id = "...), class(rc)), ";\n"...)
+			b = append(g.and(lit(append(b, " AND resource_class_id = "...), class(rc))), ";\n"...)
 		}
 		for _, rc := range p.DeleteInventories {
 			where := string(lit(append(v([]byte("resource_provider_id = "), "@rp", i), " AND resource_class_id = "...), class(rc)))
 			b = check(b, "EXISTS (SELECT 1 FROM allocations WHERE "+where+")")
-			b = append(append(append(b, "DELETE FROM inventories WHERE "...), where...), ";\n"...)
+			b = append(g.and(append(append(b, "DELETE FROM inventories WHERE "...), where...)), ";\n"...)
 		}
 		if len(p.RemoveTraits) > 0 {
 			b = v(append(b, "DELETE FROM resource_provider_traits WHERE resource_provider_id = "...), "@rp", i)
@@ -196,14 +196,14 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 				}
 				b = lit(b, t)
 			}
-			b = append(b, "));\n"...)
+			b = append(g.and(append(b, "))"...)), ";\n"...)
 		}
 	}
 	// What the providers add, one multi-row INSERT per table, after the
 	// updates and deletes as in writeGroup.
 	rows := func(head string, each func(b []byte, i int, p *migrate.ProviderWrite) []byte) {
 		start := len(b)
-		b = append(b, head...)
+		b = g.values(append(b, head...))
 		body := len(b)
 		for i := range w.Providers {
 			b = each(b, i, &w.Providers[i])
@@ -212,34 +212,34 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 			b = b[:start]
 			return
 		}
-		b = append(b[:len(b)-2], ";\n"...) // the last row's ", "
+		b = append(b[:len(b)-len(g.sep())], ";\n"...) // the last row's separator
 	}
-	rows("INSERT INTO inventories (created_at, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio) VALUES ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
+	rows("INSERT INTO inventories (created_at, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio) ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
 		for _, rc := range slices.Sorted(maps.Keys(p.AddInventories)) {
 			inv := p.AddInventories[rc]
-			b = v(append(append(append(b, '('), ts...), ", "...), "@rp", i)
+			b = v(append(append(g.open(b), ts...), ", "...), "@rp", i)
 			for _, x := range []any{class(rc), inv.Total, inv.Reserved, inv.MinUnit, inv.MaxUnit, inv.StepSize, inv.AllocationRatio} {
 				b = lit(append(b, ", "...), x)
 			}
-			b = append(b, "), "...)
+			b = append(g.close(b), g.sep()...)
 		}
 		return b
 	})
-	rows("INSERT INTO resource_provider_traits (created_at, trait_id, resource_provider_id) VALUES ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
+	rows("INSERT INTO resource_provider_traits (created_at, trait_id, resource_provider_id) ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
 		for _, t := range p.AddTraits {
 			tid, known := ids.Traits[t]
 			ok = ok && known
-			b = lit(append(append(append(b, '('), ts...), ", "...), tid)
-			b = append(v(append(b, ", "...), "@rp", i), "), "...)
+			b = lit(append(append(g.open(b), ts...), ", "...), tid)
+			b = append(g.close(v(append(b, ", "...), "@rp", i)), g.sep()...)
 		}
 		return b
 	})
-	rows("INSERT INTO resource_provider_aggregates (created_at, resource_provider_id, aggregate_id) VALUES ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
+	rows("INSERT INTO resource_provider_aggregates (created_at, resource_provider_id, aggregate_id) ", func(b []byte, i int, p *migrate.ProviderWrite) []byte {
 		for _, a := range p.AddAggregates {
 			aid, known := ids.Aggregates[a]
 			ok = ok && known
-			b = v(append(append(append(b, '('), ts...), ", "...), "@rp", i)
-			b = append(lit(append(b, ", "...), aid), "), "...)
+			b = v(append(append(g.open(b), ts...), ", "...), "@rp", i)
+			b = append(g.close(lit(append(b, ", "...), aid)), g.sep()...)
 		}
 		return b
 	})
@@ -257,11 +257,10 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 			"DELETE FROM resource_provider_aggregates WHERE resource_provider_id = ",
 			"DELETE FROM resource_providers WHERE id = ",
 		} {
-			b = append(append(append(b, q...), id...), ";\n"...)
+			b = append(g.and(append(append(b, q...), id...)), ";\n"...)
 		}
 	}
-	b = strconv.AppendInt(append(b, "COMMIT;\nSELECT "...), int64(k), 10)
-	return append(b, ";\n"...), ok
+	return g.commit(b, k), ok
 }
 
 // appendMoves is applyMoves as script statements: the providers' generations
@@ -271,7 +270,7 @@ func updateScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k in
 // MySQL it sees what other transactions committed after this one's
 // snapshot), and the consumers' generations up.
 func appendMoves(b []byte, w *migrate.NodeWrite, ids *migrate.PlacementIDs, ts []byte,
-	lit func([]byte, any) []byte, check func([]byte, string) []byte, ref func([]byte, string) ([]byte, string), ok *bool) []byte {
+	lit func([]byte, any) []byte, check func([]byte, string) []byte, ref func([]byte, string) ([]byte, string), ok *bool, g scriptGuard) []byte {
 	if len(w.Moves) == 0 {
 		return b
 	}
@@ -289,7 +288,7 @@ func appendMoves(b []byte, w *migrate.NodeWrite, ids *migrate.PlacementIDs, ts [
 		}
 	}
 	b = append(b, "UPDATE resource_providers SET generation = generation + 1 WHERE id IN ("...)
-	b = append(append(b, strings.Join(touched, ", ")...), ") ORDER BY id;\n"...)
+	b = append(g.and(append(append(b, strings.Join(touched, ", ")...), ')')), " ORDER BY id;\n"...)
 	var bounds []bound
 	limits := map[bound]int64{}
 	var consumers []string
@@ -301,7 +300,7 @@ func appendMoves(b []byte, w *migrate.NodeWrite, ids *migrate.PlacementIDs, ts [
 		b = append(append(append(b, " AND resource_provider_id = "...), from[i]...), " AND resource_class_id = "...)
 		b = lit(b, cid)
 		*ok = *ok && known
-		b = lit(append(b, " AND used = "...), mv.Used)
+		b = g.and(lit(append(b, " AND used = "...), mv.Used))
 		b = check(append(b, ";\n"...), "ROW_COUNT() <> 1")
 		k := bound{to[i], strconv.FormatInt(cid, 10)}
 		if _, seen := limits[k]; !seen {
@@ -325,5 +324,5 @@ func appendMoves(b []byte, w *migrate.NodeWrite, ids *migrate.PlacementIDs, ts [
 		}
 		b = lit(b, c)
 	}
-	return append(b, ");\n"...)
+	return append(g.and(append(b, ')')), ";\n"...)
 }

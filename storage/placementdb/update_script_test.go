@@ -128,10 +128,10 @@ func TestUpdateScriptsLeaveTheRowsOfWriteGroup(t *testing.T) {
 			var idx []int
 			var scripts [][]byte
 			for i := range nodes {
-				if _, ok := nodeScript(&nodes[i], ids, db.Now(), i); ok {
+				if _, ok := nodeScript(&nodes[i], ids, db.Now(), i, false); ok {
 					t.Fatalf("node %d: nodeScript takes a layout switch", i+1)
 				}
-				s, ok := updateScript(&nodes[i], ids, db.Now(), i)
+				s, ok := updateScript(&nodes[i], ids, db.Now(), i, false)
 				if !ok {
 					t.Fatalf("node %d: updateScript refuses it", i+1)
 				}
