@@ -41,7 +41,7 @@ PY
 }
 case "${BENCH:-.}" in
   .) startup ;;
-  Startup) startup; exit 0 ;;
+  Startup) startup; say "finished $(date -u '+%H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"; exit 0 ;;
 esac
 
 if [ -z "${RPCTL_TEST_MYSQL:-}" ]; then
