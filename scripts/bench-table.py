@@ -62,7 +62,8 @@ def table(texts):
         startup.update(s2)
         # find() takes the first match: the later run's printed tables first.
         lines = l2 + lines
-        runs.append("Replaced by a later run (%s): %s." % (when(l2), ", ".join("`%s`" % n for n in sorted(m2)) or "nothing"))
+        names = (["start-up"] if s2 else []) + ["`%s`" % n for n in sorted(m2)]
+        runs.append("Replaced by a later run (%s): %s." % (when(l2), ", ".join(names) or "nothing"))
     rows = []
 
     def row(what, figure, target):
