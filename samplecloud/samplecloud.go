@@ -48,15 +48,22 @@ func RowShapeOf(rel release.Name) (nova.RowShape, error) {
 	if rel == "" {
 		rel = release.Default
 	}
+	// Nova 28 (2023.2) on: the resource tracker sets instance.compute_id
+	// = node.id with instance.node (nova/compute/resource_tracker.py
+	// _set_instance_host_and_node, :563) and migration.dest_compute_id =
+	// node.id with dest_node (_create_migration :392,
+	// _claim_existing_migration :418), the same lines in the 28.0.0,
+	// 29.0.0, 30.0.0 and 31.0.0 tags; Migration.create refuses a dest_node
+	// without it (nova/objects/migration.py:198). Nova 27 (2023.1) has
+	// neither column: its rows are Zed's shape.
+	computeIDs := nova.RowShape{ComputeIDs: true}
 	shapes := map[release.Name]nova.RowShape{
-		release.Zed: {},
-		// Nova 31: the resource tracker sets instance.compute_id = node.id
-		// with instance.node (nova/compute/resource_tracker.py
-		// _set_instance_host_and_node, :563) and migration.dest_compute_id
-		// = node.id with dest_node (_create_migration :392,
-		// _claim_existing_migration :418); Migration.create refuses a
-		// dest_node without it (nova/objects/migration.py:198).
-		release.R2025_1: {ComputeIDs: true},
+		release.Zed:     {},
+		release.R2023_1: {},
+		release.R2023_2: computeIDs,
+		release.R2024_1: computeIDs,
+		release.R2024_2: computeIDs,
+		release.R2025_1: computeIDs,
 	}
 	s, ok := shapes[rel]
 	if !ok {

@@ -443,8 +443,17 @@ func TestRowShapeByRelease(t *testing.T) {
 			t.Errorf("zed migration %d has a dest_compute_id", m.ID)
 		}
 	}
-	if _, err := samplecloud.GenerateContext(context.Background(), samplecloud.Options{Nodes: 1, Release: "2024.1"}); err == nil {
+	if _, err := samplecloud.GenerateContext(context.Background(), samplecloud.Options{Nodes: 1, Release: "2025.2"}); err == nil {
 		t.Error("a release without row shapes: no error")
+	}
+	// The releases known by rules only: compute_id from Nova 28 (2023.2) on,
+	// where each tag's resource_tracker.py sets it (none in 27.0.0).
+	for rel, want := range map[release.Name]bool{release.Zed: false, release.R2023_1: false, release.R2023_2: true,
+		release.R2024_1: true, release.R2024_2: true, release.R2025_1: true} {
+		got, err := samplecloud.RowShapeOf(rel)
+		if err != nil || got.ComputeIDs != want {
+			t.Errorf("RowShapeOf(%s) = %+v, %v; want ComputeIDs %v", rel, got, err, want)
+		}
 	}
 }
 

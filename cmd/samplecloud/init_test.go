@@ -1,6 +1,7 @@
 package samplecloud_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 	"github.com/rpctl/rpctl/internal/testdb"
+	"github.com/rpctl/rpctl/storage"
 )
 
 // TestBadInputIsOneLine covers the foundation's promise: every way of
@@ -270,5 +272,69 @@ func TestInitRulesOnlyRelease(t *testing.T) {
 	out, errOut, code = cmdtest.Rpctl(t, "--db", made, "init", "--release", "2024.1")
 	if code != 0 || strings.Contains(out, "created") {
 		t.Errorf("init --release 2024.1 on a complete schema: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestSampleCloudRulesOnlyRelease: sample-cloud --release of a release rpctl
+// knows by rules only writes that release's row shape into a schema made
+// for it (here 2025.1's, which has the same compute_id columns 2023.2 on
+// have): 2024.1's instances carry their node's compute_id, 2023.1's (Nova
+// 27, Zed's shape) go into Zed's schema; 2024.1's rows into Zed's schema are
+// refused naming the column and the release, and nothing is written.
+func TestSampleCloudRulesOnlyRelease(t *testing.T) {
+	schema := func(rel string) string {
+		t.Helper()
+		db := filepath.Join(t.TempDir(), "cloud.db")
+		for _, f := range []string{db, db + "_cell0"} {
+			if _, errOut, code := cmdtest.Rpctl(t, "--db", f, "init", "--release", rel); code != 0 {
+				t.Fatalf("init --release %s: %s", rel, errOut)
+			}
+		}
+		return db
+	}
+	count := func(db, q string) int {
+		t.Helper()
+		c := testdb.Open(t, "sqlite:///"+db, storage.RoleCell)
+		var n int
+		if err := c.QueryRowContext(context.Background(), q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		schema, release string
+		want            string // "" for exit 0
+	}{
+		{"2025.1", "2024.1", ""},
+		{"2025.1", "2023.2", ""},
+		{"zed", "2023.1", ""},
+		{"zed", "2024.1", "instances.compute_id and migrations.dest_compute_id, which Nova 28 (2023.2) added"},
+	} {
+		t.Run(tc.schema+"/"+tc.release, func(t *testing.T) {
+			db := schema(tc.schema)
+			out, errOut, code := cmdtest.Rpctl(t, "--db", db, "sample-cloud", "--release", tc.release, "--nodes", "6", "--seed", "2")
+			if tc.want != "" {
+				if code != 255 || !strings.Contains(errOut, tc.want) {
+					t.Fatalf("exit %d, want 255 naming %q:\n%s%s", code, tc.want, out, errOut)
+				}
+				if n := count(db, "SELECT COUNT(*) FROM compute_nodes"); n != 0 {
+					t.Errorf("%d compute nodes written by a refused run", n)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, errOut)
+			}
+			placed := count(db, "SELECT COUNT(*) FROM instances WHERE node IS NOT NULL")
+			if placed == 0 {
+				t.Fatal("no instance on a node")
+			}
+			if tc.schema == "zed" {
+				return // no compute_id column to check
+			}
+			if n := count(db, `SELECT COUNT(*) FROM instances i JOIN compute_nodes n ON n.id = i.compute_id AND n.host = i.host AND n.hypervisor_hostname = i.node`); n != placed {
+				t.Errorf("%d of %d instances on a node carry its compute_id", n, placed)
+			}
+		})
 	}
 }

@@ -17,7 +17,20 @@ import (
 // InsertCellRows writes rows into a cell database in one transaction, with
 // their ids as given so that compute_nodes.service_id and the instances'
 // hosts stay consistent.
+//
+// Rows of a release from Nova 28 (2023.2) on carry instances.compute_id and
+// migrations.dest_compute_id (r.Shape): into an older schema they are
+// refused with a sentence naming the column and what to do, not the
+// driver's.
 func InsertCellRows(ctx context.Context, db *storage.DB, r nova.CellRows) error {
+	err := insertCellRows(ctx, db, r)
+	if r.Shape.ComputeIDs && sqlutil.IsUnknownColumn(err) {
+		return db.Errorf("the rows have instances.compute_id and migrations.dest_compute_id, which Nova 28 (2023.2) added, and this cell's schema has not: create it with the release's own nova-manage db sync (or rpctl init --release of that schema), or give --release the release this schema is of")
+	}
+	return err
+}
+
+func insertCellRows(ctx context.Context, db *storage.DB, r nova.CellRows) error {
 	return db.Tx(ctx, func(tx *sqlx.Tx) error {
 		if r.Replace {
 			// Children first, so that the foreign keys hold.

@@ -18,6 +18,7 @@ func TestIsUnknownColumn(t *testing.T) {
 		{&mysql.MySQLError{Number: 1146, Message: "Table 'nova.instances' doesn't exist"}, false},
 		{errors.New("SQL logic error: no such column: compute_id (1)"), true},
 		{errors.New("SQL logic error: no such table: instances (1)"), false},
+		{errors.New("insert into instances: SQL logic error: table instances has no column named compute_id (1)"), true},
 		{nil, false},
 	} {
 		if got := IsUnknownColumn(tc.err); got != tc.want {
