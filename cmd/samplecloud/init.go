@@ -27,9 +27,11 @@ given its standard resource classes and traits (Zed's 345, 2023.1's 348, 2023.2'
 2024.1's 349, 2024.2's 353, 2025.1's 359). Databases whose schema is already complete are
 left alone, whichever release made them.
 
-For 2023.1 to 2024.2, whose schemas rpctl does not hold, it creates no table: databases
-that release's own db sync made are accepted and their standard traits synced, and a
-missing table is an error naming the tool that creates it.`,
+For 2023.1 to 2024.2, known by rules only, it creates what their own migrations create
+for these tables: 2023.1 Zed's schema without instances' duplicate uuid index (Nova 27's
+960aac0e09ea), 2023.2 to 2024.2 2025.1's (their later migrations touch no table rpctl
+holds) — compared with Nova 31's and Placement 13's own migrations run to each release's
+alembic heads.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()

@@ -44,10 +44,9 @@ supports (Zed: 64 over 61-64; 2025.1: 68 over 66-68), so that status on a fresh 
 cloud says what that release's nova-status would. From 2023.2 (Nova 28) on --release also
 gives the rows that release's shape: each instance's compute_id and each migration's
 dest_compute_id hold the id of the compute node they are on or go to, as the resource
-tracker writes them since Nova 28; the rest is the same cloud. Empty databases get Zed's or
-2025.1's schema (rpctl init --release); for 2023.1-2024.2, which rpctl knows by rules only,
-the schemas must exist (that release's own db sync, cell0's included), and rows with
-compute_id are refused, naming the column, by a schema without it.
+tracker writes them since Nova 28; the rest is the same cloud. Empty databases get the
+release's schema first (rpctl init --release); rows with compute_id are refused, naming the
+column, by an existing schema without it.
 
 With --db FILE the file's schemas are created if it is empty and the nodes go into its
 one cell database, mapped to cell "cell1" (more cells need one --cell-db per cell). With

@@ -110,6 +110,17 @@ func (c *Chroot) TempDir(t testing.TB) string {
 // (each may be nil; db sync needs api too: it looks for cell0 there).
 func (c *Chroot) DBSync(t testing.TB, cell, api, placement *MySQL) {
 	t.Helper()
+	c.DBSyncTo(t, cell, api, placement, Heads{})
+}
+
+// Heads are alembic revisions to stop a db sync at (empty: the newest).
+type Heads struct{ Cell, API, Placement string }
+
+// DBSyncTo is DBSync stopped at the revisions heads names: the release's
+// own migrations (released migrations never change) run to an older
+// release's heads, whose schema they then make.
+func (c *Chroot) DBSyncTo(t testing.TB, cell, api, placement *MySQL, heads Heads) {
+	t.Helper()
 	dir := c.TempDir(t)
 	if cell != nil || api != nil {
 		conf := "[DEFAULT]\ntransport_url = fake://\n"
@@ -124,11 +135,17 @@ func (c *Chroot) DBSync(t testing.TB, cell, api, placement *MySQL) {
 			t.Fatal(err)
 		}
 		var syncs [][]string
+		withRev := func(args []string, rev string) []string {
+			if rev != "" {
+				args = append(args, rev)
+			}
+			return args
+		}
 		if api != nil {
-			syncs = append(syncs, []string{"api_db", "sync"})
+			syncs = append(syncs, withRev([]string{"api_db", "sync"}, heads.API))
 		}
 		if cell != nil {
-			syncs = append(syncs, []string{"db", "sync"})
+			syncs = append(syncs, withRev([]string{"db", "sync"}, heads.Cell))
 		}
 		for _, args := range syncs {
 			argv := append([]string{"nova-manage", "--config-file", p}, args...)
@@ -143,8 +160,19 @@ func (c *Chroot) DBSync(t testing.TB, cell, api, placement *MySQL) {
 		if err := os.WriteFile(p, []byte("[placement_database]\nconnection = "+placement.URL+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := c.Run("placement-manage", "--config-file", p, "db", "sync"); err != nil {
-			t.Fatalf("placement-manage db sync (%s): %v\n%s", c.Release, err, out)
+		if heads.Placement == "" {
+			if out, err := c.Run("placement-manage", "--config-file", p, "db", "sync"); err != nil {
+				t.Fatalf("placement-manage db sync (%s): %v\n%s", c.Release, err, out)
+			}
+		} else {
+			// placement-manage db sync always goes to head: its
+			// migration.upgrade, configured as placement-manage does.
+			py := "from oslo_config import cfg\nfrom placement import conf, db_api\nfrom placement.db.sqlalchemy import migration\n" +
+				"c = cfg.ConfigOpts()\nconf.register_opts(c)\nc(['--config-file', '" + p + "'], project='placement')\ndb_api.configure(c)\n" +
+				"migration.upgrade('" + heads.Placement + "')\n"
+			if out, errOut, code := c.Python(t, py, ""); code != 0 {
+				t.Fatalf("placement alembic upgrade %s (%s): exit %d\n%s%s", heads.Placement, c.Release, code, out, errOut)
+			}
 		}
 	}
 }

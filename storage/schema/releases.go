@@ -12,11 +12,12 @@ func SchemaReleases() (nova, placement string) {
 }
 
 // SchemaReleasesOf are the Nova and Placement versions whose db sync
-// produced release rel's embedded schemas (read from the dumps' header, so
-// they cannot drift from the schemas rpctl speaks); "" when rpctl holds no
-// schema of rel.
+// produced the dumps release rel's cell schema is read from (read from the
+// dumps' header, so they cannot drift from the schemas rpctl speaks; a
+// release known by rules only names the release it shares them with, see
+// ddlShared); "" when rpctl holds no schema of rel.
 func SchemaReleasesOf(rel release.Name) (nova, placement string) {
-	dir, err := ddlDir(rel)
+	dir, err := ddlDir(rel, PartCell)
 	if err != nil {
 		return "", ""
 	}

@@ -347,3 +347,33 @@ func TestRealPlacementAPIAcceptsRpctlDatabase2025_1(t *testing.T) {
 			c, classes, tr, traits, len(standards.TraitsOf(release.R2025_1)))
 	}
 }
+
+// TestMySQLSchemaMatchesRealDBSyncRulesOnly: the releases rpctl knows by
+// rules only (2023.1-2024.2) have no packages here to run, but their
+// migrations are Nova 31's and Placement 13's first ones, unchanged once
+// released: run to each release's heads in the 2025.1 chroot (nova-manage
+// db sync / api_db sync REVISION, Placement's alembic upgrade REVISION),
+// they make that release's schema, which rpctl init --release must make.
+// The heads, from each tag's migrations/versions: Nova 27.0.0 cell
+// 960aac0e09ea, API b30f573d3377; Nova 28.0.0 cell 1acf2c98e646, API
+// cdeec0c85668; Nova 29.0.0 and 30.0.0 cell 13863f4e1612; Placement 9.0.0
+// 422ece571366 (8.0.0's), 10.0.0-12.0.0 a082b8bb98d0 (the chains read by
+// down_revision, as status.cellHeads lists the cell's).
+func TestMySQLSchemaMatchesRealDBSyncRulesOnly(t *testing.T) {
+	chroot := testdb.ReleaseChroot(t, "2025.1")
+	for _, tc := range []struct {
+		rel   release.Name
+		heads testdb.Heads
+	}{
+		{release.R2023_1, testdb.Heads{Cell: "960aac0e09ea", API: "b30f573d3377", Placement: "422ece571366"}},
+		{release.R2023_2, testdb.Heads{Cell: "1acf2c98e646", API: "cdeec0c85668", Placement: "a082b8bb98d0"}},
+		{release.R2024_1, testdb.Heads{Cell: "13863f4e1612", API: "cdeec0c85668", Placement: "a082b8bb98d0"}},
+		{release.R2024_2, testdb.Heads{Cell: "13863f4e1612", API: "cdeec0c85668", Placement: "a082b8bb98d0"}},
+	} {
+		t.Run(string(tc.rel), func(t *testing.T) {
+			refCell, refAPI, refPl := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
+			chroot.DBSyncTo(t, refCell, refAPI, refPl, tc.heads)
+			compareMySQLSchema(t, tc.rel, refCell, refAPI, refPl)
+		})
+	}
+}
