@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/internal/mysqlproxy"
 	"github.com/rpctl/rpctl/internal/testdb"
@@ -48,17 +46,13 @@ func BenchmarkCandidatesLatency(b *testing.B) {
 			b.Fatal(err)
 		}
 		db.Close()
-		cfg, err := mysql.ParseDSN(my.DSN)
-		if err != nil {
-			b.Fatal(err)
-		}
-		proxy, err := mysqlproxy.Start(cfg.Addr)
+		proxy, err := mysqlproxy.Start(my.Addr())
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { proxy.Close() })
-		url := strings.Replace(my.URL, "@"+cfg.Addr+"/", "@"+proxy.Addr()+"/", 1)
-		viaDSN := strings.Replace(my.DSN, "("+cfg.Addr+")", "("+proxy.Addr()+")", 1)
+		via := my.Through(proxy.Addr())
+		url, viaDSN := via.URL, via.DSN
 		base := testdb.PlacementAPI(b, url)
 		path := "/allocation_candidates?" + s.query
 		get := func() {

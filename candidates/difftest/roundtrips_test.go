@@ -2,10 +2,7 @@ package difftest
 
 import (
 	"context"
-	"strings"
 	"testing"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/internal/mysqlproxy"
@@ -59,16 +56,12 @@ func TestCandidatesRoundTrips(t *testing.T) {
 			if narrowed := m.NumProviders() < len(s.input.Providers); narrowed != s.narrowed {
 				t.Fatalf("read %d of %d providers, want narrowed %v", m.NumProviders(), len(s.input.Providers), s.narrowed)
 			}
-			cfg, err := mysql.ParseDSN(my.DSN)
-			if err != nil {
-				t.Fatal(err)
-			}
-			proxy, err := mysqlproxy.Start(cfg.Addr)
+			proxy, err := mysqlproxy.Start(my.Addr())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer proxy.Close()
-			url := strings.Replace(my.URL, "@"+cfg.Addr+"/", "@"+proxy.Addr()+"/", 1)
+			url := my.Through(proxy.Addr()).URL
 			for _, extra := range [][]string{nil, {"--explain"}} {
 				proxy.Reset()
 				_, out := runRpctl(t, bin, append([]string{"--placement-db", url, "candidates", "-f", "json", "--query", s.query}, extra...)...)

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 	"github.com/rpctl/rpctl/internal/mysqlproxy"
 	"github.com/rpctl/rpctl/internal/testdb"
@@ -65,19 +63,14 @@ func newProxiedCloud(b *testing.B, bin string, cells, nodes int, reference bool)
 			}
 		}
 	}
-	cfg, err := mysql.ParseDSN(c.api.DSN)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if c.proxy, err = mysqlproxy.Start(cfg.Addr); err != nil {
+	var err error
+	if c.proxy, err = mysqlproxy.Start(c.api.Addr()); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { c.proxy.Close() })
-	via := func(m *testdb.MySQL) string {
-		return strings.Replace(m.URL, "@"+cfg.Addr+"/", "@"+c.proxy.Addr()+"/", 1)
-	}
+	via := func(m *testdb.MySQL) string { return m.Through(c.proxy.Addr()).URL }
 	c.apiURL, c.placementURL = via(c.api), via(c.placement)
-	c.apiDSN = strings.Replace(c.api.DSN, "("+cfg.Addr+")", "("+c.proxy.Addr()+")", 1)
+	c.apiDSN = c.api.Through(c.proxy.Addr()).DSN
 	args := []string{"--api-db", c.apiURL, "--placement-db", c.placementURL}
 	for _, m := range c.cells {
 		c.cellURLs = append(c.cellURLs, via(m))
@@ -117,17 +110,6 @@ func (c *proxiedCloud) timed(b *testing.B, d time.Duration, f func()) (time.Dura
 	got := c.proxy.Reset()
 	c.proxy.SetDelay(0)
 	return took, got
-}
-
-func runBin(b *testing.B, bin string, args ...string) string {
-	b.Helper()
-	cmd := exec.Command(bin, args...)
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		b.Fatalf("rpctl %v: %v\n%s", args, err, errOut.String())
-	}
-	return out.String() + errOut.String()
 }
 
 // BenchmarkMigrateAllLatency is issue 35's latency rows: `rpctl migrate
@@ -170,7 +152,7 @@ func BenchmarkMigrateAllLatency(b *testing.B) {
 			bigNodes = c.nodes
 			args := append([]string{"--api-db", c.apiURL, "--placement-db", c.placementURL}, "migrate", "all")
 			var out string
-			wall, trips := c.timed(b, d.oneWay, func() { out = runBin(b, bin, args...) })
+			wall, trips := c.timed(b, d.oneWay, func() { out = cmdtest.MustRun(b, bin, args...) })
 			big[d.name] = row{wall, trips}
 			b.Logf("migrate all, %d nodes at %s: %v, %d round trips (%d connections)\n%s", c.nodes, d.roundTrp, wall.Round(time.Millisecond), trips.RoundTrips, trips.Connections, out)
 		}
@@ -178,7 +160,7 @@ func BenchmarkMigrateAllLatency(b *testing.B) {
 			// Nova's side.
 			c := newProxiedCloud(b, bin, 1, sampleN, true)
 			sampleNodes, sampleInstances = c.nodes, c.instances
-			runBin(b, bin, "--api-db", c.apiURL, "--placement-db", c.placementURL, "migrate", "inventory")
+			cmdtest.MustRun(b, bin, "--api-db", c.apiURL, "--placement-db", c.placementURL, "migrate", "inventory")
 			side := &cmdtest.HealSide{Cell: c.cells[0], API: c.api, Placement: c.placement}
 			side.URL = testdb.PlacementAPI(b, c.placementURL)
 			conf := filepath.Join(b.TempDir(), "nova.conf")
@@ -201,9 +183,9 @@ func BenchmarkMigrateAllLatency(b *testing.B) {
 			novaRows[d.name] = row{wall, trips}
 			// rpctl's side, on the same cloud (the same seed).
 			r := newProxiedCloud(b, bin, 1, sampleN, true)
-			runBin(b, bin, "--api-db", r.apiURL, "--placement-db", r.placementURL, "migrate", "inventory")
+			cmdtest.MustRun(b, bin, "--api-db", r.apiURL, "--placement-db", r.placementURL, "migrate", "inventory")
 			wall, trips = r.timed(b, d.oneWay, func() {
-				runBin(b, bin, "--api-db", r.apiURL, "--placement-db", r.placementURL, "-f", "json", "migrate", "all")
+				cmdtest.MustRun(b, bin, "--api-db", r.apiURL, "--placement-db", r.placementURL, "-f", "json", "migrate", "all")
 			})
 			rpctlRows[d.name] = row{wall, trips}
 		}

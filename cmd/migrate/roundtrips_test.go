@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/rpctl/rpctl/cmd/internal/cmdtest"
 	"github.com/rpctl/rpctl/internal/mysqlproxy"
 	"github.com/rpctl/rpctl/internal/testdb"
@@ -35,18 +33,12 @@ func TestBulkRoundTrips(t *testing.T) {
 		t.Skip("-short: a 2,000-node cloud")
 	}
 	cell, api, placement := testdb.NewMySQL(t), testdb.NewMySQL(t), testdb.NewMySQL(t)
-	cfg, err := mysql.ParseDSN(cell.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy, err := mysqlproxy.Start(cfg.Addr)
+	proxy, err := mysqlproxy.Start(cell.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	via := func(m *testdb.MySQL) string {
-		return strings.Replace(m.URL, "@"+cfg.Addr+"/", "@"+proxy.Addr()+"/", 1)
-	}
+	via := func(m *testdb.MySQL) string { return m.Through(proxy.Addr()).URL }
 	dbArgs := []string{"--api-db", via(api), "--placement-db", via(placement)}
 	if _, errOut, code := cmdtest.Rpctl(t, "--cell-db", via(cell), "--api-db", via(api), "--placement-db", via(placement), "sample-cloud", "--nodes", "2000", "--seed", "1"); code != 0 {
 		t.Fatalf("sample-cloud: exit %d: %s", code, errOut)

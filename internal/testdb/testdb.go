@@ -425,3 +425,28 @@ func QueryRoundTrip(tb testing.TB, dsn string, n int) time.Duration {
 	slices.Sort(ds)
 	return ds[n/2]
 }
+
+// Addr is the host:port of m's server.
+func (m *MySQL) Addr() string {
+	cfg, err := mysql.ParseDSN(m.DSN)
+	if err != nil {
+		panic(err) // NewMySQL formatted it
+	}
+	return cfg.Addr
+}
+
+// Through is m reached through addr, a proxy forwarding to m's server
+// (internal/mysqlproxy): the same database and admin connection, its DSN
+// and URL naming addr, so that what a tool opens with them crosses the
+// proxy.
+func (m *MySQL) Through(addr string) *MySQL {
+	cfg, err := mysql.ParseDSN(m.DSN)
+	if err != nil {
+		panic(err) // NewMySQL formatted it
+	}
+	via := *m
+	via.URL = strings.Replace(m.URL, "@"+cfg.Addr+"/", "@"+addr+"/", 1)
+	cfg.Addr = addr
+	via.DSN = cfg.FormatDSN()
+	return &via
+}

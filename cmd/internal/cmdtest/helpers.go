@@ -89,9 +89,13 @@ func Rpctl(t *testing.T, args ...string) (string, string, int) {
 // BuildRpctl builds the command, for tests that signal it as a process.
 func BuildRpctl(t testing.TB) string { return testdb.BuildRpctl(t) }
 
-func MustRun(t testing.TB, bin string, args ...string) {
+// MustRun runs the built command bin and returns its output (stdout and
+// stderr), failing t when it exits non-zero.
+func MustRun(t testing.TB, bin string, args ...string) string {
 	t.Helper()
-	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
 		t.Fatalf("rpctl %v: %v\n%s", args, err, out)
 	}
+	return string(out)
 }
