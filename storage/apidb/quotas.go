@@ -17,10 +17,11 @@ var _ migrate.QuotaAPI = (*API)(nil)
 // in one transaction; a limit whose unique key (quotas: project_id,
 // resource; project_user_quotas: user_id, project_id, resource) the table
 // already holds is left, compared with the database's = (its collation, as
-// the unique key compares; a NULL project never equals one).
+// the unique key compares; a NULL project never equals one). A concurrent
+// run that created one first makes the transaction run again (EnsureTx).
 func (a *API) CreateQuotaLimits(ctx context.Context, limits []migrate.APIQuotaLimit, now time.Time) error {
 	db := a.DB
-	return db.Tx(ctx, func(tx *sqlx.Tx) error {
+	return db.EnsureTx(ctx, func(tx *sqlx.Tx) error {
 		for _, l := range limits {
 			exists := `SELECT COUNT(*) FROM quotas WHERE project_id = ? AND resource = ?`
 			insert := `INSERT INTO quotas (created_at, project_id, resource, hard_limit) VALUES (?, ?, ?, ?)`
@@ -57,7 +58,7 @@ func (a *API) CreateQuotaClasses(ctx context.Context, classes []migrate.QuotaCla
 	if db.IsMySQL() {
 		eq = "<=>"
 	}
-	return db.Tx(ctx, func(tx *sqlx.Tx) error {
+	return db.EnsureTx(ctx, func(tx *sqlx.Tx) error {
 		for _, c := range classes {
 			var n int
 			if err := tx.GetContext(ctx, &n, db.Rebind(`SELECT COUNT(*) FROM quota_classes WHERE class_name `+eq+` ? AND resource `+eq+` ?`), c.ClassName, c.Resource); err != nil {

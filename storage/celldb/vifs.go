@@ -159,12 +159,13 @@ var fakeInstanceRelated = [...]string{"security_group_instance_association", "in
 // admin context's NULL project unless there is one, the instance with the
 // model's defaults, its info cache, its instance_extra, its EC2 id
 // mapping) and instance_destroy's soft deletes; then the new marker row.
-// One transaction (Nova makes the security group in one of its own).
+// One transaction (Nova makes the security group in one of its own), run
+// again when a concurrent run created the fake instance first.
 func (c *Cell) SetVIFMarker(ctx context.Context, marker string, now time.Time) error {
 	db := c.DB
 	fake := migrate.FakeInstanceUUID
 	at := db.TimeArg(&now)
-	return db.Tx(ctx, func(tx *sqlx.Tx) error {
+	return db.EnsureTx(ctx, func(tx *sqlx.Tx) error {
 		exec := func(q string, args ...any) error {
 			if _, err := tx.ExecContext(ctx, db.Rebind(q), args...); err != nil {
 				return db.Errorf("fill_virtual_interface_list marker: %w", storage.CleanError(err))

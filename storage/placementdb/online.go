@@ -39,10 +39,25 @@ func (s *Store) SetRootProviderIDs(ctx context.Context, limit int, now time.Time
 // consumer ids without a consumers row, grouped by consumer_id, LIMIT
 // limit (created_at stamped once for the statement, generation 0, as
 // SQLAlchemy renders the columns' Python defaults into it).
+//
+// A duplicate key means another run (two operators, or two nodes of a
+// Galera cluster) created the incomplete project, user or one of the
+// consumers since this transaction read them: Placement's own function
+// fails then; rpctl runs the whole transaction again (storage.DB.EnsureTx),
+// whose fresh reads see the other run's rows.
 func (s *Store) CreateIncompleteConsumers(ctx context.Context, project, user string, limit int, now time.Time) (int, error) {
 	db := s.db
 	n := 0
-	err := db.Tx(ctx, func(tx *sqlx.Tx) error {
+	err := db.EnsureTx(ctx, func(tx *sqlx.Tx) error {
+		return s.createIncompleteConsumers(ctx, tx, project, user, limit, now, &n)
+	})
+	return n, err
+}
+
+// createIncompleteConsumers is one try of CreateIncompleteConsumers.
+func (s *Store) createIncompleteConsumers(ctx context.Context, tx *sqlx.Tx, project, user string, limit int, now time.Time, n *int) error {
+	db := s.db
+	{
 		ids := make([]int64, 2)
 		for i, t := range []struct{ table, external string }{{"projects", project}, {"users", user}} {
 			var found []int64
@@ -69,8 +84,7 @@ func (s *Store) CreateIncompleteConsumers(ctx context.Context, project, user str
 			return db.Errorf("create_incomplete_consumers: %w", storage.CleanError(err))
 		}
 		k, _ := res.RowsAffected()
-		n = int(k)
+		*n = int(k)
 		return nil
-	})
-	return n, err
+	}
 }
