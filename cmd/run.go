@@ -31,7 +31,7 @@ func Main(version, commit, date string) {
 // without an error (a warning result, say) prints nothing.
 func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []string) int {
 	f := cmdutil.NewFactory(ios)
-	root := NewCmdRoot(f, version)
+	root := NewCmdRootFor(f, version, args)
 	f.Args = cmdutil.RegisterSecrets(root, args)
 	// -q silences ios.ErrOut for the run; errors still reach standard error.
 	errOut := ios.ErrOut
