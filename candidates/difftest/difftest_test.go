@@ -537,8 +537,6 @@ func openReadScripts(tb testing.TB, my *testdb.MySQL) *storage.DB {
 	return db
 }
 
-// newPlacementDB is a fresh MariaDB database with Placement's schema, open
-// through storage and closed when the test ends.
 // sameNarrowed loads the model placementdb.LoadPlacementModelFor reads for req
 // with narrowing forced (these clouds are far below placementdb.NarrowFrom,
 // where `rpctl candidates` reads everything) and checks that it answers req
@@ -570,6 +568,8 @@ func sameNarrowed(ctx context.Context, db *storage.DB, full *candidates.Model, r
 	return m, nil
 }
 
+// newPlacementDB is a fresh MariaDB database with Placement's schema, open
+// through storage and closed when the test ends.
 func newPlacementDB(tb testing.TB) (*testdb.MySQL, *storage.DB) {
 	tb.Helper()
 	ctx := context.Background()

@@ -68,12 +68,18 @@ func BenchmarkCandidatesLatency(b *testing.B) {
 			proxyRT := testdb.QueryRoundTrip(b, viaDSN, 201)
 			get() // warm-up: caches, connections, first-request sync
 			rpctl()
-			const plRuns, rpRuns = 5, 11
+			// Alternated (timePairs), each one's round trips counted apart.
+			const runs = 11
+			var plTrips, rpTrips int64
 			proxy.Reset()
-			pl := timeIt(plRuns, get)
-			plRT := float64(proxy.Reset().RoundTrips) / plRuns
-			rp := timeIt(rpRuns, rpctl)
-			rpRT := float64(proxy.Reset().RoundTrips) / rpRuns
+			pl, rp := timePairs(runs, func() {
+				get()
+				plTrips += proxy.Reset().RoundTrips
+			}, func() {
+				rpctl()
+				rpTrips += proxy.Reset().RoundTrips
+			})
+			plRT, rpRT := float64(plTrips)/runs, float64(rpTrips)/runs
 			rows = append(rows, latencyRow{set: s.name, delay: d.name, placement: pl, rpctl: rp, placementRT: plRT, rpctRT: rpRT, proxyRT: proxyRT})
 		}
 		proxy.SetDelay(0)
@@ -83,7 +89,7 @@ func BenchmarkCandidatesLatency(b *testing.B) {
 		fmt.Printf("%-40s %7s %10v %14v %10.1f %12v %10.1f %7.1fx\n", r.set, r.delay, r.proxyRT.Round(time.Microsecond), r.placement.Round(100*time.Microsecond), r.placementRT,
 			r.rpctl.Round(100*time.Microsecond), r.rpctRT, float64(r.placement)/float64(r.rpctl))
 	}
-	fmt.Println("(medians: placement-api of 5, rpctl processes of 11, each after a warm-up; trips = round trips per query through the proxy)")
+	fmt.Println("(medians: placement-api and rpctl processes of 11 each, alternated, after a warm-up; trips = round trips per query through the proxy)")
 	for b.Loop() {
 	}
 	for _, r := range rows {
