@@ -45,8 +45,14 @@ case "${BENCH:-.}" in
 esac
 
 if [ -z "${RPCTL_TEST_MYSQL:-}" ]; then
-  eval "$(scripts/mariadb-start.sh "${TMPDIR:-/tmp}/rpctl-make-mariadb" 33308)"
+  mdb="${TMPDIR:-/tmp}/rpctl-make-mariadb"
+  eval "$(scripts/mariadb-start.sh "$mdb" 33308)"
   export RPCTL_TEST_MYSQL
+  # The MariaDB this run started is stopped when it ends, as make test
+  # stops its own (one that was already running is left to its owner).
+  if [ "${MARIADB_STARTED:-0}" = 1 ]; then
+    trap 'scripts/stop-test-servers.sh "$mdb"' EXIT
+  fi
 fi
 export RPCTL_INTEGRATION=1 RPCTL_BENCH=1
 go test -run '^$' -bench "${BENCH:-.}" -benchmem -count "${COUNT:-1}" -timeout 60m ./... 2>&1 | tee -a "$out" ||

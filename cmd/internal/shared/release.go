@@ -12,6 +12,10 @@ import (
 // command follows: the same name, default and values on every command
 // that takes it (`rpctl status`, `rpctl migrate`), from internal/release.
 // what says what the release selects ("whose nova-status … checks run").
+// A flag set that has --release already keeps it: the parts of one
+// command share one --release (migrate all's migrations bind the same
+// destination; rpctl exporter registers its own first and copies the
+// value into its checks' options when it runs).
 func AddReleaseFlag(fs *pflag.FlagSet, dst *string, what string) {
 	if fs.Lookup("release") != nil {
 		return
