@@ -130,10 +130,33 @@ func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int,
 	return g.commit(b, k), ok
 }
 
+// nodeProbe is the query that tells whether nodeScript's transaction for w
+// committed, run in the script's session after its GTID check raised 1213
+// (gtidCheckFailed): 1 when the row with the id the node's INSERT of its
+// root provider got (@rp0, LAST_INSERT_ID()) is there with that uuid. An
+// id is not given out twice (auto-increment values are not reused after a
+// rollback, and Galera nodes take ids from disjoint series), so another
+// writer's provider of the same uuid has another id, and a row with this
+// one means this transaction committed; an abort that came before that
+// INSERT left @rp0 holding an earlier item's id, with its own uuid. The
+// providers of a node are written in one transaction, so the root's row
+// stands for the whole node.
+func nodeProbe(w *migrate.NodeWrite) (string, bool) {
+	b, ok := sqlutil.AppendLiteral([]byte("SELECT COUNT(*) FROM resource_providers WHERE id = @rp0 AND uuid = "), w.Providers[0].UUID)
+	return string(b), ok
+}
+
 // writeScripts writes the nodes listed in idx, each in its own
 // transaction (scripts[k] is idx[k]'s, from nodeScript with marker k), many
 // per round trip, and sets errs for them. It returns
 // false, having written nothing, when the database takes no scripts.
+//
+// probes[k], when not empty, is a query (nodeProbe) that answers 1 when
+// node k's transaction committed. It is asked when node k's GTID check
+// raised 1213 (gtidCheckFailed), which happens after a COMMIT that did
+// write too: without it, the retry met the node's own providers as
+// another writer's (a duplicate), and the migration counted its own write
+// as found done by another run.
 //
 // A node whose statement fails gets that error; the nodes before it have
 // committed (their markers came back) and the ones after it are sent again.
@@ -145,7 +168,7 @@ func nodeScript(w *migrate.NodeWrite, ids *migrate.PlacementIDs, now any, k int,
 // script are in doubt: the server may have gone on past the last marker the
 // client read, so they get the error wrapped with the session
 // (storage.SessionError), for the caller's read-back.
-func writeScripts(ctx context.Context, db *storage.DB, nodes []migrate.NodeWrite, idx []int, scripts [][]byte, errs []error) bool {
+func writeScripts(ctx context.Context, db *storage.DB, nodes []migrate.NodeWrite, idx []int, scripts [][]byte, probes []string, errs []error) bool {
 	var c scriptConn
 	defer c.release(false)
 	if err := c.open(ctx, db); err != nil {
@@ -175,6 +198,10 @@ func writeScripts(ctx context.Context, db *storage.DB, nodes []migrate.NodeWrite
 			done, err := runScript(ctx, c.conn, string(b), from)
 			from = done
 			if err == nil {
+				continue
+			}
+			if gtidCheckFailed(err) && probes[from] != "" && committed(ctx, c.conn, probes[from]) {
+				from++ // the check was wrong: the node is written
 				continue
 			}
 			err = db.Errorf("write compute node providers %s: %w", nodes[idx[from]].Providers[0].UUID, storage.CleanError(err))
@@ -275,6 +302,15 @@ func runScript(ctx context.Context, conn *sql.Conn, script string, first int) (i
 		}
 	}
 	return done, rows.Err()
+}
+
+// committed asks probe (one row, one count) in the session whose script
+// just failed; a probe that fails answers no, and the node is then
+// retried as before.
+func committed(ctx context.Context, conn *sql.Conn, probe string) bool {
+	var n int
+	err := conn.QueryRowContext(ctx, probe).Scan(&n)
+	return err == nil && n == 1
 }
 
 func rollback(ctx context.Context, conn *sql.Conn) error {

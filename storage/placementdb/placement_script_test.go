@@ -287,3 +287,62 @@ func TestWriteScriptsInDoubtAfterAKill(t *testing.T) {
 		t.Errorf("providers %q (%v), want only one", names, err)
 	}
 }
+
+// TestWriteScriptsGTIDCheckAfterACommit: an item's GTID check can raise
+// 1213 after a COMMIT that did write (on Galera, two runs at once through
+// two nodes: TestGaleraConcurrentMigrations saw a node's providers
+// committed by the run whose check said they were not, which then counted
+// its own write as another run's). On a MariaDB that is not a Galera node
+// WSREP_LAST_WRITTEN_GTID() never moves, so a guarded script's check fails
+// after every COMMIT: the nodes must still be reported written (nil), not
+// retried into a duplicate of their own rows. The probe that decides it
+// answers only for the node whose root row has the id its own INSERT got.
+func TestWriteScriptsGTIDCheckAfterACommit(t *testing.T) {
+	ctx := context.Background()
+	db, ids := scriptPlacement(t)
+	var before, after string
+	if err := db.GetContext(ctx, &before, "SELECT WSREP_LAST_WRITTEN_GTID()"); err != nil {
+		t.Fatal(err)
+	}
+	db.Galera = true // guarded scripts, as on a Galera node
+	nodes := []migrate.NodeWrite{scriptNode(1, "host1", 1, ""), scriptNode(2, "host2", 0, ""), scriptNode(3, "host3", 2, "")}
+	for i, err := range WriteNodes(ctx, db, ids, nodes) {
+		if err != nil {
+			t.Errorf("node %d: %v, want written", i+1, err)
+		}
+	}
+	if err := db.GetContext(ctx, &after, "SELECT WSREP_LAST_WRITTEN_GTID()"); err != nil || after != before {
+		t.Fatalf("WSREP_LAST_WRITTEN_GTID() %q before the writes, %q after (%v): the test needs a server where it does not move", before, after, err)
+	}
+	var n int
+	if err := db.GetContext(ctx, &n, "SELECT COUNT(*) FROM resource_providers"); err != nil || n != 6 {
+		t.Errorf("%d providers (%v), want the 6 of the 3 nodes", n, err)
+	}
+
+	// The probe, in a session whose @rp0 is one node's root id.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, c := range []struct {
+		set  string
+		node int
+		want bool
+	}{
+		{"SET @rp0 = NULL", 0, false},
+		{"SET @rp0 = (SELECT id FROM resource_providers WHERE uuid = '" + nodes[0].Providers[0].UUID + "')", 0, true},
+		// An abort before node 2's INSERT leaves node 1's id in @rp0.
+		{"SET @rp0 = (SELECT id FROM resource_providers WHERE uuid = '" + nodes[0].Providers[0].UUID + "')", 1, false},
+		// Another writer's row of the same uuid has another id.
+		{"SET @rp0 = (SELECT MAX(id) + 1 FROM resource_providers)", 2, false},
+	} {
+		if _, err := conn.ExecContext(ctx, c.set); err != nil {
+			t.Fatal(err)
+		}
+		probe, ok := nodeProbe(&nodes[c.node])
+		if got := ok && committed(ctx, conn, probe); got != c.want {
+			t.Errorf("%s: probe of node %d says committed %v, want %v", c.set, c.node+1, got, c.want)
+		}
+	}
+}

@@ -265,21 +265,25 @@ func WriteNodes(ctx context.Context, db *storage.DB, ids *migrate.PlacementIDs, 
 	errs := make([]error, len(nodes))
 	var fast, slow []int
 	var scripts [][]byte
+	var probes []string
 	now := db.Now()
 	for i := range nodes {
 		if db.TakesScripts() {
+			probe := ""
 			s, ok := nodeScript(&nodes[i], ids, now, len(fast), scriptGuard(db.Galera))
-			if !ok {
+			if ok {
+				probe, ok = nodeProbe(&nodes[i])
+			} else {
 				s, ok = updateScript(&nodes[i], ids, now, len(fast), scriptGuard(db.Galera))
 			}
 			if ok {
-				fast, scripts = append(fast, i), append(scripts, s)
+				fast, scripts, probes = append(fast, i), append(scripts, s), append(probes, probe)
 				continue
 			}
 		}
 		slow = append(slow, i)
 	}
-	if len(fast) > 0 && !writeScripts(ctx, db, nodes, fast, scripts, errs) {
+	if len(fast) > 0 && !writeScripts(ctx, db, nodes, fast, scripts, probes, errs) {
 		slow = append(slow, fast...)
 	}
 	// A node whose script failed a check goes again through writeGroup,

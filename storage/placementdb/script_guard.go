@@ -1,6 +1,11 @@
 package placementdb
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+
+	"github.com/go-sql-driver/mysql"
+)
 
 // scriptGuard is what a script needs on a Galera node (true there): a
 // brute-force abort (another node's commit winning a conflict) rolls the
@@ -23,7 +28,24 @@ type scriptGuard bool
 // it was rolled back by a brute-force abort.
 const gtidCheck = "BEGIN NOT ATOMIC IF WSREP_LAST_WRITTEN_GTID() <=> @rpctl_gtid THEN " + gtidSignal
 
-const gtidSignal = "SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = 'transaction rolled back by a brute-force abort'; END IF; END;\n"
+const gtidSignal = "SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = '" + gtidMessage + "'; END IF; END;\n"
+
+// gtidMessage is the text of the 1213 gtidCheck raises, by which
+// gtidCheckFailed tells it from a deadlock a statement met.
+const gtidMessage = "transaction rolled back by a brute-force abort"
+
+// gtidCheckFailed reports whether err is the 1213 of an item's GTID check
+// (not a statement's deadlock or certification failure). The check can be
+// wrong the other way: WSREP_LAST_WRITTEN_GTID() has been seen not to move
+// after a COMMIT that did write (TestGaleraConcurrentMigrations: a node's
+// providers committed by the run whose check raised this, which then met
+// its own rows as another writer's; and on a server that is not a Galera
+// node it never moves), so a reader that can tell from the rows whether
+// the item committed asks them (writeScripts' probes).
+func gtidCheckFailed(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1213 && me.Message == gtidMessage
+}
 
 // begin appends START TRANSACTION, after the GTID read when guarded.
 func (g scriptGuard) begin(b []byte) []byte {

@@ -137,7 +137,7 @@ func TestUpdateScriptsLeaveTheRowsOfWriteGroup(t *testing.T) {
 				}
 				idx, scripts = append(idx, i), append(scripts, s)
 			}
-			if !writeScripts(ctx, db, nodes, idx, scripts, errs) {
+			if !writeScripts(ctx, db, nodes, idx, scripts, make([]string, len(scripts)), errs) {
 				t.Fatal("no scripts on MariaDB")
 			}
 			var again []int
