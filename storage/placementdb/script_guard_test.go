@@ -1,9 +1,13 @@
 package placementdb
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/rpctl/rpctl/claims"
 	"github.com/rpctl/rpctl/inventory"
@@ -110,6 +114,28 @@ func TestScriptGuards(t *testing.T) {
 			if !guard && !strings.HasPrefix(s, "START TRANSACTION;\n") || !guard && !strings.HasSuffix(s, "COMMIT;\nSELECT 3;\n") {
 				t.Errorf("%s unguarded: not START TRANSACTION ... COMMIT; SELECT 3:\n%s", name, s)
 			}
+		}
+	}
+}
+
+// TestGTIDCheckFailed: only the 1213 a guarded script's GTID check raises
+// leads writeScripts to ask whether the node committed after all; a
+// statement's deadlock or a certification failure (1213 with the server's
+// own text) is retried as it was.
+func TestGTIDCheckFailed(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&mysql.MySQLError{Number: 1213, Message: gtidMessage}, true},
+		{fmt.Errorf("write compute node providers x: %w", &mysql.MySQLError{Number: 1213, Message: gtidMessage}), true},
+		{&mysql.MySQLError{Number: 1213, Message: "Deadlock found when trying to get lock; try restarting transaction"}, false},
+		{&mysql.MySQLError{Number: 1062, Message: gtidMessage}, false},
+		{errors.New(gtidMessage), false},
+		{nil, false},
+	} {
+		if got := gtidCheckFailed(c.err); got != c.want {
+			t.Errorf("gtidCheckFailed(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }
