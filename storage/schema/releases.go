@@ -15,8 +15,12 @@ func SchemaReleases() (nova, placement string) {
 // produced the dumps release rel's cell schema is read from (read from the
 // dumps' header, so they cannot drift from the schemas rpctl speaks; a
 // release known by rules only names the release it shares them with, see
-// ddlShared); "" when rpctl holds no schema of rel.
+// ddlShared; one that derives its cell from it names its own, ddlEdits);
+// "" when rpctl holds no schema of rel.
 func SchemaReleasesOf(rel release.Name) (nova, placement string) {
+	if e, ok := ddlEdits()[rel][PartCell]; ok {
+		return e.nova, e.placement
+	}
 	dir, err := ddlDir(rel, PartCell)
 	if err != nil {
 		return "", ""
