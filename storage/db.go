@@ -313,10 +313,11 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 // EnsureTx is Tx for a transaction that creates a row only when its read
 // found none (Nova's and Placement's "ensure" pattern: the incomplete
 // consumer's project, Nova's fake instance, quota rows moved to the API
-// database). A duplicate key then means another run, through this node or
-// another Galera node, created the row after the read: the whole of fn runs
-// again, and its fresh read finds the other run's row. Nova and Placement
-// fail such a run; an operator running two at once expects both to finish.
+// database, a claim's consumer, project and user). A duplicate key then
+// means another run, through this node or another Galera node, created
+// the row after the read: the whole of fn runs again, and its fresh read
+// finds the other run's row. Nova and Placement fail such a run; an
+// operator running two at once expects both to finish.
 func (db *DB) EnsureTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return db.Tx(ctx, func(tx *sqlx.Tx) error {
 		err := fn(tx)

@@ -214,18 +214,11 @@ func (p *ClaimsPlacement) writePrefix(ctx context.Context, group []claims.Write)
 // writeRetrying writes a group in one transaction, run again as a whole
 // when it loses a deadlock, a lock wait, a Galera certification conflict or
 // a generation compare-and-swap (storage.DB.Tx), as placement retries
-// _set_allocations.
+// _set_allocations, and when another writer created a consumer, project or
+// user since this transaction read them (storage.DB.EnsureTx): a fresh try
+// reads them (and reports the generation conflict Placement would).
 func (p *ClaimsPlacement) writeRetrying(ctx context.Context, ws []claims.Write) error {
-	return p.DB.Tx(ctx, func(tx *sqlx.Tx) error {
-		err := p.writeGroup(ctx, tx, ws)
-		if storage.IsDuplicate(err) {
-			// Another writer created a consumer, project or user since
-			// this transaction read them: a fresh try reads them (and
-			// reports the generation conflict Placement would).
-			return fmt.Errorf("%w: %w", err, storage.ErrRetry)
-		}
-		return err
-	})
+	return p.DB.EnsureTx(ctx, func(tx *sqlx.Tx) error { return p.writeGroup(ctx, tx, ws) })
 }
 
 // errGenerationRace is a generation compare-and-swap that matched no row:
