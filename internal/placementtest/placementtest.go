@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rpctl/rpctl/internal/dsn"
+	"github.com/rpctl/rpctl/internal/release"
 	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
 	"github.com/rpctl/rpctl/storage/schema"
@@ -35,6 +36,13 @@ func New(t testing.TB) Placement {
 // configuration of their own (testdb.PlacementAPIConf).
 func NewDB(t testing.TB) Placement {
 	t.Helper()
+	return NewDBOf(t, release.Default)
+}
+
+// NewDBOf is NewDB with release rel's schema (what that release's db sync
+// leaves).
+func NewDBOf(t testing.TB, rel release.Name) Placement {
+	t.Helper()
 	ctx := context.Background()
 	my := testdb.NewMySQL(t)
 	tg, err := dsn.Parse(my.DSN)
@@ -46,7 +54,7 @@ func NewDB(t testing.TB) Placement {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := schema.Init(ctx, db, schema.PartPlacement); err != nil {
+	if _, err := schema.InitRelease(ctx, db, rel, schema.PartPlacement); err != nil {
 		t.Fatal(err)
 	}
 	return Placement{DB: db, URL: my.URL}

@@ -7,12 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rpctl/rpctl/internal/dsn"
 	"github.com/rpctl/rpctl/internal/placementtest"
 	"github.com/rpctl/rpctl/internal/release"
-	"github.com/rpctl/rpctl/internal/testdb"
 	"github.com/rpctl/rpctl/storage"
-	"github.com/rpctl/rpctl/storage/schema"
 )
 
 // placementsInventoryRead is the statement Placement 8.0.0 and 13.0.0 send
@@ -167,22 +164,5 @@ func classOrder(t *testing.T, db *storage.DB, q string) []string {
 // with rel's schema (what that release's db sync leaves).
 func releasePlacementDB(t *testing.T, rel release.Name) *storage.DB {
 	t.Helper()
-	if rel == release.Zed {
-		return placementtest.MySQL(t)
-	}
-	ctx := context.Background()
-	my := testdb.NewMySQL(t)
-	tg, err := dsn.Parse(my.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(ctx, tg, storage.RolePlacement, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := schema.InitRelease(ctx, db, rel, schema.PartPlacement); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return placementtest.NewDBOf(t, rel).DB
 }
