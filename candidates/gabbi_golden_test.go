@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,6 +55,16 @@ func runQuery(t *testing.T, c *cloud, m *Model, q *cloudQuery) (int, []byte) {
 	body, err := r.MarshalPlacement(Microversion(q.MV))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The streamed body is the same bytes, whatever the piece size.
+	for _, chunk := range []int{1, 100, 64 << 10} {
+		var w bytes.Buffer
+		if err := r.writePlacement(&w, Microversion(q.MV), chunk); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.String(); got != string(body)+"\n" {
+			t.Fatalf("%s: written in pieces of %d:\n%s\nwant\n%s", q.Name, chunk, got, body)
+		}
 	}
 	return 200, body
 }

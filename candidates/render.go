@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"io"
 	"slices"
 	"strconv"
 
@@ -13,24 +14,70 @@ import (
 // deterministic order where Placement's is undefined (candidate order, keys
 // of provider_summaries, trait lists and mapping lists).
 func (r *Result) MarshalPlacement(mv Microversion) ([]byte, error) {
-	m := r.model
 	// The buffer is sized from the pre-encoded strings and digit counts, so
 	// it is allocated (and zeroed) once at about the final size: both the
 	// regrowth of a small buffer and the clearing of a generous one showed
 	// up in profiles of million-byte answers. The writers append to a local
 	// slice, which the compiler keeps in registers.
-	b := make([]byte, 0, r.sizeHint(mv))
+	return r.encodePlacement(make([]byte, 0, r.sizeHint(mv)), mv, nil)
+}
+
+// WritePlacementTo writes MarshalPlacement's body and a newline to w, in
+// pieces of about 64 KiB as the body is encoded. A one-shot command that
+// only prints the body (rpctl candidates -f json) touches 64 KiB of memory
+// instead of the whole body and a copy of it with the newline: on
+// placement-perfload (a 490 KiB body) that was 0.48 ms of the process's
+// 16 (paired median of 101 alternated runs; issue 35), each new page of
+// memory costing a page fault of about 2 µs on the machines measured.
+func (r *Result) WritePlacementTo(w io.Writer, mv Microversion) error {
+	return r.writePlacement(w, mv, 64<<10)
+}
+
+func (r *Result) writePlacement(w io.Writer, mv Microversion, chunk int) error {
+	flush := func(b []byte) ([]byte, error) {
+		if len(b) < chunk {
+			return b, nil
+		}
+		_, err := w.Write(b)
+		return b[:0], err
+	}
+	// Room for a piece of the answer past the chunk: flushing comes
+	// after each candidate or summary, so that the buffer rarely grows.
+	b, err := r.encodePlacement(make([]byte, 0, chunk+chunk/8), mv, flush)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// encodePlacement appends the body to b, passing it to flush (when not
+// nil) after each candidate and each provider summary: flush returns what
+// to append to next.
+func (r *Result) encodePlacement(b []byte, mv Microversion, flush func([]byte) ([]byte, error)) ([]byte, error) {
+	m := r.model
+	var err error
 	b = append(b, `{"allocation_requests": [`...)
 	for i := range r.Candidates {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
 		b = r.appendRequest(b, &r.Candidates[i], mv)
+		if flush != nil {
+			if b, err = flush(b); err != nil {
+				return nil, err
+			}
+		}
 	}
 	b = append(b, `], "provider_summaries": {`...)
 	for i, p := range r.Summaries {
 		if i > 0 {
 			b = append(b, ", "...)
+		}
+		if flush != nil {
+			if b, err = flush(b); err != nil {
+				return nil, err
+			}
 		}
 		pr := &m.providers[p]
 		b = append(b, m.uuidLit(p)...)

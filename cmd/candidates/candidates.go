@@ -345,6 +345,9 @@ func runCandidates(c *cobra.Command, f *cmdutil.Factory, o *CandidatesOptions) e
 	}
 	switch f.Format {
 	case output.JSON, output.YAML:
+		if f.Format == output.JSON && !o.Explain {
+			return res.WritePlacementTo(f.IO.Out, mv)
+		}
 		body, err := res.MarshalPlacement(mv)
 		if err != nil {
 			return err
@@ -360,8 +363,6 @@ func runCandidates(c *cobra.Command, f *cmdutil.Factory, o *CandidatesOptions) e
 		if f.Format == output.YAML {
 			return f.Output.WriteDocument(f.IO.Out, body)
 		}
-		// Written as it is: through fmt, the body (half a megabyte on
-		// Placement-perfload) was copied once more.
 		_, err = f.IO.Out.Write(append(body, '\n'))
 		return err
 	case output.CSV, output.Value:
