@@ -281,12 +281,12 @@ func NewModel(in *ModelInput) (*Model, error) {
 	slices.SortFunc(rows, func(a, b ProviderRow) int { return cmp.Compare(a.ID, b.ID) })
 	m.providers = make([]Provider, n)
 	m.byUUID = make(map[string]int32, n)
-	byID := make(map[int64]int32, n)
+	byID := indexFor(rows, func(r *ProviderRow) int64 { return r.ID })
 	for i, r := range rows {
-		if _, dup := byID[r.ID]; dup {
+		if _, dup := byID.get(r.ID); dup {
 			return nil, fmt.Errorf("candidates: duplicate provider id %d", r.ID)
 		}
-		byID[r.ID] = int32(i)
+		byID.set(r.ID, int32(i))
 		m.byUUID[r.UUID] = int32(i)
 		m.providers[i] = Provider{ID: r.ID, UUID: r.UUID, Name: r.Name,
 			Generation: r.Generation, Parent: -1, Root: -1}
@@ -295,7 +295,7 @@ func NewModel(in *ModelInput) (*Model, error) {
 		if r.ParentID == 0 {
 			continue
 		}
-		p, ok := byID[r.ParentID]
+		p, ok := byID.get(r.ParentID)
 		if !ok {
 			return nil, fmt.Errorf("candidates: provider %s has unknown parent id %d", r.UUID, r.ParentID)
 		}
@@ -356,29 +356,29 @@ func NewModel(in *ModelInput) (*Model, error) {
 	slices.SortStableFunc(traitRows, func(a, b NamedRow) int { return strings.Compare(a.Name, b.Name) })
 	m.traits = make([]string, 0, len(in.Traits))
 	m.traitIndex = make(map[string]int32, len(in.Traits))
-	traitByID := make(map[int64]int32, len(in.Traits))
+	traitByID := indexFor(traitRows, func(r *NamedRow) int64 { return r.ID })
 	for _, r := range traitRows {
 		if _, ok := m.traitIndex[r.Name]; !ok {
 			m.traitIndex[r.Name] = int32(len(m.traits))
 			m.traits = append(m.traits, r.Name)
 		}
-		traitByID[r.ID] = m.traitIndex[r.Name]
+		traitByID.set(r.ID, m.traitIndex[r.Name])
 	}
 	m.aggs = make([]string, 0, len(in.Aggregates))
 	m.aggIndex = make(map[string]int32, len(in.Aggregates))
-	aggByID := make(map[int64]int32, len(in.Aggregates))
+	aggByID := indexFor(in.Aggregates, func(r *NamedRow) int64 { return r.ID })
 	for _, r := range in.Aggregates {
 		if _, ok := m.aggIndex[r.Name]; !ok {
 			m.aggIndex[r.Name] = int32(len(m.aggs))
 			m.aggs = append(m.aggs, r.Name)
 		}
-		aggByID[r.ID] = m.aggIndex[r.Name]
+		aggByID.set(r.ID, m.aggIndex[r.Name])
 	}
 
 	// Inventories, in one backing array to keep allocations few.
 	invCount := make([]int32, n)
 	for _, r := range in.Inventories {
-		p, ok := byID[r.ProviderID]
+		p, ok := byID.get(r.ProviderID)
 		if !ok {
 			return nil, fmt.Errorf("candidates: inventory for unknown provider id %d", r.ProviderID)
 		}
@@ -392,7 +392,7 @@ func NewModel(in *ModelInput) (*Model, error) {
 	}
 	m.classProviders = make([][]int32, len(m.classes))
 	for _, r := range in.Inventories {
-		p := byID[r.ProviderID]
+		p, _ := byID.get(r.ProviderID)
 		c, ok := classByID[r.ResourceClassID]
 		if !ok {
 			return nil, fmt.Errorf("candidates: inventory with unknown resource class id %d", r.ResourceClassID)
@@ -417,7 +417,7 @@ func NewModel(in *ModelInput) (*Model, error) {
 		}
 	}
 	for _, r := range in.Usages {
-		p, ok := byID[r.ProviderID]
+		p, ok := byID.get(r.ProviderID)
 		if !ok {
 			continue // allocations against a deleted provider cannot matter
 		}
@@ -431,9 +431,14 @@ func NewModel(in *ModelInput) (*Model, error) {
 	}
 
 	m.traitProviders = make([][]int32, len(m.traits))
+	// Each provider's traits and aggregates are carved from one backing
+	// array each, as inventories are (an append per provider was most of
+	// NewModel's allocations).
+	carve(m.providers, in.ProviderTraits, byID, func(p *Provider) *[]int32 { return &p.Traits })
+	carve(m.providers, in.ProviderAggregates, byID, func(p *Provider) *[]int32 { return &p.Aggregates })
 	for _, r := range in.ProviderTraits {
-		p, ok1 := byID[r.ProviderID]
-		t, ok2 := traitByID[r.OtherID]
+		p, ok1 := byID.get(r.ProviderID)
+		t, ok2 := traitByID.get(r.OtherID)
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("candidates: dangling provider trait %d/%d", r.ProviderID, r.OtherID)
 		}
@@ -441,8 +446,8 @@ func NewModel(in *ModelInput) (*Model, error) {
 	}
 	m.aggProviders = make([][]int32, len(m.aggs))
 	for _, r := range in.ProviderAggregates {
-		p, ok1 := byID[r.ProviderID]
-		a, ok2 := aggByID[r.OtherID]
+		p, ok1 := byID.get(r.ProviderID)
+		a, ok2 := aggByID.get(r.OtherID)
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("candidates: dangling provider aggregate %d/%d", r.ProviderID, r.OtherID)
 		}
@@ -601,4 +606,21 @@ func (m *Model) ResolveProvider(s string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// carve gives each provider's list (field) an empty slice of its own part
+// of one array, sized by the links that name the provider.
+func carve(providers []Provider, links []LinkRow, byID idIndex, field func(*Provider) *[]int32) {
+	count := make([]int32, len(providers))
+	for _, r := range links {
+		if p, ok := byID.get(r.ProviderID); ok {
+			count[p]++
+		}
+	}
+	backing := make([]int32, len(links))
+	off := 0
+	for i := range providers {
+		*field(&providers[i]) = backing[off : off : off+int(count[i])]
+		off += int(count[i])
+	}
 }
