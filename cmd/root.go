@@ -144,11 +144,17 @@ func newCmdRoot(f *cmdutil.Factory, version string, args []string, all bool) *co
 	if want("provider") {
 		providercmd.AttachProviderApply(root, f)
 	}
-	b := cmdutil.Build
-	if b.Version == "" {
-		b.Version = version
+	// Cobra prints the version only when the line resolves to the root
+	// (the flag is the root's own): a line that names a command does not
+	// need it, and composing it (the schemas' releases, read from the
+	// embedded dumps) was a fifth of building the tree for one command.
+	if only == "" || only == versionFlag {
+		b := cmdutil.Build
+		if b.Version == "" {
+			b.Version = version
+		}
+		root.SetVersionTemplate(cmdutil.VersionString(b))
 	}
-	root.SetVersionTemplate(cmdutil.VersionString(b))
 	cmdutil.AddOptionsTopic(root)
 	cmdutil.SetExamples(commandExample)
 	cmdutil.FinishCommandTree(root)
