@@ -67,9 +67,19 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 		ratios = "CAST(allocation_ratio AS CHAR), CAST(allocation_ratio AS DOUBLE)"
 	}
 	in.Providers = scope.inScope()
+	// Room for four rows per provider in each per-provider table, the
+	// provider count being known here: grown by doubling from nothing,
+	// placement-perfload's 3,000 inventories and 4,000 links left behind
+	// arrays as large as what they kept, in fresh pages (a one-shot
+	// command does not collect: gcfloor) at about 2 µs a page. Room not
+	// filled is never touched. 0.49 ms of 14 (paired median of 121
+	// alternated runs; issue 35). A table with more rows grows on as before.
+	hint := 4*len(in.Providers) + 64
+	in.Inventories = make([]candidates.InventoryRow, 0, hint)
+	in.Usages = make([]candidates.UsageRow, 0, hint)
 	raw := newRawRow(10)
 	var names [3][]candidates.NamedRow
-	var links [2][]candidates.LinkRow
+	links := [2][]candidates.LinkRow{make([]candidates.LinkRow, 0, hint), make([]candidates.LinkRow, 0, hint)}
 	named := func(dst *[]candidates.NamedRow) func() {
 		return func() { *dst = push(*dst, candidates.NamedRow{ID: raw.int(1), Name: raw.str(8)}) }
 	}
