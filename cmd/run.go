@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/spf13/cobra"
 	"os"
 	"os/signal"
 	"syscall"
@@ -19,9 +20,13 @@ import (
 // and SIGTERM cancel) and exits with their code: the main of rpctl and of
 // the helper programs, which set their hook (DrawChart, ServeMetrics) first.
 func Main(version, commit, date string) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	cmdutil.Build = cmdutil.BuildInfo{Version: version, Commit: commit, Date: date}
-	code := Run(ctx, iostreams.System(), version, os.Args[1:])
+	// The tree is built before the signal watcher starts: building it
+	// decides whether the process runs on one P (topCommand.oneP), and
+	// that pays only before a second goroutine has run (see newCmdRoot).
+	r := newRun(iostreams.System(), version, os.Args[1:])
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := r.execute(ctx)
 	stop()
 	os.Exit(code)
 }
@@ -30,8 +35,24 @@ func Main(version, commit, date string) {
 // Errors are printed once, as one line on standard error; an ExitError
 // without an error (a warning result, say) prints nothing.
 func Run(ctx context.Context, ios *iostreams.IOStreams, version string, args []string) int {
+	return newRun(ios, version, args).execute(ctx)
+}
+
+// run is one command line, its tree built.
+type run struct {
+	ios  *iostreams.IOStreams
+	f    *cmdutil.Factory
+	root *cobra.Command
+	args []string
+}
+
+func newRun(ios *iostreams.IOStreams, version string, args []string) *run {
 	f := cmdutil.NewFactory(ios)
-	root := NewCmdRootFor(f, version, args)
+	return &run{ios: ios, f: f, root: NewCmdRootFor(f, version, args), args: args}
+}
+
+func (r *run) execute(ctx context.Context) int {
+	ios, f, root, args := r.ios, r.f, r.root, r.args
 	f.Args = cmdutil.RegisterSecrets(root, args)
 	// -q silences ios.ErrOut for the run; errors still reach standard error.
 	errOut := ios.ErrOut
