@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/storage"
+	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
 
 // LoadPlacementModel reads a Placement database into the rows
@@ -53,19 +54,28 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 // placement-perfload the UNION took the server 6.0 ms, its branches alone
 // 3-4 ms). On MySQL the FLOAT
 // allocation_ratio is read twice through the text protocol (one round
-// trip, where the binary protocol costs a prepare and an execute): CAST AS
-// CHAR is the decimal PyMySQL hands Placement, CAST AS DOUBLE the float32
-// the server computes with, printed as the shortest decimal that reads
-// back as that double (checked on 14,664 FLOAT values, each read back
-// exactly as the float32 it holds; TestLoadPlacementRatioSource keeps
-// checking 2,000 more).
+// trip, where the binary protocol costs a prepare and an execute): the
+// column itself, whose text is the decimal PyMySQL hands Placement (see
+// pyRatio), and CAST AS DOUBLE, the float32 the server computes with,
+// printed as the shortest decimal that reads back as that double (checked
+// on 14,664 FLOAT values, each read back exactly as the float32 it holds;
+// TestLoadPlacementRatioSource keeps checking 2,000 more, and the Python
+// value of each against PyMySQL's).
 func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
 	ratios := "allocation_ratio, allocation_ratio"
 	if db.IsMySQL() {
 		in.Ratios = candidates.RatioMySQLFloat
-		ratios = "CAST(allocation_ratio AS CHAR), CAST(allocation_ratio AS DOUBLE)"
+		ratios = "allocation_ratio, CAST(allocation_ratio AS DOUBLE)"
+		if !db.ReadsScripts() {
+			// A UNION ALL (see branches) widens the FLOAT to a double,
+			// not its text: the text is asked for.
+			ratios = "CAST(allocation_ratio AS CHAR), CAST(allocation_ratio AS DOUBLE)"
+		}
 	}
+	// Inventories whose printed ratio cannot be told from the float the
+	// driver parsed it into (pyRatio): read again as text below.
+	var printed []int
 	in.Providers = scope.inScope()
 	// Room for four rows per provider in each per-provider table, the
 	// provider count being known here: grown by doubling from nothing,
@@ -88,9 +98,13 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 	}
 	branch := []func(){
 		func() {
+			py, ok := raw.pyRatio(8)
+			if !ok {
+				printed = append(printed, len(in.Inventories))
+			}
 			in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw.int(1), ResourceClassID: raw.int(2),
 				Total: raw.int(3), Reserved: raw.int(4), MinUnit: raw.int(5), MaxUnit: raw.int(6), StepSize: raw.int(7),
-				AllocationRatio: raw.float(8), SQLRatio: raw.widened(9)})
+				AllocationRatio: py, SQLRatio: raw.widened(9)})
 		},
 		func() {
 			in.Usages = push(in.Usages, candidates.UsageRow{ProviderID: raw.int(1), ResourceClassID: raw.int(2), Used: raw.int(3)})
@@ -125,9 +139,38 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 	if err != nil {
 		return nil, err
 	}
+	if err := readPrintedRatios(db, query, in.Inventories, printed); err != nil {
+		return nil, err
+	}
 	in.ResourceClasses, in.Traits, in.Aggregates = names[0], names[1], names[2]
 	in.ProviderTraits, in.ProviderAggregates = links[0], links[1]
 	return in, nil
+}
+
+// readPrintedRatios sets the Python ratio of the inventories at idx (of
+// invs) from the server's text of the column, in the read's transaction:
+// one more round trip, only for the ratios pyRatio cannot derive (printed
+// below the smallest normal float32; no cloud has such a ratio).
+func readPrintedRatios(db *storage.DB, query storage.RawQuery, invs []candidates.InventoryRow, idx []int) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	type key struct{ p, c int64 }
+	at := make(map[key]int, len(idx))
+	ids := make([]int64, 0, len(idx))
+	for _, i := range idx {
+		at[key{invs[i].ProviderID, invs[i].ResourceClassID}] = i
+		ids = append(ids, invs[i].ProviderID)
+	}
+	raw := newRawRow(3)
+	q := `SELECT resource_provider_id, resource_class_id, CAST(allocation_ratio AS CHAR) FROM inventories WHERE resource_provider_id IN (` +
+		sqlutil.SQLInts(ids) + `)`
+	return scanRaw(db, query, "inventories' ratios", raw, q, nil, func() error {
+		if i, ok := at[key{raw.int(0), raw.int(1)}]; ok {
+			invs[i].AllocationRatio = raw.float(2)
+		}
+		return raw.err
+	})
 }
 
 // LoadPlacement reads a Placement database and builds the candidates model.

@@ -5,9 +5,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/internal/dsn"
@@ -162,6 +168,48 @@ func TestLoadPlacementBadData(t *testing.T) {
 // came from. MariaDB's FLOAT column arrives twice, as the six-digit text
 // PyMySQL hands Placement's Python code and as the exact widened float32
 // Placement's SQL filter multiplies by; SQLite's REAL is one double.
+// pymysqlRatios reads every inventory's allocation_ratio of db as Placement
+// does, through PyMySQL, by provider id.
+func pymysqlRatios(t *testing.T, db *storage.DB) map[int64]float64 {
+	t.Helper()
+	testdb.RequirePython(t, "pymysql")
+	cfg, err := mysql.ParseDSN(db.Target.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, port, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `import json, os, pymysql
+c = pymysql.connect(host=os.environ["H"], port=int(os.environ["P"]), user=os.environ["U"], password=os.environ["W"], database=os.environ["D"])
+cur = c.cursor()
+cur.execute("SELECT resource_provider_id, allocation_ratio FROM inventories")
+for pid, ratio in cur.fetchall():
+    print(pid, repr(ratio))
+`
+	cmd := exec.Command(testdb.Python, "-c", script)
+	cmd.Env = append(os.Environ(), "H="+host, "P="+port, "U="+cfg.User, "W="+cfg.Passwd, "D="+cfg.DBName)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("PyMySQL: %v", err)
+	}
+	got := map[int64]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var id int64
+		var repr string
+		if _, err := fmt.Sscan(line, &id, &repr); err != nil {
+			t.Fatalf("PyMySQL line %q: %v", line, err)
+		}
+		v, err := strconv.ParseFloat(repr, 64)
+		if err != nil {
+			t.Fatalf("PyMySQL line %q: %v", line, err)
+		}
+		got[id] = v
+	}
+	return got
+}
+
 func TestLoadPlacementRatioSource(t *testing.T) {
 	ctx := context.Background()
 	ratios := []struct {
@@ -172,6 +220,12 @@ func TestLoadPlacementRatioSource(t *testing.T) {
 		{0.7, 0.7, 0.699999988079071},
 		{16, 16, 16},
 		{1.2345649, 1.23456, 1.2345649003982544},
+		// Edges of pyRatio's derivation: the smallest normal float32 and
+		// a subnormal one (read again as text), the largest, and zero.
+		{0x1p-126, 1.17549e-38, 0x1p-126},
+		{1e-40, 9.99995e-41, float64(float32(1e-40))},
+		{math.MaxFloat32, 3.40282e38, math.MaxFloat32},
+		{0, 0, 0},
 	}
 	// And a sweep: the text protocol carries the float32 the server
 	// computes with as CAST(... AS DOUBLE)'s print, which must read back
@@ -207,7 +261,19 @@ func TestLoadPlacementRatioSource(t *testing.T) {
 			if got.Ratios != wantSrc {
 				t.Errorf("ratio source %v, want %v", got.Ratios, wantSrc)
 			}
+			// What Placement's Python reads, for every row: PyMySQL's float
+			// of the column.
+			var pyOf map[int64]float64
+			if db.IsMySQL() {
+				pyOf = pymysqlRatios(t, db)
+				if len(pyOf) != len(ratios) {
+					t.Fatalf("PyMySQL read %d ratios, want %d", len(pyOf), len(ratios))
+				}
+			}
 			for _, row := range got.Inventories {
+				if py, ok := pyOf[row.ProviderID]; ok && math.Float64bits(row.AllocationRatio) != math.Float64bits(py) {
+					t.Errorf("ratio %v read as %v (Python), PyMySQL reads %v", ratios[row.ProviderID-1].written, row.AllocationRatio, py)
+				}
 				r := ratios[row.ProviderID-1]
 				py, sql := r.written, r.written
 				if db.IsMySQL() {

@@ -158,6 +158,36 @@ func (r *rawRow) float(i int) float64 {
 	return v
 }
 
+// pyRatio is the value Placement's Python reads from the column, a FLOAT
+// on MySQL: PyMySQL parses the text the server prints, the decimal that
+// the go-sql-driver parses into a float32. MariaDB prints six significant
+// digits and MySQL the shortest decimal that reads back as the stored
+// float32; either way that decimal is the shortest that reads back as the
+// float32 the driver parsed, because two decimals of six digits are always
+// more than two float32 steps apart (FLT_DIG), so the decimal, and
+// Python's double of it, follow from the float32. Not below the smallest
+// normal float32, where the steps are coarser: ok is false there, and the
+// caller reads the text (readPrintedRatios). Reading the column instead
+// of CAST(... AS CHAR) saved the server 0.4 ms of placement-perfload's
+// read (3,000 inventories; issue 35). Other types are float's.
+func (r *rawRow) pyRatio(i int) (float64, bool) {
+	x, ok := r.vals[i].(float32)
+	if !ok {
+		return r.float(i), true
+	}
+	if x != 0 && math.Abs(float64(x)) < minNormalFloat32 {
+		return float64(x), false
+	}
+	v, err := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+	if err != nil {
+		r.fail(err)
+	}
+	return v, true
+}
+
+// minNormalFloat32 is the smallest normal float32, 2^-126.
+const minNormalFloat32 = 0x1p-126
+
 // widened is float, except that a float32 (a FLOAT column in MySQL's
 // binary protocol) is its exact value, the double the server computes with,
 // rather than its shortest decimal.
