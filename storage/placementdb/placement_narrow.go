@@ -128,11 +128,20 @@ func readTree(db *storage.DB, query storage.RawQuery, extra ...treeBranch) (prov
 	hasTrees := false
 	raw := newRawRow(7)
 	var s providerScope
-	selects := []string{`SELECT 0, id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`}
+	var extras []string
 	var args []any
 	for i, b := range extra {
-		selects = append(selects, "SELECT "+strconv.Itoa(i+1)+", "+b.cols+strings.Repeat(", NULL", 6-strings.Count(b.cols, ",")-1)+" FROM "+b.from)
+		extras = append(extras, "SELECT "+strconv.Itoa(i+1)+", "+b.cols+strings.Repeat(", NULL", 6-strings.Count(b.cols, ",")-1)+" FROM "+b.from)
 		args = append(args, b.args...)
+	}
+	// The extra branches are one statement: they send a few rows each
+	// (none, mostly), and each statement of a script costs the server
+	// more than a branch of a UNION ALL does (the four of
+	// placement-perfload: 0.50 ms against 0.31 alone, the whole script
+	// 1.05 against 0.94 ms; medians of 201 through the driver; issue 35).
+	selects := []string{`SELECT 0, id, uuid, name, generation, parent_provider_id, root_provider_id FROM resource_providers`}
+	if len(extras) > 0 {
+		selects = append(selects, strings.Join(extras, " UNION ALL "))
 	}
 	q, args := branches(db, selects, args)
 	err := scanRaw(db, query, "resource_providers", raw, q, args, func() error {
