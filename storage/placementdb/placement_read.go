@@ -63,14 +63,14 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 // value of each against PyMySQL's).
 func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
-	ratios := "allocation_ratio, allocation_ratio"
+	ratios := []string{"allocation_ratio", "allocation_ratio"}
 	if db.IsMySQL() {
 		in.Ratios = candidates.RatioMySQLFloat
-		ratios = "allocation_ratio, CAST(allocation_ratio AS DOUBLE)"
+		ratios = []string{"allocation_ratio", "CAST(allocation_ratio AS DOUBLE)"}
 		if !db.ReadsScripts() {
-			// A UNION ALL (see branches) widens the FLOAT to a double,
-			// not its text: the text is asked for.
-			ratios = "CAST(allocation_ratio AS CHAR), CAST(allocation_ratio AS DOUBLE)"
+			// A UNION ALL (see scanRowSets) widens the FLOAT to a
+			// double, not its text: the text is asked for.
+			ratios[0] = "CAST(allocation_ratio AS CHAR)"
 		}
 	}
 	// Inventories whose printed ratio cannot be told from the float the
@@ -112,27 +112,23 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 		named(&names[0]), named(&names[1]), named(&names[2]),
 		link(&links[0]), link(&links[1]),
 	}
-	// Names go in column 8 (a string in every row of the branch that has
-	// them), so that no column mixes a number's and a name's type more
-	// than it must.
-	const pad5 = "NULL, NULL, NULL, NULL, NULL"
-	q, _ := branches(db, []string{
-		`SELECT 0, resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, ` + ratios + ` FROM inventories` + scope.where("resource_provider_id"),
-		`SELECT 1, resource_provider_id, resource_class_id, CAST(SUM(used) AS SIGNED), ` + pad5 + `, NULL FROM allocations` + scope.where("resource_provider_id") + ` GROUP BY resource_provider_id, resource_class_id`,
-		`SELECT 2, id, NULL, ` + pad5 + `, name, NULL FROM resource_classes`,
-		`SELECT 3, id, NULL, ` + pad5 + `, name, NULL FROM traits`,
-		`SELECT 4, id, NULL, ` + pad5 + `, uuid, NULL FROM placement_aggregates`,
-		`SELECT 5, resource_provider_id, trait_id, ` + pad5 + `, NULL, NULL FROM resource_provider_traits` + scope.where("resource_provider_id"),
-		`SELECT 6, resource_provider_id, aggregate_id, ` + pad5 + `, NULL, NULL FROM resource_provider_aggregates` + scope.where("resource_provider_id"),
-	}, nil)
-	err := scanRaw(db, query, "inventories, allocations, names and links", raw, q, nil, func() error {
-		t := raw.int(0)
-		if raw.err == nil && (t < 0 || t >= int64(len(branch))) {
-			raw.fail(fmt.Errorf("branch %d of %d", t, len(branch)))
-		}
-		if raw.err != nil {
-			return raw.err
-		}
+	// Each branch's columns and where its rows put them in raw (names in
+	// column 8, a string in every row of the branch that has them, so
+	// that no column of the UNION mixes a number's and a name's type more
+	// than it must).
+	where := scope.where("resource_provider_id")
+	sets := []rowSet{
+		{cols: append([]string{"resource_provider_id", "resource_class_id", "total", "reserved", "min_unit", "max_unit", "step_size"}, ratios...),
+			at: []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, from: "inventories" + where},
+		{cols: []string{"resource_provider_id", "resource_class_id", "CAST(SUM(used) AS SIGNED)"}, at: []int{1, 2, 3},
+			from: "allocations" + where + " GROUP BY resource_provider_id, resource_class_id"},
+		{cols: []string{"id", "name"}, at: []int{1, 8}, from: "resource_classes"},
+		{cols: []string{"id", "name"}, at: []int{1, 8}, from: "traits"},
+		{cols: []string{"id", "uuid"}, at: []int{1, 8}, from: "placement_aggregates"},
+		{cols: []string{"resource_provider_id", "trait_id"}, at: []int{1, 2}, from: "resource_provider_traits" + where},
+		{cols: []string{"resource_provider_id", "aggregate_id"}, at: []int{1, 2}, from: "resource_provider_aggregates" + where},
+	}
+	err := scanRowSets(db, query, "inventories, allocations, names and links", raw, sets, func(t int) error {
 		branch[t]()
 		return raw.err
 	})
