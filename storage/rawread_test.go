@@ -243,4 +243,69 @@ func TestRawReadTxScripts(t *testing.T) {
 			}
 		})
 	}
+	// storage.LastRead: the script ends the transaction itself (no
+	// ROLLBACK after fn: the session's Com_rollback grows by the script's
+	// one), also as the first query; when fn fails in a script that
+	// stopped before its ROLLBACK, RawReadTx still ends the transaction.
+	rollbacks := func() int64 {
+		var name string
+		var n int64
+		if err := db.QueryRowContext(ctx, "SHOW SESSION STATUS LIKE 'Com_rollback'").Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// A failing statement is seen either by fn (it reads that result)
+	// or only by Close (it does not).
+	for _, tc := range []struct {
+		name, script string
+		first        bool
+		fail         bool // fn reads the second result and fails
+	}{
+		{"last after another", "SELECT id FROM t WHERE id = 3", false, false},
+		{"last and first", "SELECT id FROM t WHERE id = 3", true, false},
+		{"last fails, fn sees it", "SELECT id FROM t WHERE id = 3; SELECT nosuchcolumn FROM t", false, true},
+		{"last fails unread", "SELECT id FROM t WHERE id = 3; SELECT nosuchcolumn FROM t", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := rollbacks()
+			err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
+				if !tc.first {
+					rows, err := query("SELECT 1")
+					if err != nil {
+						return err
+					}
+					rawRows(t, rows)
+				}
+				rows, err := query(tc.script, storage.LastRead)
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				vals := make([]driver.Value, 1)
+				if err := rows.Next(vals); err != nil || vals[0] != int64(3) {
+					return fmt.Errorf("row %v: %v", vals, err)
+				}
+				if tc.fail {
+					next := rows.(driver.RowsNextResultSet)
+					if err := next.NextResultSet(); err != nil {
+						return err
+					}
+					return rows.Next(vals)
+				}
+				return nil
+			})
+			if tc.fail != (err != nil) {
+				t.Fatalf("RawReadTx: %v, want failure %v", err, tc.fail)
+			}
+			var n int64
+			if err := db.QueryRowContext(ctx, "SELECT @@in_transaction").Scan(&n); err != nil || n != 0 {
+				t.Errorf("after RawReadTx: @@in_transaction %d (%v), want 0", n, err)
+			}
+			// SHOW SESSION STATUS counts itself out of Com_rollback.
+			if got := rollbacks() - before; got != 1 {
+				t.Errorf("%d ROLLBACKs, want 1", got)
+			}
+		})
+	}
 }

@@ -28,6 +28,12 @@ func TestCandidatesRoundTrips(t *testing.T) {
 	}
 	ctx := context.Background()
 	bin := buildRpctl(t)
+	// The exact counts, besides the bound: the connection's two (its
+	// handshake), the server's kind (probeGalera), the providers with what
+	// narrowing needs, and the rest of the read, whose script also ends
+	// the transaction (storage.LastRead); a narrowed read has its
+	// conditions' statement between the last two.
+	const whole = 5
 	for _, s := range []struct {
 		name     string
 		input    *candidates.ModelInput
@@ -75,6 +81,13 @@ func TestCandidatesRoundTrips(t *testing.T) {
 				t.Logf("%s %v: %d round trips (%d connections, %d commands)", s.name, extra, got.RoundTrips, got.Connections, got.Commands)
 				if got.RoundTrips > maxCandidatesRoundTrips {
 					t.Errorf("%v: %d round trips, want at most %d", extra, got.RoundTrips, maxCandidatesRoundTrips)
+				}
+				want := int64(whole)
+				if s.narrowed && extra == nil {
+					want++
+				}
+				if got.RoundTrips != want {
+					t.Errorf("%v: %d round trips, want %d", extra, got.RoundTrips, want)
 				}
 			}
 		})

@@ -100,22 +100,18 @@ const NarrowFrom = 10000
 // that must see the hosts left out (--explain) or shuffle over all of them
 // (randomize) use LoadPlacementModel.
 func LoadPlacementModelFor(ctx context.Context, db *storage.DB, req *candidates.Request, narrowFrom int) (*candidates.ModelInput, error) {
-	var in *candidates.ModelInput
-	err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
+	return readModelTx(ctx, db, func(query storage.RawQuery, last bool) (*candidates.ModelInput, error) {
 		scope, hasTrees, err := narrowRoots(db, query, req, narrowFrom)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if in, err = readPlacementRows(db, query, scope); err != nil {
-			return err
+		in, err := readPlacementRows(db, query, scope, last)
+		if err != nil {
+			return nil, err
 		}
 		in.HasTrees = hasTrees
-		return nil
+		return in, nil
 	})
-	if err != nil {
-		return nil, schemaHint(ctx, db, err)
-	}
-	return in, nil
 }
 
 // readTree reads every provider with its root: the scope of every tree,

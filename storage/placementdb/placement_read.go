@@ -3,6 +3,7 @@ package placementdb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -26,15 +27,36 @@ import (
 // Placement's SQL filter computes with on the server (SQLRatio): both are
 // read (see readPlacementRows). SQLite's REAL column is one double for both.
 func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelInput, error) {
-	var in *candidates.ModelInput
-	err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
+	return readModelTx(ctx, db, func(query storage.RawQuery, last bool) (*candidates.ModelInput, error) {
 		whole, _, err := readTree(db, query)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		in, err = readPlacementRows(db, query, whole)
-		return err
+		return readPlacementRows(db, query, whole, last)
 	})
+}
+
+// errPrintedRatios is readPlacementRows' when the transaction ended with its
+// script and ratios must still be read as text (readPrintedRatios).
+var errPrintedRatios = errors.New("ratios to read as text after the transaction")
+
+// readModelTx runs read in one read transaction whose last script ends it
+// (last: storage.LastRead, one round trip less), and once more with last
+// false when the read needs a query after that script: the ratios it must
+// read as text, which no cloud has (readPrintedRatios).
+func readModelTx(ctx context.Context, db *storage.DB, read func(query storage.RawQuery, last bool) (*candidates.ModelInput, error)) (*candidates.ModelInput, error) {
+	var in *candidates.ModelInput
+	var err error
+	for _, last := range []bool{true, false} {
+		err = db.RawReadTx(ctx, func(query storage.RawQuery) error {
+			var err error
+			in, err = read(query, last)
+			return err
+		})
+		if !errors.Is(err, errPrintedRatios) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, schemaHint(ctx, db, err)
 	}
@@ -61,7 +83,7 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 // on 14,664 FLOAT values, each read back exactly as the float32 it holds;
 // TestLoadPlacementRatioSource keeps checking 2,000 more, and the Python
 // value of each against PyMySQL's).
-func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope) (*candidates.ModelInput, error) {
+func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope, last bool) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
 	ratios := []string{"allocation_ratio", "allocation_ratio"}
 	if db.IsMySQL() {
@@ -128,12 +150,15 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 		{cols: []string{"resource_provider_id", "trait_id"}, at: []int{1, 2}, from: "resource_provider_traits" + where},
 		{cols: []string{"resource_provider_id", "aggregate_id"}, at: []int{1, 2}, from: "resource_provider_aggregates" + where},
 	}
-	err := scanRowSets(db, query, "inventories, allocations, names and links", raw, sets, func(t int) error {
+	err := scanRowSets(db, query, "inventories, allocations, names and links", raw, sets, last, func(t int) error {
 		branch[t]()
 		return raw.err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(printed) > 0 && last {
+		return nil, errPrintedRatios
 	}
 	if err := readPrintedRatios(db, query, in.Inventories, printed); err != nil {
 		return nil, err

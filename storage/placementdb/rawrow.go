@@ -77,7 +77,8 @@ type rowSet struct {
 }
 
 // scanRowSets reads sets in one round trip and calls scan with each row's
-// set number, its values in raw at the set's columns. On a connection that
+// set number, its values in raw at the set's columns; last: no query of
+// the transaction follows (storage.LastRead). On a connection that
 // takes scripts (storage.ReadsScripts) each set is a statement of its own
 // columns only, their rows told apart by the statement they come from: a
 // tag and the padding to a common width cost the server and the client
@@ -85,7 +86,11 @@ type rowSet struct {
 // of 201 through the driver; issue 35). Elsewhere the sets are the tagged,
 // padded branches of a UNION ALL (see branches), raw as wide as the
 // widest column.
-func scanRowSets(db *storage.DB, query storage.RawQuery, table string, raw *rawRow, sets []rowSet, scan func(set int) error) error {
+func scanRowSets(db *storage.DB, query storage.RawQuery, table string, raw *rawRow, sets []rowSet, last bool, scan func(set int) error) error {
+	var args []any
+	if last {
+		args = []any{storage.LastRead}
+	}
 	selects := make([]string, len(sets))
 	if !db.ReadsScripts() {
 		for i, s := range sets {
@@ -100,7 +105,7 @@ func scanRowSets(db *storage.DB, query storage.RawQuery, table string, raw *rawR
 			selects[i] = "SELECT " + strings.Join(cols, ", ") + " FROM " + s.from
 		}
 		q, _ := branches(db, selects, nil)
-		return scanRaw(db, query, table, raw, q, nil, func() error {
+		return scanRaw(db, query, table, raw, q, args, func() error {
 			t := raw.int(0)
 			if raw.err == nil && (t < 0 || t >= int64(len(sets))) {
 				raw.fail(fmt.Errorf("branch %d of %d", t, len(sets)))
@@ -114,7 +119,7 @@ func scanRowSets(db *storage.DB, query storage.RawQuery, table string, raw *rawR
 	for i, s := range sets {
 		selects[i] = "SELECT " + strings.Join(s.cols, ", ") + " FROM " + s.from
 	}
-	rows, err := query(strings.Join(selects, "; "))
+	rows, err := query(strings.Join(selects, "; "), args...)
 	if err != nil {
 		return db.Errorf("read %s: %w", table, storage.CleanError(err))
 	}
