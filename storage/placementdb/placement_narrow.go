@@ -100,12 +100,18 @@ const NarrowFrom = 10000
 // that must see the hosts left out (--explain) or shuffle over all of them
 // (randomize) use LoadPlacementModel.
 func LoadPlacementModelFor(ctx context.Context, db *storage.DB, req *candidates.Request, narrowFrom int) (*candidates.ModelInput, error) {
+	return loadModelFor(ctx, db, req, narrowFrom, nil)
+}
+
+// loadModelFor is LoadPlacementModelFor, calling start (when not nil) with
+// the providers as soon as they are known (see candidates.StartModel).
+func loadModelFor(ctx context.Context, db *storage.DB, req *candidates.Request, narrowFrom int, start func([]candidates.ProviderRow)) (*candidates.ModelInput, error) {
 	return readModelTx(ctx, db, func(query storage.RawQuery, last bool) (*candidates.ModelInput, error) {
 		scope, hasTrees, err := narrowRoots(db, query, req, narrowFrom)
 		if err != nil {
 			return nil, err
 		}
-		in, err := readPlacementRows(db, query, scope, last)
+		in, err := readPlacementRows(db, query, scope, last, start)
 		if err != nil {
 			return nil, err
 		}
@@ -409,5 +415,7 @@ func anys(s []string) []any {
 // LoadPlacementFor is LoadPlacement over LoadPlacementModelFor's read,
 // narrowed from NarrowFrom providers.
 func LoadPlacementFor(ctx context.Context, db *storage.DB, req *candidates.Request) (*candidates.Model, error) {
-	return newModel(db)(LoadPlacementModelFor(ctx, db, req, NarrowFrom))
+	var started *candidates.ModelStart
+	in, err := loadModelFor(ctx, db, req, NarrowFrom, func(p []candidates.ProviderRow) { started = candidates.StartModel(p) })
+	return buildModel(db, started, in, err)
 }

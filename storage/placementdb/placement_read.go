@@ -27,12 +27,18 @@ import (
 // Placement's SQL filter computes with on the server (SQLRatio): both are
 // read (see readPlacementRows). SQLite's REAL column is one double for both.
 func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelInput, error) {
+	return loadModel(ctx, db, nil)
+}
+
+// loadModel is LoadPlacementModel, calling start (when not nil) with the
+// providers as soon as they are read (see candidates.StartModel).
+func loadModel(ctx context.Context, db *storage.DB, start func([]candidates.ProviderRow)) (*candidates.ModelInput, error) {
 	return readModelTx(ctx, db, func(query storage.RawQuery, last bool) (*candidates.ModelInput, error) {
 		whole, _, err := readTree(db, query)
 		if err != nil {
 			return nil, err
 		}
-		return readPlacementRows(db, query, whole, last)
+		return readPlacementRows(db, query, whole, last, start)
 	})
 }
 
@@ -83,7 +89,7 @@ func readModelTx(ctx context.Context, db *storage.DB, read func(query storage.Ra
 // on 14,664 FLOAT values, each read back exactly as the float32 it holds;
 // TestLoadPlacementRatioSource keeps checking 2,000 more, and the Python
 // value of each against PyMySQL's).
-func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope, last bool) (*candidates.ModelInput, error) {
+func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope, last bool, start func([]candidates.ProviderRow)) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
 	ratios := []string{"allocation_ratio", "allocation_ratio"}
 	if db.IsMySQL() {
@@ -99,6 +105,9 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 	// driver parsed it into (pyRatio): read again as text below.
 	var printed []int
 	in.Providers = scope.inScope()
+	if start != nil {
+		start(in.Providers)
+	}
 	// Room for four rows per provider in each per-provider table, the
 	// provider count being known here: grown by doubling from nothing,
 	// placement-perfload's 3,000 inventories and 4,000 links left behind
@@ -199,7 +208,25 @@ func readPrintedRatios(db *storage.DB, query storage.RawQuery, invs []candidates
 // inventory of a class that does not exist) is reported as one line naming
 // the database and the offending row.
 func LoadPlacement(ctx context.Context, db *storage.DB) (*candidates.Model, error) {
-	return newModel(db)(LoadPlacementModel(ctx, db))
+	var started *candidates.ModelStart
+	in, err := loadModel(ctx, db, func(p []candidates.ProviderRow) { started = candidates.StartModel(p) })
+	return buildModel(db, started, in, err)
+}
+
+// buildModel completes the model started on in's providers, naming db in
+// its error.
+func buildModel(db *storage.DB, started *candidates.ModelStart, in *candidates.ModelInput, err error) (*candidates.Model, error) {
+	if err != nil {
+		return nil, err
+	}
+	if started == nil {
+		return newModel(db)(in, nil)
+	}
+	m, err := started.Build(in)
+	if err != nil {
+		return nil, db.Errorf("%w", err)
+	}
+	return m, nil
 }
 
 // newModel builds the model of rows read from db, naming db in its error.
