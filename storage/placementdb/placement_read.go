@@ -213,34 +213,21 @@ func LoadPlacement(ctx context.Context, db *storage.DB) (*candidates.Model, erro
 	return buildModel(db, started, in, err)
 }
 
-// buildModel completes the model started on in's providers, naming db in
-// its error.
+// buildModel completes the model started on in's providers (or builds it,
+// none started), naming db in its error.
 func buildModel(db *storage.DB, started *candidates.ModelStart, in *candidates.ModelInput, err error) (*candidates.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if started == nil {
-		return newModel(db)(in, nil)
+	build := candidates.NewModel
+	if started != nil {
+		build = started.Build
 	}
-	m, err := started.Build(in)
+	m, err := build(in)
 	if err != nil {
 		return nil, db.Errorf("%w", err)
 	}
 	return m, nil
-}
-
-// newModel builds the model of rows read from db, naming db in its error.
-func newModel(db *storage.DB) func(*candidates.ModelInput, error) (*candidates.Model, error) {
-	return func(in *candidates.ModelInput, err error) (*candidates.Model, error) {
-		if err != nil {
-			return nil, err
-		}
-		m, err := candidates.NewModel(in)
-		if err != nil {
-			return nil, db.Errorf("%w", err)
-		}
-		return m, nil
-	}
 }
 
 // scanPlacementRows runs q and calls scan for every row, sizing nothing in advance:
