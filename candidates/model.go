@@ -288,8 +288,9 @@ type ModelStart struct {
 // StartModel begins NewModel's work on providers, the rows of
 // ModelInput.Providers, on a goroutine of its own: a reader that has the
 // providers before the other rows (the database's second script) builds
-// that part while it waits for them. On placement-perfload the client
-// waited 1.3 of that script's 3.2 ms (issue 35). Build completes it.
+// that part while it waits for them: on placement-perfload the client's
+// CPU time was about 1.9 ms of that script (3.2 ms of wall time on a quiet
+// machine; issue 35). Build completes it.
 func StartModel(providers []ProviderRow) *ModelStart {
 	s := &ModelStart{providers: providers, done: make(chan struct{})}
 	go func() {

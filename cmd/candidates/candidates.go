@@ -241,11 +241,14 @@ func runCandidates(c *cobra.Command, f *cmdutil.Factory, o *CandidatesOptions) e
 	}
 	// One answer and exit: the first 64 MiB need no collection.
 	gcfloor.Set(64 << 20)
-	// One goroutine does the work (the read, then the search): with a
-	// second P the runtime starts threads for the goroutines that wake
-	// meanwhile (the driver's, database/sql's, signals') and hands work
-	// between them. On placement-perfload that cost about 2 ms of the
-	// process's 20 ms of CPU (81 alternated runs, load ~6; issue 35).
+	// One P does the work (the read, the model's provider part while the
+	// read waits, then the search): with a second P the runtime starts
+	// threads for the goroutines that wake meanwhile (the driver's,
+	// database/sql's, signals') and hands work between them. On
+	// placement-perfload that cost about 2 ms of the process's 20 ms of CPU
+	// (81 alternated runs, load ~6; issue 35). The process already runs on
+	// one P (topCommand.oneP); this is for callers that build the whole
+	// tree.
 	runtime.GOMAXPROCS(1)
 	if o.Flavor != "" {
 		q, done, err := flavorQuery(c.Context(), f, o)

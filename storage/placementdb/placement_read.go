@@ -213,17 +213,13 @@ func LoadPlacement(ctx context.Context, db *storage.DB) (*candidates.Model, erro
 	return buildModel(db, started, in, err)
 }
 
-// buildModel completes the model started on in's providers (or builds it,
-// none started), naming db in its error.
+// buildModel completes the model started on in's providers (a read that
+// returns no error has started it), naming db in its error.
 func buildModel(db *storage.DB, started *candidates.ModelStart, in *candidates.ModelInput, err error) (*candidates.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	build := candidates.NewModel
-	if started != nil {
-		build = started.Build
-	}
-	m, err := build(in)
+	m, err := started.Build(in)
 	if err != nil {
 		return nil, db.Errorf("%w", err)
 	}

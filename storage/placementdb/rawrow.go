@@ -38,31 +38,49 @@ func scanRaw(db *storage.DB, query storage.RawQuery, table string, raw *rawRow, 
 		return db.Errorf("read %s: %w", table, storage.CleanError(err))
 	}
 	defer rows.Close()
-	if n := len(rows.Columns()); n != len(raw.vals) {
-		return db.Errorf("read %s: %d columns, want %d", table, n, len(raw.vals))
+	return eachRow(db, table, rows, 0, func(int) []driver.Value { return raw.vals }, func(int) error {
+		raw.err = nil
+		return scan()
+	})
+}
+
+// eachRow reads the rows of rows' result sets, sets of them (0: as many as
+// come), each into dest(set), whose length is the set's column count, and
+// calls row with the set's number. Rows are numbered across the sets in
+// errors.
+func eachRow(db *storage.DB, table string, rows driver.Rows, sets int, dest func(set int) []driver.Value, row func(set int) error) error {
+	next, _ := rows.(driver.RowsNextResultSet)
+	set, vals := 0, dest(0)
+	if c := len(rows.Columns()); c != len(vals) {
+		return db.Errorf("read %s: %d columns, want %d", table, c, len(vals))
 	}
-	sets, _ := rows.(driver.RowsNextResultSet)
 	for n := 1; ; n++ {
-		if err := rows.Next(raw.vals); err != nil {
+		if err := rows.Next(vals); err != nil {
 			if !errors.Is(err, io.EOF) {
 				return db.Errorf("read %s: %w", table, storage.CleanError(err))
 			}
-			if sets == nil || !sets.HasNextResultSet() {
+			if set++; set == sets {
 				return nil
 			}
-			if err := sets.NextResultSet(); errors.Is(err, io.EOF) {
+			if next == nil || !next.HasNextResultSet() {
+				if sets == 0 {
+					return nil
+				}
+				return db.Errorf("read %s: %d result sets, want %d", table, set, sets)
+			}
+			if err := next.NextResultSet(); errors.Is(err, io.EOF) && sets == 0 {
 				return nil
 			} else if err != nil {
 				return db.Errorf("read %s: %w", table, storage.CleanError(err))
 			}
-			if c := len(rows.Columns()); c != len(raw.vals) {
-				return db.Errorf("read %s: %d columns, want %d", table, c, len(raw.vals))
+			vals = dest(set)
+			if c := len(rows.Columns()); c != len(vals) {
+				return db.Errorf("read %s: %d columns, want %d", table, c, len(vals))
 			}
 			n--
 			continue
 		}
-		raw.err = nil
-		if err := scan(); err != nil {
+		if err := row(set); err != nil {
 			return db.Errorf("read %s row %d: %w", table, n, storage.CleanError(err))
 		}
 	}
@@ -124,38 +142,14 @@ func scanRowSets(db *storage.DB, query storage.RawQuery, table string, raw *rawR
 		return db.Errorf("read %s: %w", table, storage.CleanError(err))
 	}
 	defer rows.Close()
-	next, _ := rows.(driver.RowsNextResultSet)
-	vals := make([]driver.Value, 0, len(raw.vals))
-	for set, n := 0, 1; ; n++ {
-		s := sets[set]
-		if len(rows.Columns()) != len(s.cols) {
-			return db.Errorf("read %s: %d columns, want %d", table, len(rows.Columns()), len(s.cols))
-		}
-		vals = vals[:len(s.cols)]
-		if err := rows.Next(vals); err != nil {
-			if !errors.Is(err, io.EOF) {
-				return db.Errorf("read %s: %w", table, storage.CleanError(err))
-			}
-			if set++; set == len(sets) {
-				return nil
-			}
-			if next == nil || !next.HasNextResultSet() {
-				return db.Errorf("read %s: %d result sets, want %d", table, set, len(sets))
-			}
-			if err := next.NextResultSet(); err != nil {
-				return db.Errorf("read %s: %w", table, storage.CleanError(err))
-			}
-			n = 0
-			continue
-		}
-		for j, v := range vals {
-			raw.vals[s.at[j]] = v
+	buf := make([]driver.Value, len(raw.vals))
+	return eachRow(db, table, rows, len(sets), func(set int) []driver.Value { return buf[:len(sets[set].cols)] }, func(set int) error {
+		for j, v := range buf[:len(sets[set].cols)] {
+			raw.vals[sets[set].at[j]] = v
 		}
 		raw.err = nil
-		if err := scan(set); err != nil {
-			return db.Errorf("read %s row %d: %w", table, n, storage.CleanError(err))
-		}
-	}
+		return scan(set)
+	})
 }
 
 // branches joins SELECTs of the same columns, each tagged by its first
@@ -251,11 +245,13 @@ func (r *rawRow) float(i int) float64 {
 // pyRatio is the value Placement's Python reads from the column, a FLOAT
 // on MySQL: PyMySQL parses the text the server prints, the decimal that
 // the go-sql-driver parses into a float32. MariaDB prints six significant
-// digits and MySQL the shortest decimal that reads back as the stored
-// float32; either way that decimal is the shortest that reads back as the
+// digits (TestLoadPlacementRatioSource compares every ratio with
+// PyMySQL's), and that decimal is the shortest that reads back as the
 // float32 the driver parsed, because two decimals of six digits are always
 // more than two float32 steps apart (FLT_DIG), so the decimal, and
-// Python's double of it, follow from the float32. Not below the smallest
+// Python's double of it, follow from the float32. (A server that printed
+// the shortest decimal of the stored float32 would give the same; one
+// that printed more digits would not, and none is tested here.) Not below the smallest
 // normal float32, where the steps are coarser: ok is false there, and the
 // caller reads the text (readPrintedRatios). Reading the column instead
 // of CAST(... AS CHAR) saved the server 0.4 ms of placement-perfload's
