@@ -349,6 +349,7 @@ func runCandidates(c *cobra.Command, f *cmdutil.Factory, o *CandidatesOptions) e
 	switch f.Format {
 	case output.JSON, output.YAML:
 		if f.Format == output.JSON && !o.Explain {
+			f.IO.GrowOutputPipe(1 << 20)
 			return res.WritePlacementTo(f.IO.Out, mv)
 		}
 		body, err := res.MarshalPlacement(mv)
