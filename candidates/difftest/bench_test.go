@@ -47,6 +47,15 @@ func timeIt(n int, f func()) time.Duration {
 	return median(ds)
 }
 
+// pairs is how many times timePairs runs each side. A whole rpctl process
+// is short and its time spreads wide on these machines (placement-
+// perfload, alternated with placement-api: p10 10.3 ms, median 12.5, p90
+// 15.6 of 61 runs): of 11 runs each, one benchmark run's median moved by
+// 2 ms from the next one's (rpctl 11, 12, 14 ms in three runs of
+// 2026-11-28); the median of 21 moves about 1.4 times less (the square
+// root of 21/11), for both sides alike.
+const pairs = 21
+
 // timePairs times a and b one after the other, n times each, and returns
 // each one's median. Alternating lets both see the same load on a shared
 // machine: timing all of a, then all of b, let the load move between
@@ -132,7 +141,7 @@ type perfRow struct {
 // (1,000 roots) and placement-nested-perfload (1,000 trees of 7) written into
 // MariaDB, answered by the real placement-api and by `rpctl candidates` as
 // a process, start and database load included (each after a warm-up,
-// alternately, median of 11 each), and by rpctl's core on a model loaded
+// alternately, median of pairs each), and by rpctl's core on a model loaded
 // from the same database (median of 50).
 func BenchmarkVsPlacementAPI(b *testing.B) {
 	benchGuard(b)
@@ -191,9 +200,9 @@ func BenchmarkVsPlacementAPI(b *testing.B) {
 		var rss int64
 		var out []byte
 		// A warm-up, as placement-api has: the binary's pages and the
-		// server's caches; then more runs than placement-api's, each short.
+		// server's caches.
 		runRpctl(b, bin, "--placement-db", my.URL, "candidates", "-f", "json", "--query", s.query)
-		pl, e2e := timePairs(11, get, func() {
+		pl, e2e := timePairs(pairs, get, func() {
 			rss, out = runRpctl(b, bin, "--placement-db", my.URL, "candidates", "-f", "json", "--query", s.query)
 		})
 		pc := int64(len(parse(theirs).AllocationRequests))
@@ -211,7 +220,7 @@ func BenchmarkVsPlacementAPI(b *testing.B) {
 			r.placement.Round(time.Millisecond), r.core.Round(time.Microsecond), r.coreRatio, r.e2e.Round(time.Millisecond), r.e2eRatio, r.rssMiB,
 			float64(r.load)/1e6)
 	}
-	fmt.Println("(medians: placement-api and e2e = `rpctl --placement-db URL candidates -f json` process of 11 each, alternated, after a warm-up; core of 50;")
+	fmt.Printf("(medians: placement-api and e2e = `rpctl --placement-db URL candidates -f json` process of %d each, alternated, after a warm-up; core of 50;\n", pairs)
 	fmt.Println(" read+model = LoadPlacementFor in process on a connection open as rpctl candidates opens it, of 11; targets: core >= 100x, e2e > 1x)")
 	// The work above is timed by hand; the empty loop only satisfies the
 	// framework, and the metrics go after it because it resets them.

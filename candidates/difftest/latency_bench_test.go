@@ -69,7 +69,7 @@ func BenchmarkCandidatesLatency(b *testing.B) {
 			get() // warm-up: caches, connections, first-request sync
 			rpctl()
 			// Alternated (timePairs), each one's round trips counted apart.
-			const runs = 11
+			const runs = pairs
 			var plTrips, rpTrips int64
 			proxy.Reset()
 			pl, rp := timePairs(runs, func() {
@@ -89,7 +89,7 @@ func BenchmarkCandidatesLatency(b *testing.B) {
 		fmt.Printf("%-40s %7s %10v %14v %10.1f %12v %10.1f %7.1fx\n", r.set, r.delay, r.proxyRT.Round(time.Microsecond), r.placement.Round(100*time.Microsecond), r.placementRT,
 			r.rpctl.Round(100*time.Microsecond), r.rpctRT, float64(r.placement)/float64(r.rpctl))
 	}
-	fmt.Println("(medians: placement-api and rpctl processes of 11 each, alternated, after a warm-up; trips = round trips per query through the proxy)")
+	fmt.Printf("(medians: placement-api and rpctl processes of %d each, alternated, after a warm-up; trips = round trips per query through the proxy)\n", pairs)
 	for b.Loop() {
 	}
 	for _, r := range rows {
