@@ -106,12 +106,12 @@ func LoadPlacementModelFor(ctx context.Context, db *storage.DB, req *candidates.
 // loadModelFor is LoadPlacementModelFor, calling start (when not nil) with
 // the providers as soon as they are known (see candidates.StartModel).
 func loadModelFor(ctx context.Context, db *storage.DB, req *candidates.Request, narrowFrom int, start func([]candidates.ProviderRow)) (*candidates.ModelInput, error) {
-	return readModelTx(ctx, db, func(query storage.RawQuery, last bool) (*candidates.ModelInput, error) {
+	return readModelTx(ctx, db, func(query storage.RawQuery) (*candidates.ModelInput, error) {
 		scope, hasTrees, err := narrowRoots(db, query, req, narrowFrom)
 		if err != nil {
 			return nil, err
 		}
-		in, err := readPlacementRows(db, query, scope, last, start)
+		in, err := readPlacementRows(db, query, scope, start)
 		if err != nil {
 			return nil, err
 		}

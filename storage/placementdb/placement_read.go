@@ -3,7 +3,6 @@ package placementdb
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/rpctl/rpctl/candidates"
 	"github.com/rpctl/rpctl/storage"
-	"github.com/rpctl/rpctl/storage/internal/sqlutil"
 )
 
 // LoadPlacementModel reads a Placement database into the rows
@@ -33,36 +31,24 @@ func LoadPlacementModel(ctx context.Context, db *storage.DB) (*candidates.ModelI
 // loadModel is LoadPlacementModel, calling start (when not nil) with the
 // providers as soon as they are read (see candidates.StartModel).
 func loadModel(ctx context.Context, db *storage.DB, start func([]candidates.ProviderRow)) (*candidates.ModelInput, error) {
-	return readModelTx(ctx, db, func(query storage.RawQuery, last bool) (*candidates.ModelInput, error) {
+	return readModelTx(ctx, db, func(query storage.RawQuery) (*candidates.ModelInput, error) {
 		whole, _, err := readTree(db, query)
 		if err != nil {
 			return nil, err
 		}
-		return readPlacementRows(db, query, whole, last, start)
+		return readPlacementRows(db, query, whole, start)
 	})
 }
 
-// errPrintedRatios is readPlacementRows' when the transaction ended with its
-// script and ratios must still be read as text (readPrintedRatios).
-var errPrintedRatios = errors.New("ratios to read as text after the transaction")
-
 // readModelTx runs read in one read transaction whose last script ends it
-// (last: storage.LastRead, one round trip less), and once more with last
-// false when the read needs a query after that script: the ratios it must
-// read as text, which no cloud has (readPrintedRatios).
-func readModelTx(ctx context.Context, db *storage.DB, read func(query storage.RawQuery, last bool) (*candidates.ModelInput, error)) (*candidates.ModelInput, error) {
+// (storage.LastRead: one round trip less).
+func readModelTx(ctx context.Context, db *storage.DB, read func(query storage.RawQuery) (*candidates.ModelInput, error)) (*candidates.ModelInput, error) {
 	var in *candidates.ModelInput
-	var err error
-	for _, last := range []bool{true, false} {
-		err = db.RawReadTx(ctx, func(query storage.RawQuery) error {
-			var err error
-			in, err = read(query, last)
-			return err
-		})
-		if !errors.Is(err, errPrintedRatios) {
-			break
-		}
-	}
+	err := db.RawReadTx(ctx, func(query storage.RawQuery) error {
+		var err error
+		in, err = read(query)
+		return err
+	})
 	if err != nil {
 		return nil, schemaHint(ctx, db, err)
 	}
@@ -80,30 +66,30 @@ func readModelTx(ctx context.Context, db *storage.DB, read func(query storage.Ra
 // per query they are separate SELECTs; else a UNION ALL, which MariaDB
 // copies into a temporary table before it sends a row (on
 // placement-perfload the UNION took the server 6.0 ms, its branches alone
-// 3-4 ms). On MySQL the FLOAT
-// allocation_ratio is read twice through the text protocol (one round
-// trip, where the binary protocol costs a prepare and an execute): the
-// column itself, whose text is the decimal PyMySQL hands Placement (see
-// pyRatio), and CAST AS DOUBLE, the float32 the server computes with,
-// printed as the shortest decimal that reads back as that double (checked
-// on 14,664 FLOAT values, each read back exactly as the float32 it holds;
+// 3-4 ms). It is the transaction's last query (storage.LastRead).
+//
+// On MySQL the FLOAT allocation_ratio is read twice through the text
+// protocol (one round trip, where the binary protocol costs a prepare and
+// an execute): as the text the server prints for the column, the decimal
+// PyMySQL hands Placement's Python (MariaDB: six significant digits), which
+// Go parses into the double Python's float() makes of it; and as CAST AS
+// DOUBLE, the float32 the server computes with, printed as the shortest
+// decimal that reads back as that double (checked on 14,664 FLOAT values,
+// each read back exactly as the float32 it holds;
 // TestLoadPlacementRatioSource keeps checking 2,000 more, and the Python
-// value of each against PyMySQL's).
-func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope, last bool, start func([]candidates.ProviderRow)) (*candidates.ModelInput, error) {
+// value of each against PyMySQL's). The text is the column's own in a
+// packed row (rowSet.packed); a UNION ALL (see scanRowSets) would widen
+// the FLOAT to a double, so there it is CAST AS CHAR.
+func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerScope, start func([]candidates.ProviderRow)) (*candidates.ModelInput, error) {
 	in := &candidates.ModelInput{}
 	ratios := []string{"allocation_ratio", "allocation_ratio"}
 	if db.IsMySQL() {
 		in.Ratios = candidates.RatioMySQLFloat
 		ratios = []string{"allocation_ratio", "CAST(allocation_ratio AS DOUBLE)"}
 		if !db.ReadsScripts() {
-			// A UNION ALL (see scanRowSets) widens the FLOAT to a
-			// double, not its text: the text is asked for.
 			ratios[0] = "CAST(allocation_ratio AS CHAR)"
 		}
 	}
-	// Inventories whose printed ratio cannot be told from the float the
-	// driver parsed it into (pyRatio): read again as text below.
-	var printed []int
 	in.Providers = scope.inScope()
 	if start != nil {
 		start(in.Providers)
@@ -129,13 +115,9 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 	}
 	branch := []func(){
 		func() {
-			py, ok := raw.pyRatio(8)
-			if !ok {
-				printed = append(printed, len(in.Inventories))
-			}
 			in.Inventories = push(in.Inventories, candidates.InventoryRow{ProviderID: raw.int(1), ResourceClassID: raw.int(2),
 				Total: raw.int(3), Reserved: raw.int(4), MinUnit: raw.int(5), MaxUnit: raw.int(6), StepSize: raw.int(7),
-				AllocationRatio: py, SQLRatio: raw.widened(9)})
+				AllocationRatio: raw.float(8), SQLRatio: raw.float(9)})
 		},
 		func() {
 			in.Usages = push(in.Usages, candidates.UsageRow{ProviderID: raw.int(1), ResourceClassID: raw.int(2), Used: raw.int(3)})
@@ -148,59 +130,29 @@ func readPlacementRows(db *storage.DB, query storage.RawQuery, scope providerSco
 	// that no column of the UNION mixes a number's and a name's type more
 	// than it must).
 	where := scope.where("resource_provider_id")
+	// The per-provider tables' columns are NOT NULL numbers in
+	// Placement's schema (the usages' sums too): packed.
 	sets := []rowSet{
 		{cols: append([]string{"resource_provider_id", "resource_class_id", "total", "reserved", "min_unit", "max_unit", "step_size"}, ratios...),
-			at: []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, from: "inventories" + where},
+			at: []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, from: "inventories" + where, packed: true},
 		{cols: []string{"resource_provider_id", "resource_class_id", "CAST(SUM(used) AS SIGNED)"}, at: []int{1, 2, 3},
-			from: "allocations" + where + " GROUP BY resource_provider_id, resource_class_id"},
+			from: "allocations" + where + " GROUP BY resource_provider_id, resource_class_id", packed: true},
 		{cols: []string{"id", "name"}, at: []int{1, 8}, from: "resource_classes"},
 		{cols: []string{"id", "name"}, at: []int{1, 8}, from: "traits"},
 		{cols: []string{"id", "uuid"}, at: []int{1, 8}, from: "placement_aggregates"},
-		{cols: []string{"resource_provider_id", "trait_id"}, at: []int{1, 2}, from: "resource_provider_traits" + where},
-		{cols: []string{"resource_provider_id", "aggregate_id"}, at: []int{1, 2}, from: "resource_provider_aggregates" + where},
+		{cols: []string{"resource_provider_id", "trait_id"}, at: []int{1, 2}, from: "resource_provider_traits" + where, packed: true},
+		{cols: []string{"resource_provider_id", "aggregate_id"}, at: []int{1, 2}, from: "resource_provider_aggregates" + where, packed: true},
 	}
-	err := scanRowSets(db, query, "inventories, allocations, names and links", raw, sets, last, func(t int) error {
+	err := scanRowSets(db, query, "inventories, allocations, names and links", raw, sets, func(t int) error {
 		branch[t]()
 		return raw.err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(printed) > 0 && last {
-		return nil, errPrintedRatios
-	}
-	if err := readPrintedRatios(db, query, in.Inventories, printed); err != nil {
-		return nil, err
-	}
 	in.ResourceClasses, in.Traits, in.Aggregates = names[0], names[1], names[2]
 	in.ProviderTraits, in.ProviderAggregates = links[0], links[1]
 	return in, nil
-}
-
-// readPrintedRatios sets the Python ratio of the inventories at idx (of
-// invs) from the server's text of the column, in the read's transaction:
-// one more round trip, only for the ratios pyRatio cannot derive (printed
-// below the smallest normal float32; no cloud has such a ratio).
-func readPrintedRatios(db *storage.DB, query storage.RawQuery, invs []candidates.InventoryRow, idx []int) error {
-	if len(idx) == 0 {
-		return nil
-	}
-	type key struct{ p, c int64 }
-	at := make(map[key]int, len(idx))
-	ids := make([]int64, 0, len(idx))
-	for _, i := range idx {
-		at[key{invs[i].ProviderID, invs[i].ResourceClassID}] = i
-		ids = append(ids, invs[i].ProviderID)
-	}
-	raw := newRawRow(3)
-	q := `SELECT resource_provider_id, resource_class_id, CAST(allocation_ratio AS CHAR) FROM inventories WHERE resource_provider_id IN (` +
-		sqlutil.SQLInts(ids) + `)`
-	return scanRaw(db, query, "inventories' ratios", raw, q, nil, func() error {
-		if i, ok := at[key{raw.int(0), raw.int(1)}]; ok {
-			invs[i].AllocationRatio = raw.float(2)
-		}
-		return raw.err
-	})
 }
 
 // LoadPlacement reads a Placement database and builds the candidates model.

@@ -220,8 +220,8 @@ func TestLoadPlacementRatioSource(t *testing.T) {
 		{0.7, 0.7, 0.699999988079071},
 		{16, 16, 16},
 		{1.2345649, 1.23456, 1.2345649003982544},
-		// Edges of pyRatio's derivation: the smallest normal float32 and
-		// a subnormal one (read again as text), the largest, and zero.
+		// Edges of the float32 range: the smallest normal float32, a
+		// subnormal one, the largest, and zero.
 		{0x1p-126, 1.17549e-38, 0x1p-126},
 		{1e-40, 9.99995e-41, float64(float32(1e-40))},
 		{math.MaxFloat32, 3.40282e38, math.MaxFloat32},
