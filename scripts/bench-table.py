@@ -81,13 +81,16 @@ def table(texts):
         row("start-up: `rpctl --db EMPTY compute-node list`", "%.2f ms (%.1fx `/bin/true`)" % (lst, lst / floor), "-")
 
     for label, key in (("placement-perfload (1,000 roots)", "placement-perfload"), ("placement-nested-perfload (1,000 x 7)", "placement-nested-perfload")):
-        m = find(lines, re.escape(label) + r"\s+\d+\s+\d+\s+(\S+)\s+(\S+)\s+(\d+)x\s+(\S+)\s+([\d.]+)x\s+(\d+) MiB(?:\s+(\S+))?")
+        m = find(lines, re.escape(label) + r"\s+\d+\s+\d+\s+(\S+)\s+(\S+)\s+(\d+)x\s+(\S+)\s+([\d.]+)x\s+(\d+) MiB(?:\s+(\S+))?(?:\s+(\S+)\s+(\S+))?")
         if m:
+            # Runs since 2026-11-28 04:00 print means and, after them, the
+            # medians; earlier runs printed medians only.
+            avg = " (means; medians %s and %s)" % (m.group(8), m.group(9)) if m.group(8) else ""
             row("`candidates` vs the real placement-api, %s" % label,
                 # The bench's RSS column is left out: the child is spawned
                 # sharing the test binary's memory (CLONE_VM), whose pages
                 # its peak RSS then counts.
-                "placement-api %s; rpctl process end to end %s: **%sx**%s; core %s: %sx" % (m.group(1), m.group(4), m.group(5),
+                "placement-api %s; rpctl process end to end %s: **%sx**%s%s; core %s: %sx" % (m.group(1), m.group(4), m.group(5), avg,
                     " (of which the read and the model %s)" % m.group(7) if m.group(7) else "", m.group(2), m.group(3)),
                 "e2e >= 10x, core >= 100x")
         else:

@@ -80,7 +80,7 @@ func BenchmarkCandidatesLatency(b *testing.B) {
 				rpTrips += proxy.Reset().RoundTrips
 			})
 			plRT, rpRT := float64(plTrips)/runs, float64(rpTrips)/runs
-			rows = append(rows, latencyRow{set: s.name, delay: d.name, placement: pl, rpctl: rp, placementRT: plRT, rpctRT: rpRT, proxyRT: proxyRT})
+			rows = append(rows, latencyRow{set: s.name, delay: d.name, placement: pl.mean, rpctl: rp.mean, placementRT: plRT, rpctRT: rpRT, proxyRT: proxyRT})
 		}
 		proxy.SetDelay(0)
 	}
@@ -89,7 +89,7 @@ func BenchmarkCandidatesLatency(b *testing.B) {
 		fmt.Printf("%-40s %7s %10v %14v %10.1f %12v %10.1f %7.1fx\n", r.set, r.delay, r.proxyRT.Round(time.Microsecond), r.placement.Round(100*time.Microsecond), r.placementRT,
 			r.rpctl.Round(100*time.Microsecond), r.rpctRT, float64(r.placement)/float64(r.rpctl))
 	}
-	fmt.Printf("(medians: placement-api and rpctl processes of %d each, alternated, after a warm-up; trips = round trips per query through the proxy)\n", pairs)
+	fmt.Printf("(placement-api and rpctl processes: means of the middle 80%% of %d each, alternated, after a warm-up (see times); trips = round trips per query through the proxy)\n", pairs)
 	for b.Loop() {
 	}
 	for _, r := range rows {
