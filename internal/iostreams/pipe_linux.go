@@ -12,9 +12,9 @@ import (
 // answer into it. With the default 64 KiB the command waits for its reader
 // after every 64 KiB, where a server writing the same answer into a socket
 // does not (the kernel's socket buffer grows to megabytes): `rpctl
-// candidates -f json` on placement-perfload, 490 KB, finished 0.34 ms
-// sooner (paired median of 151; issue 35). Best effort: a terminal, a
-// file, or a refused size leave things as they were.
+// candidates -f json` on placement-perfload, 490 KB, finished 0.15 to
+// 0.34 ms sooner (paired medians of 151; issue 35). Best effort: a
+// terminal, a file, or a refused size leave things as they were.
 func (s *IOStreams) GrowOutputPipe(n int) {
 	f, ok := s.Out.(*os.File)
 	if !ok {

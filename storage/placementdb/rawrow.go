@@ -99,11 +99,13 @@ func eachRow(db *storage.DB, table string, rows driver.Rows, sets int, dest func
 // into an interface, an allocation for most values, and each column
 // costs its own length prefix: for placement-perfload's 3,000
 // inventories, 4,000 trait and aggregate links, one []byte a row made
-// rpctl candidates 0.67 ms faster (paired median of 151; issue 35), while
-// MariaDB took the same time to send either (1.49 and 1.50 ms for the
-// inventories through the driver). The text of each column is the one
-// the column itself has in the text protocol, a FLOAT's too (its six
-// significant digits: the decimal PyMySQL hands Placement's Python).
+// rpctl candidates 0.34 to 0.45 ms faster (paired medians of 151; issue
+// 35), while MariaDB took the same time to send either (1.49 and 1.50 ms
+// for the inventories through the driver). The text of each column is
+// the one the column itself has in the text protocol, a FLOAT's too (its
+// six significant digits on MariaDB: the decimal PyMySQL hands
+// Placement's Python; TestLoadPlacementRatioSource compares every ratio
+// with PyMySQL's).
 type rowSet struct {
 	cols   []string
 	from   string
