@@ -52,8 +52,8 @@ func timeIt(n int, f func()) time.Duration {
 // perfload, alternated with placement-api: p10 10.3 ms, median 12.5, p90
 // 15.6 of 61 runs): of 11 runs each, one benchmark run's median moved by
 // 2 ms from the next one's (rpctl 11, 12, 14 ms in three runs of
-// 2026-11-28); the median of 21 moves about 1.4 times less, for both
-// sides alike.
+// 2026-11-28); a figure of 21 moves about 1.4 times less (the square root
+// of 21/11), for both sides alike.
 const pairs = 21
 
 // times is one side's times from timePairs: the mean of the middle 80%
@@ -170,7 +170,8 @@ type perfRow struct {
 // (1,000 roots) and placement-nested-perfload (1,000 trees of 7) written into
 // MariaDB, answered by the real placement-api and by `rpctl candidates` as
 // a process, start and database load included (each after a warm-up,
-// alternately, median of pairs each), and by rpctl's core on a model loaded
+// alternately, pairs runs each, compared by their means: see times), and
+// by rpctl's core on a model loaded
 // from the same database (median of 50).
 func BenchmarkVsPlacementAPI(b *testing.B) {
 	benchGuard(b)
