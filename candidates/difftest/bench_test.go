@@ -73,14 +73,13 @@ const pairs = 21
 type times struct{ mean, median time.Duration }
 
 func timesOf(ds []time.Duration) times {
-	s := slices.Clone(ds)
-	slices.Sort(s)
+	s := slices.Sorted(slices.Values(ds))
 	k := len(s) / 10
 	var sum time.Duration
 	for _, d := range s[k : len(s)-k] {
 		sum += d
 	}
-	return times{mean: sum / time.Duration(len(s)-2*k), median: s[len(s)/2]}
+	return times{mean: sum / time.Duration(len(s)-2*k), median: median(s)}
 }
 
 // timePairs times a and b one after the other, n times each, and returns
