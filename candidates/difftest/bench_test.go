@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -115,17 +114,8 @@ func buildRpctl(b testing.TB) string {
 			rpctlBin.err = err
 			return
 		}
-		linked := filepath.Join(dir, "rpctl.linked")
-		cmd := exec.Command("go", "build", "-o", linked, "./cmd/rpctl")
-		cmd.Dir = testdb.RepoRoot()
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			rpctlBin.err = fmt.Errorf("go build: %v: %s", err, out)
-			return
-		}
 		// Timed as installed, not as the linker left it (testdb.Install).
-		rpctlBin.path = filepath.Join(dir, "rpctl")
-		rpctlBin.err = testdb.Install(linked, rpctlBin.path)
+		rpctlBin.path, rpctlBin.err = testdb.BuildRpctlIn(dir, "CGO_ENABLED=0")
 	})
 	if rpctlBin.err != nil {
 		b.Fatal(rpctlBin.err)

@@ -378,18 +378,26 @@ func PlacementDo(t testing.TB, method, base, path, mv, body string) (int, []byte
 // Install says, so the benchmarks that time it time what an operator runs.
 func BuildRpctl(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	linked := filepath.Join(dir, "rpctl.linked")
-	cmd := exec.Command("go", "build", "-o", linked, "./cmd/rpctl")
-	cmd.Dir = RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	bin := filepath.Join(dir, "rpctl")
-	if err := Install(linked, bin); err != nil {
+	bin, err := BuildRpctlIn(t.TempDir())
+	if err != nil {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// BuildRpctlIn builds the rpctl command into dir, with env added to go
+// build's environment, and installs it there as Install says; it returns
+// the installed binary's path.
+func BuildRpctlIn(dir string, env ...string) (string, error) {
+	linked := filepath.Join(dir, "rpctl.linked")
+	cmd := exec.Command("go", "build", "-o", linked, "./cmd/rpctl")
+	cmd.Dir = RepoRoot()
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	bin := filepath.Join(dir, "rpctl")
+	return bin, Install(linked, bin)
 }
 
 // Install copies the binary go build wrote at linked to dst with
